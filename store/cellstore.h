@@ -1,0 +1,281 @@
+/* cellstore.h — the public API of the cellfs wide-column store.
+ *
+ * A store is a directory holding one LMDB environment. It holds tables; a table has column families
+ * (each with a GC policy in cbt's syntax) and rows sorted bytewise by key; a row holds cells addressed by
+ * (family, qualifier, timestamp). Nothing here exposes LMDB or zstd.
+ *
+ * Conventions, for every function below unless it says otherwise:
+ * - Return >= 0 on success, a negative errno on failure.
+ * - -ENOMEM: out of memory.  -EIO: the store is corrupt or an I/O error occurred.
+ *   -ENOSPC: the disk (or the store's map) is full.
+ * - Byte strings are passed as cs_bytes, borrowed for the duration of the call.
+ * - Memory this API returns is owned by the caller unless the comment says "borrowed".
+ * - Writes happen inside a write transaction (cs_txn_begin without CS_TXN_RDONLY). Validation errors
+ *   (-EINVAL, -ENOENT, -EEXIST, -ENAMETOOLONG, -EFBIG) are detected before anything is written and leave the
+ *   transaction usable. Any other error leaves it failed: cs_txn_commit() then returns that error and
+ *   nothing of the transaction is stored. So a row mutation is all-or-nothing, and so is a transaction.
+ */
+#ifndef CELLSTORE_H
+#define CELLSTORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CS_MAX_ROW_KEY 4096             /* bytes; row keys are 1..CS_MAX_ROW_KEY bytes */
+#define CS_MAX_QUALIFIER 16384          /* bytes; qualifiers are 0..CS_MAX_QUALIFIER bytes */
+#define CS_MAX_FAMILY 64                /* family names: [_a-zA-Z0-9][-_.a-zA-Z0-9]*, 1..64 bytes */
+#define CS_MAX_TABLE 50                 /* table names: [_a-zA-Z0-9][-_.a-zA-Z0-9]*, 1..50 bytes */
+#define CS_DEFAULT_MAX_VALUE (100u << 20) /* default value size limit, bytes */
+#define CS_TS_NOW INT64_MIN             /* as a cell timestamp: "now" (cs_now_us()) */
+#define CS_TS_MAX INT64_MAX             /* as the end of a timestamp range: unbounded */
+#define CS_DEFAULT_DELIM '#'
+
+typedef struct cs_bytes {
+	const void *data;
+	size_t len;
+} cs_bytes;
+
+#define CS_BYTES(p, n) ((cs_bytes){ (p), (n) })
+#define CS_STR(s) ((cs_bytes){ (s), strlen(s) })
+
+typedef struct cs_store cs_store;
+typedef struct cs_txn cs_txn;
+typedef struct cs_scan cs_scan;
+
+/* ---- Store ---------------------------------------------------------------------------------------- */
+
+enum {
+	CS_OPEN_RDONLY = 1 << 0, /* open read-only: every write returns -EROFS */
+	CS_OPEN_CREATE = 1 << 1, /* create the directory (0700) and store files (0600) if missing */
+};
+
+typedef struct cs_open_opts {
+	unsigned flags;     /* CS_OPEN_* */
+	uint64_t max_value; /* value size limit in bytes; 0 = CS_DEFAULT_MAX_VALUE */
+} cs_open_opts;
+
+/* Open the store in directory DIR. OPTS may be NULL (defaults, no CS_OPEN_CREATE).
+ * Several processes may have one store open at once; writers are serialised.
+ * Errors: -ENOENT (no store there and no CS_OPEN_CREATE), -EACCES, -EINVAL (DIR is not a store),
+ *         -EIO, -ENOMEM. On success *OUT is the caller's; close it with cs_store_close(). */
+int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out);
+
+/* Close a store. Every transaction and scan on it must be finished. Accepts NULL. */
+void cs_store_close(cs_store *st);
+
+/* Flush committed transactions to stable storage, so they survive a power loss. (A committed
+ * transaction always survives a crash of the process.) Errors: -EIO. */
+int cs_store_sync(cs_store *st);
+
+/* The default store's directory: $CELLFS_DB if set and non-empty, else $XDG_DATA_HOME/cellfs/default,
+ * else $HOME/.local/share/cellfs/default. Errors: -ENOENT (no HOME), -ENOMEM. Caller frees *OUT. */
+int cs_default_path(char **out);
+
+/* Microseconds since the epoch, now. */
+int64_t cs_now_us(void);
+
+/* The value size limit the store was opened with. */
+uint64_t cs_store_max_value(const cs_store *st);
+
+/* ---- Transactions ----------------------------------------------------------------------------------- */
+
+enum {
+	CS_TXN_RDONLY = 1 << 0, /* a read-only snapshot; many may run at once, from any thread */
+};
+
+/* Begin a transaction. A write transaction blocks until other writers (any process) finish; a thread
+ * may hold at most one write transaction. Errors: -EROFS (write on a read-only store), -EAGAIN (too many
+ * readers), -EIO, -ENOMEM. Finish *OUT with cs_txn_commit() or cs_txn_abort(). */
+int cs_txn_begin(cs_store *st, unsigned flags, cs_txn **out);
+
+/* Commit and free TXN (also a read-only one, which just ends). If an earlier call failed the
+ * transaction, nothing is stored and that error is returned. Errors: as the failing call, -ENOSPC, -EIO. */
+int cs_txn_commit(cs_txn *txn);
+
+/* Discard TXN and everything it wrote. Accepts NULL. */
+void cs_txn_abort(cs_txn *txn);
+
+/* ---- Schema --------------------------------------------------------------------------------------- */
+
+typedef struct cs_family_info {
+	char *name;    /* family name */
+	char *gc;      /* GC policy in cbt's input syntax, canonical form ("never", "maxversions=1", ...) */
+	char *gc_cbt;  /* the policy as `cbt ls TABLE` prints it */
+} cs_family_info;
+
+typedef struct cs_table_info {
+	char *name;
+	char delim;                  /* row-key delimiter for the mount */
+	size_t nfamilies;
+	cs_family_info *families;    /* sorted by name */
+} cs_table_info;
+
+/* Check a table name / family name. Returns 0 or -EINVAL. */
+int cs_check_table_name(const char *name);
+int cs_check_family_name(const char *name);
+
+/* Check a GC policy in cbt's syntax: maxversions=N, maxage=D (D an integer with unit ms|s|m|h|d),
+ * never, combined with and/&&, or/||, parentheses. Returns 0 or -EINVAL. If CANON is not NULL it gets the
+ * canonical form (caller frees). */
+int cs_check_gc_policy(const char *text, char **canon);
+
+/* Create table NAME with row-key delimiter DELIM (0 = CS_DEFAULT_DELIM).
+ * Errors: -EINVAL (bad name), -EEXIST, -EROFS. */
+int cs_table_create(cs_txn *txn, const char *name, char delim);
+
+/* Delete table NAME and all its data (the space is reclaimed by cs_gc()). Errors: -ENOENT, -EROFS. */
+int cs_table_delete(cs_txn *txn, const char *name);
+
+/* The table names, sorted. Caller frees with cs_strv_free(*NAMES, *N). */
+int cs_table_list(cs_txn *txn, char ***names, size_t *n);
+void cs_strv_free(char **v, size_t n);
+
+/* Schema of table NAME. Errors: -ENOENT. Caller frees *OUT with cs_table_info_free(). */
+int cs_table_info_get(cs_txn *txn, const char *name, cs_table_info **out);
+void cs_table_info_free(cs_table_info *info);
+
+/* Create family FAMILY in TABLE with GC policy GC (NULL = "never").
+ * Errors: -ENOENT (no table), -EEXIST, -EINVAL (bad name or policy), -EROFS. */
+int cs_family_create(cs_txn *txn, const char *table, const char *family, const char *gc);
+
+/* Delete FAMILY and every cell in it. Errors: -ENOENT, -EROFS. */
+int cs_family_delete(cs_txn *txn, const char *table, const char *family);
+
+/* Set FAMILY's GC policy. Collected cells are never returned again. Errors: -ENOENT, -EINVAL, -EROFS. */
+int cs_family_set_gc(cs_txn *txn, const char *table, const char *family, const char *gc);
+
+/* ---- Mutations ------------------------------------------------------------------------------------ */
+
+enum cs_mut_op {
+	CS_SET_CELL,      /* family, qualifier, ts (or CS_TS_NOW), value: create or replace that cell */
+	CS_DELETE_COLUMN, /* family, qualifier, [ts_start, ts_end): delete those cells of the column */
+	CS_DELETE_FAMILY, /* family: delete the row's cells in the family */
+	CS_DELETE_ROW,    /* delete every cell of the row */
+};
+
+typedef struct cs_mutation {
+	enum cs_mut_op op;
+	const char *family;
+	cs_bytes qualifier;
+	int64_t ts;               /* CS_SET_CELL: >= 0, or CS_TS_NOW */
+	cs_bytes value;           /* CS_SET_CELL */
+	int64_t ts_start, ts_end; /* CS_DELETE_COLUMN: [ts_start, ts_end); ts_end CS_TS_MAX = unbounded.
+	                           * Zero-initialised (0, 0) means every timestamp. */
+} cs_mutation;
+
+/* Apply N mutations to ROW of TABLE, in order, atomically.
+ * Errors: -ENOENT (no such table or family), -EINVAL (empty row key, negative timestamp, bad op),
+ *         -ENAMETOOLONG (row key > CS_MAX_ROW_KEY or qualifier > CS_MAX_QUALIFIER), -EFBIG (value over
+ *         the store's limit), -EROFS; then -ENOSPC, -EIO, -ENOMEM (transaction failed). */
+int cs_row_mutate(cs_txn *txn, const char *table, cs_bytes row, const cs_mutation *m, size_t n);
+
+/* ReadModifyWrite: append SUFFIX to the newest cell of FAMILY:QUALIFIER (missing = ""), writing a new
+ * cell at max(newest timestamp, now). If TS is not NULL it gets that timestamp. Errors: as cs_row_mutate. */
+int cs_rmw_append(cs_txn *txn, const char *table, cs_bytes row, const char *family, cs_bytes qualifier,
+		  cs_bytes suffix, int64_t *ts);
+
+/* ReadModifyWrite: add DELTA to the newest cell of FAMILY:QUALIFIER read as a 64-bit big-endian signed
+ * integer (missing = 0; overflow wraps), writing a new cell at max(newest timestamp, now). *RESULT (if
+ * not NULL) gets the new value. Errors: as cs_row_mutate; -EINVAL if the cell is not 8 bytes long. */
+int cs_rmw_increment(cs_txn *txn, const char *table, cs_bytes row, const char *family,
+		     cs_bytes qualifier, int64_t delta, int64_t *result);
+
+typedef struct cs_predicate {
+	const char *family;
+	cs_bytes qualifier;
+	const cs_bytes *value_equals; /* NULL: "the column has a cell"; else "its newest cell equals this" */
+} cs_predicate;
+
+/* CheckAndMutate: evaluate PRED on ROW and apply TRUE_M (if it held) or FALSE_M, atomically.
+ * *MATCHED (if not NULL) tells which. Errors: as cs_row_mutate. */
+int cs_check_and_mutate(cs_txn *txn, const char *table, cs_bytes row, const cs_predicate *pred,
+			const cs_mutation *true_m, size_t n_true, const cs_mutation *false_m, size_t n_false,
+			bool *matched);
+
+/* Drop every row whose key starts with PREFIX (an empty PREFIX drops all rows). Takes time independent
+ * of the number of cells dropped; space is reclaimed by cs_gc(). Errors: -ENOENT, -EROFS. */
+int cs_drop_prefix(cs_txn *txn, const char *table, cs_bytes prefix);
+
+/* ---- Reads ---------------------------------------------------------------------------------------- */
+
+typedef struct cs_column_sel {
+	const char *family;          /* exact family name, or NULL */
+	const char *family_regex;    /* POSIX extended regex that must match the whole name, or NULL */
+	const cs_bytes *qualifier;   /* exact qualifier, or NULL */
+	const char *qualifier_regex; /* regex matching the whole qualifier, or NULL */
+} cs_column_sel;
+
+typedef struct cs_read_opts {
+	const cs_bytes *row;        /* exactly this row, or NULL */
+	cs_bytes start, end;        /* rows in [start, end); a zero length means unbounded */
+	cs_bytes prefix;            /* only rows starting with this; zero length = all */
+	const char *row_regex;      /* regex matching the whole row key, or NULL */
+	bool reversed;              /* rows in descending key order */
+	uint64_t limit;             /* at most this many rows; 0 = no limit */
+	size_t ncolumns;            /* the union of these selectors; 0 = every column */
+	const cs_column_sel *columns;
+	uint32_t cells_per_column;  /* at most this many newest cells per column; 0 = all */
+	int64_t ts_start, ts_end;   /* only cells with ts in [ts_start, ts_end); (0, 0) = all */
+	bool keys_only;             /* cells carry no value (value_len still set) */
+} cs_read_opts;
+
+typedef struct cs_cell {
+	const char *family;  /* borrowed */
+	cs_bytes qualifier;  /* borrowed */
+	int64_t ts;
+	cs_bytes value;      /* borrowed; empty with keys_only */
+	uint64_t value_len;  /* the value's length, known without decompressing it */
+} cs_cell;
+
+typedef struct cs_row {
+	cs_bytes key;        /* borrowed */
+	size_t ncells;
+	const cs_cell *cells; /* sorted by family name, qualifier, then newest first */
+} cs_row;
+
+/* Start reading TABLE's rows as OPTS (NULL = everything) says. Rows without a selected cell are skipped.
+ * Cells a GC policy has collected are never returned. The scan lives inside TXN.
+ * Errors: -ENOENT (no table), -EINVAL (bad regex). Close *OUT with cs_scan_close(). */
+int cs_scan_open(cs_txn *txn, const char *table, const cs_read_opts *opts, cs_scan **out);
+
+/* Next row. Returns 1 and sets *ROW (borrowed, valid until the next call or close), 0 at the end,
+ * or a negative errno (-EIO for a record that does not decode). */
+int cs_scan_next(cs_scan *scan, const cs_row **row);
+
+void cs_scan_close(cs_scan *scan); /* accepts NULL */
+
+/* ---- Maintenance ---------------------------------------------------------------------------------- */
+
+typedef struct cs_gc_stats {
+	uint64_t cells_removed; /* cells physically removed */
+	uint64_t bytes_freed;   /* their stored bytes (keys and values) */
+} cs_gc_stats;
+
+/* Physically remove what is no longer visible in TABLE (NULL = every table, and deleted tables):
+ * GC-collected cells and dropped rows. STATS may be NULL. Errors: -ENOENT, -EROFS. */
+int cs_gc(cs_txn *txn, const char *table, cs_gc_stats *stats);
+
+/* ---- Test hook: fault injection --------------------------------------------------------------------- */
+
+enum {
+	CS_FAULT_LMDB = 1 << 0, /* calls into LMDB */
+	CS_FAULT_ZSTD = 1 << 1, /* calls into zstd */
+};
+
+/* Make the Nth call (1-based, counted from now) into the libraries in KINDS fail, as an I/O error would.
+ * N = 0 disarms. Process-wide; for tests only. */
+void cs_fault_arm(unsigned kinds, uint64_t n);
+
+/* Whether the armed fault has fired since cs_fault_arm(). */
+bool cs_fault_fired(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
