@@ -1,0 +1,193 @@
+/* gc.c — physical clean-up: remove what reads no longer return (cells a GC policy collected, dropped
+ * rows, cells of deleted families and tables) and the drop records whose work is then done. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec.h"
+#include "keys.h"
+#include "store_internal.h"
+
+/* Delete the cell at the cursor (key K, KN bytes, stored size SZ), leaving the cursor on the next key. */
+static int del_here(cs_txn *txn, kv_cursor *c, const uint8_t *k, size_t kn, size_t sz, cs_gc_stats *st)
+{
+	uint8_t *copy = txn->kbuf;
+	int rc;
+	memcpy(copy, k, kn);
+	if ((rc = kv_del(txn->kv, copy, kn)))
+		return rc;
+	st->cells_removed++;
+	st->bytes_freed += kn + sz;
+	return kv_seek(c, copy, kn);
+}
+
+/* Remove every key that starts with the N-byte PFX. */
+static int del_all(cs_txn *txn, kv_cursor *c, const uint8_t *pfx, size_t n, cs_gc_stats *st)
+{
+	int rc = kv_seek(c, pfx, n);
+	while (!rc) {
+		const uint8_t *k;
+		const void *v;
+		size_t kn, vn;
+		kv_key(c, (const void **)&k, &kn);
+		if (kn < n || memcmp(k, pfx, n))
+			return 0;
+		if ((rc = kv_value(c, &v, &vn)))
+			return rc;
+		rc = del_here(txn, c, k, kn, vn, st);
+	}
+	return rc == -ENOENT ? 0 : rc;
+}
+
+static int gc_table(cs_txn *txn, struct sch_table *t, kv_cursor *c, cs_gc_stats *st)
+{
+	uint8_t pfx[5], *col = txn->kbuf2, *renc = NULL;
+	size_t coln = 0, rencn = 0;
+	uint64_t hide = 0;
+	uint32_t version = 0;
+	int64_t now = cs_now_us();
+	int rc;
+
+	if ((rc = sch_drops_load(txn, t)))
+		return rc;
+	key_table_data(pfx, t->id);
+	rc = kv_seek(c, pfx, 5);
+	while (!rc) {
+		const uint8_t *k, *v;
+		size_t kn, vn;
+		key_parts kp;
+		codec_hdr h;
+		char fam[CS_MAX_FAMILY + 1];
+
+		kv_key(c, (const void **)&k, &kn);
+		if (kn < 5 || memcmp(k, pfx, 5))
+			break;
+		if (key_parse_cell(k, kn, &kp) || (rc = kv_value(c, (const void **)&v, &vn)) ||
+		    codec_header(v, vn, &h) || kp.fam_len > CS_MAX_FAMILY) {
+			rc = rc ? rc : -EIO;
+			break;
+		}
+		if (!renc || kp.row_len != rencn || memcmp(k + kp.row_off, renc, rencn)) {
+			uint8_t *row;
+			size_t rn;
+			free(renc);
+			if (!(renc = malloc(kp.row_len)) || !(row = malloc(kp.row_len))) {
+				rc = -ENOMEM;
+				break;
+			}
+			memcpy(renc, k + kp.row_off, kp.row_len);
+			rencn = kp.row_len;
+			key_dec(renc, rencn, row, &rn);
+			hide = drop_hide_seq(t, row, rn);
+			free(row);
+		}
+		if (kn - 8 != coln || memcmp(k, col, coln)) {
+			memcpy(col, k, kn - 8);
+			coln = kn - 8;
+			version = 0;
+		}
+		memcpy(fam, k + kp.fam_off, kp.fam_len);
+		fam[kp.fam_len] = 0;
+		if (cell_visible(sch_family_find(t, fam), h.seq, hide, &version, kp.ts, now))
+			rc = kv_next(c);
+		else
+			rc = del_here(txn, c, k, kn, vn, st);
+	}
+	free(renc);
+	if (rc && rc != -ENOENT)
+		return rc;
+	if (t->ndrops) {
+		uint8_t xp[5] = { KEY_DROP };
+		cs_gc_stats recs = { 0 };
+		key_put_u32(xp + 1, t->id);
+		if ((rc = del_all(txn, c, xp, 5, &recs)))
+			return rc;
+		st->bytes_freed += recs.bytes_freed; /* drop records are not cells */
+		t->ndrops = 0;
+		t->drops_loaded = false;
+		return sch_table_put(txn, t);
+	}
+	return 0;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Remove data and drop records of table ids that no table has any more. IDS (N, sorted) are live. */
+static int gc_orphans(cs_txn *txn, kv_cursor *c, const uint32_t *ids, size_t n, cs_gc_stats *st)
+{
+	static const uint8_t kinds[] = { KEY_DATA, KEY_DROP };
+	for (size_t i = 0; i < sizeof(kinds); i++) {
+		uint8_t pfx[5] = { kinds[i] };
+		int rc = kv_seek(c, pfx, 1);
+		while (!rc) {
+			const uint8_t *k;
+			size_t kn;
+			uint32_t tid;
+			kv_key(c, (const void **)&k, &kn);
+			if (kn < 5 || k[0] != kinds[i])
+				break;
+			tid = key_get_u32(k + 1);
+			key_put_u32(pfx + 1, tid);
+			if (!bsearch(&tid, ids, n, sizeof(*ids), id_cmp) && (rc = del_all(txn, c, pfx, 5, st)))
+				return rc;
+			if (tid == UINT32_MAX)
+				break;
+			key_put_u32(pfx + 1, tid + 1);
+			rc = kv_seek(c, pfx, 5);
+		}
+		if (rc && rc != -ENOENT)
+			return rc;
+	}
+	return 0;
+}
+
+int cs_gc(cs_txn *txn, const char *table, cs_gc_stats *stats)
+{
+	cs_gc_stats local = { 0 };
+	struct sch_table *t;
+	kv_cursor *c = NULL;
+	char **names = NULL;
+	uint32_t *ids = NULL;
+	size_t n = 0;
+	int rc = txn_write_check(txn);
+
+	if (rc)
+		return rc;
+	if (!stats)
+		stats = &local;
+	memset(stats, 0, sizeof(*stats));
+	if (table) {
+		if ((rc = sch_table_get(txn, table, &t)))
+			return rc == -ENOENT ? rc : txn_fail(txn, rc);
+	} else if ((rc = cs_table_list(txn, &names, &n))) {
+		return txn_fail(txn, rc);
+	}
+	if ((rc = kv_cursor_open(txn->kv, &c)))
+		goto out;
+	if (table) {
+		rc = gc_table(txn, t, c, stats);
+		goto out;
+	}
+	if (n && !(ids = calloc(n, sizeof(*ids)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (!(rc = sch_table_get(txn, names[i], &t))) {
+			ids[i] = t->id;
+			rc = gc_table(txn, t, c, stats);
+		}
+	}
+	qsort(ids, n, sizeof(*ids), id_cmp);
+	if (!rc)
+		rc = gc_orphans(txn, c, ids, n, stats);
+out:
+	kv_cursor_close(c);
+	cs_strv_free(names, n);
+	free(ids);
+	return rc ? txn_fail(txn, rc) : 0;
+}

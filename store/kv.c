@@ -1,0 +1,693 @@
+/* kv.c — ordered map with keys of any length, on one LMDB database. See kv.h for the long-key scheme.
+ * This is the only file that includes lmdb.h; LMDB return codes are translated to -errno here, once. */
+#include "kv.h"
+
+#include <errno.h>
+#include <lmdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cellstore.h"
+#include "codec.h"
+#include "fault.h"
+
+#define P KV_INLINE_MAX
+#define SKEY_LEN (KV_INLINE_MAX + 8) /* a long key's stored form: first P bytes, 8-byte slot */
+
+struct kv_env {
+	MDB_env *env;
+	MDB_dbi dbi;
+};
+
+struct kv_txn {
+	kv_env *env;
+	MDB_txn *txn;
+	bool rdonly;
+	uint64_t writes;
+};
+
+struct group_ent {
+	uint8_t skey[SKEY_LEN];
+	uint8_t *full; /* the full key: the group's prefix and this entry's tail */
+	size_t fulln;
+	MDB_val val;   /* the caller's value (tail header stripped); valid while no write happens */
+};
+
+enum cstate { C_NONE, C_SIMPLE, C_GROUP };
+
+struct kv_cursor {
+	kv_txn *t;
+	MDB_cursor *mc;
+	enum cstate state;
+	MDB_val k, v;                     /* C_SIMPLE: the current pair */
+	struct group_ent *g;              /* C_GROUP: the group, sorted by full key */
+	size_t gn, gcap, gi;
+	uint8_t gmin[SKEY_LEN], gmax[SKEY_LEN]; /* smallest and largest stored key of the group */
+	uint64_t gwrites;                 /* t->writes when the group was read */
+};
+
+static int kv_errno(int rc)
+{
+	switch (rc) {
+	case MDB_SUCCESS:
+		return 0;
+	case MDB_NOTFOUND:
+		return -ENOENT;
+	case MDB_MAP_FULL:
+		return -ENOSPC;
+	case MDB_TXN_FULL:
+		return -E2BIG;
+	case MDB_READERS_FULL:
+		return -EAGAIN;
+	case MDB_KEYEXIST:
+		return -EEXIST;
+	default:
+		if (rc > 0 && rc < 4096)
+			return -rc; /* an errno from the system */
+		return -EIO;        /* MDB_CORRUPTED, MDB_PAGE_NOTFOUND, MDB_INVALID, ... */
+	}
+}
+
+/* Every LMDB call that can fail goes through here, so tests can make the Nth fail. */
+#define LM(call) (fault_hit(CS_FAULT_LMDB) ? -EIO : kv_errno(call))
+
+static uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static uint64_t rotl(uint64_t x, int r)
+{
+	return (x << r) | (x >> (64 - r));
+}
+
+/* A well-mixed 64-bit hash of a long key; collisions are handled, so it need not be cryptographic. */
+static uint64_t key_hash(const uint8_t *p, size_t n)
+{
+	uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xC2B2AE3D27D4EB4Full);
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		h ^= rotl(rd64(p + i) * 0x87C37B91114253D5ull, 31) * 0x4CF5AD432745937Full;
+		h = rotl(h, 27) * 5 + 0x52DCE729;
+	}
+	uint64_t t = 0;
+	for (size_t j = 0; i + j < n; j++)
+		t |= (uint64_t)p[i + j] << (8 * j);
+	h ^= rotl(t * 0x87C37B91114253D5ull, 31) * 0x4CF5AD432745937Full;
+	h ^= h >> 33;
+	h *= 0xFF51AFD7ED558CCDull;
+	h ^= h >> 33;
+	h *= 0xC4CEB9FE1A85EC53ull;
+	h ^= h >> 33;
+	return h;
+}
+
+static void slot_key(uint8_t *skey, const uint8_t *key, uint64_t slot)
+{
+	memcpy(skey, key, P);
+	for (int i = 0; i < 8; i++)
+		skey[P + i] = (uint8_t)(slot >> (56 - 8 * i));
+}
+
+static uint64_t slot_of(const uint8_t *skey)
+{
+	uint64_t s = 0;
+	for (int i = 0; i < 8; i++)
+		s = (s << 8) | skey[P + i];
+	return s;
+}
+
+/* A long key's stored value: varint tail length, tail, the caller's value. */
+static int split_long(const MDB_val *v, const uint8_t **tail, size_t *tailn, MDB_val *user)
+{
+	uint64_t tn;
+	int a = codec_get_varint(v->mv_data, v->mv_size, &tn);
+	if (a < 0 || tn == 0 || tn > v->mv_size - (size_t)a)
+		return -EIO;
+	*tail = (const uint8_t *)v->mv_data + a;
+	*tailn = tn;
+	user->mv_data = (uint8_t *)v->mv_data + a + tn;
+	user->mv_size = v->mv_size - (size_t)a - tn;
+	return 0;
+}
+
+/* ---- environment and transactions ---- */
+
+static int mkdirs(const char *dir)
+{
+	char *p = strdup(dir);
+	int rc = 0;
+	if (!p)
+		return -ENOMEM;
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(p, 0700) && errno != EEXIST)
+			rc = -errno;
+		*s = '/';
+		if (rc)
+			break;
+	}
+	if (!rc && mkdir(p, 0700) && errno != EEXIST)
+		rc = -errno;
+	free(p);
+	return rc;
+}
+
+int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
+{
+	static const size_t sizes[] = { (size_t)1 << 40, (size_t)1 << 36, (size_t)1 << 32, (size_t)1 << 30 };
+	struct stat sb;
+	kv_env *e;
+	MDB_txn *txn;
+	char *data;
+	int rc;
+
+	if (create && !rdonly && (rc = mkdirs(dir)))
+		return rc;
+	if (stat(dir, &sb))
+		return -errno;
+	if (!S_ISDIR(sb.st_mode))
+		return -ENOTDIR;
+	if (asprintf(&data, "%s/data.mdb", dir) < 0)
+		return -ENOMEM;
+	rc = access(data, F_OK) ? -errno : 0;
+	free(data);
+	if (rc && (!create || rdonly))
+		return rc == -ENOENT ? -ENOENT : rc;
+
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	/* A large map costs only address space (the file grows as written); fall back where the address
+	 * space is limited (valgrind, 32-bit). */
+	rc = -ENOMEM;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		if ((rc = LM(mdb_env_create(&e->env))))
+			break;
+		mdb_env_set_maxreaders(e->env, 1022);
+		mdb_env_set_mapsize(e->env, sizes[i]);
+		rc = LM(mdb_env_open(e->env, dir, MDB_NOTLS | MDB_NOSYNC | (rdonly ? MDB_RDONLY : 0), 0600));
+		if (!rc)
+			break;
+		mdb_env_close(e->env);
+		e->env = NULL;
+		if (rc != -ENOMEM && rc != -EINVAL)
+			break;
+	}
+	if (rc)
+		goto free_env;
+	if ((rc = LM(mdb_txn_begin(e->env, NULL, rdonly ? MDB_RDONLY : 0, &txn))))
+		goto close_env;
+	if ((rc = LM(mdb_dbi_open(txn, NULL, 0, &e->dbi)))) {
+		mdb_txn_abort(txn);
+		goto close_env;
+	}
+	if ((rc = LM(mdb_txn_commit(txn))))
+		goto close_env;
+	*out = e;
+	return 0;
+
+close_env:
+	mdb_env_close(e->env);
+free_env:
+	free(e);
+	return rc == -EIO ? -EIO : rc;
+}
+
+void kv_env_close(kv_env *env)
+{
+	if (!env)
+		return;
+	mdb_env_close(env->env);
+	free(env);
+}
+
+int kv_env_sync(kv_env *env)
+{
+	return LM(mdb_env_sync(env->env, 1));
+}
+
+int kv_txn_begin(kv_env *env, bool rdonly, kv_txn **out)
+{
+	kv_txn *t = calloc(1, sizeof(*t));
+	int rc;
+
+	if (!t)
+		return -ENOMEM;
+	t->env = env;
+	t->rdonly = rdonly;
+	for (int tries = 0;; tries++) {
+		int raw = fault_hit(CS_FAULT_LMDB) ? EIO
+						     : mdb_txn_begin(env->env, NULL, rdonly ? MDB_RDONLY : 0, &t->txn);
+		if (raw == MDB_MAP_RESIZED && tries < 3) {
+			/* Another process grew the map: adopt its size and try again. */
+			mdb_env_set_mapsize(env->env, 0);
+			continue;
+		}
+		rc = raw == EACCES ? -EROFS : kv_errno(raw);
+		break;
+	}
+	if (rc) {
+		free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+int kv_txn_commit(kv_txn *t)
+{
+	int rc;
+	if (fault_hit(CS_FAULT_LMDB)) {
+		mdb_txn_abort(t->txn);
+		rc = -EIO;
+	} else {
+		rc = kv_errno(mdb_txn_commit(t->txn));
+	}
+	free(t);
+	return rc;
+}
+
+void kv_txn_abort(kv_txn *t)
+{
+	if (!t)
+		return;
+	mdb_txn_abort(t->txn);
+	free(t);
+}
+
+uint64_t kv_txn_writes(const kv_txn *t)
+{
+	return t->writes;
+}
+
+/* ---- point operations ---- */
+
+/* Find the slot of long key KEY. Returns 0 with SKEY/VAL set (found), -ENOENT with SKEY set to the first
+ * free slot of its probe sequence, or an error. */
+static int long_find(kv_txn *t, const uint8_t *key, size_t klen, uint8_t *skey, MDB_val *val)
+{
+	uint64_t slot = key_hash(key, klen);
+	for (;;) {
+		MDB_val k = { SKEY_LEN, skey }, v;
+		const uint8_t *tail;
+		size_t tailn;
+		int rc;
+
+		slot_key(skey, key, slot);
+		rc = LM(mdb_get(t->txn, t->env->dbi, &k, &v));
+		if (rc)
+			return rc;
+		if ((rc = split_long(&v, &tail, &tailn, val)))
+			return rc;
+		if (tailn == klen - P && !memcmp(tail, key + P, tailn))
+			return 0;
+		slot++;
+	}
+}
+
+int kv_get(kv_txn *t, const void *key, size_t klen, const void **val, size_t *vlen)
+{
+	MDB_val v;
+	int rc;
+
+	if (klen <= P) {
+		MDB_val k = { klen, (void *)key };
+		rc = LM(mdb_get(t->txn, t->env->dbi, &k, &v));
+	} else {
+		uint8_t skey[SKEY_LEN];
+		rc = long_find(t, key, klen, skey, &v);
+	}
+	if (rc)
+		return rc;
+	*val = v.mv_data;
+	*vlen = v.mv_size;
+	return 0;
+}
+
+int kv_reserve(kv_txn *t, const void *key, size_t klen, size_t vlen, void **dst)
+{
+	uint8_t skey[SKEY_LEN], hdr[10];
+	MDB_val k, v;
+	size_t hl = 0;
+	int rc;
+
+	if (t->rdonly)
+		return -EROFS;
+	if (klen == 0)
+		return -EINVAL;
+	t->writes++;
+	if (klen <= P) {
+		k.mv_size = klen;
+		k.mv_data = (void *)key;
+	} else {
+		MDB_val old;
+		rc = long_find(t, key, klen, skey, &old);
+		if (rc && rc != -ENOENT)
+			return rc;
+		k.mv_size = SKEY_LEN;
+		k.mv_data = skey;
+		hl = codec_put_varint(hdr, klen - P);
+	}
+	v.mv_size = hl + (klen > P ? klen - P : 0) + vlen;
+	v.mv_data = NULL;
+	if ((rc = LM(mdb_put(t->txn, t->env->dbi, &k, &v, MDB_RESERVE))))
+		return rc;
+	if (klen > P) {
+		memcpy(v.mv_data, hdr, hl);
+		memcpy((uint8_t *)v.mv_data + hl, (const uint8_t *)key + P, klen - P);
+	}
+	*dst = (uint8_t *)v.mv_data + (v.mv_size - vlen);
+	return 0;
+}
+
+int kv_put(kv_txn *t, const void *key, size_t klen, const void *val, size_t vlen)
+{
+	void *dst;
+	int rc = kv_reserve(t, key, klen, vlen, &dst);
+	if (!rc && vlen)
+		memcpy(dst, val, vlen);
+	return rc;
+}
+
+/* After emptying slot HOLE of a long-key probe run, pull later entries back so lookups (which stop at
+ * the first empty slot) still find them: linear probing's backward-shift deletion. */
+static int long_backshift(kv_txn *t, uint8_t *hole)
+{
+	uint8_t skey[SKEY_LEN];
+	uint64_t s = slot_of(hole);
+	memcpy(skey, hole, SKEY_LEN);
+	for (uint64_t j = s + 1;; j++) {
+		MDB_val k = { SKEY_LEN, skey }, v, user;
+		const uint8_t *tail;
+		size_t tailn;
+		uint8_t *full, *copy;
+		uint64_t home;
+		int rc;
+
+		slot_key(skey, hole, j);
+		rc = LM(mdb_get(t->txn, t->env->dbi, &k, &v));
+		if (rc == -ENOENT)
+			return 0;
+		if (rc || (rc = split_long(&v, &tail, &tailn, &user)))
+			return rc;
+		full = malloc(P + tailn);
+		if (!full)
+			return -ENOMEM;
+		memcpy(full, hole, P);
+		memcpy(full + P, tail, tailn);
+		home = key_hash(full, P + tailn);
+		free(full);
+		if (j - home < j - s)
+			continue; /* its probe run does not pass the hole */
+		copy = malloc(v.mv_size);
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, v.mv_data, v.mv_size);
+		MDB_val dk = { SKEY_LEN, hole }, dv = { v.mv_size, copy };
+		slot_key(hole, hole, s);
+		rc = LM(mdb_put(t->txn, t->env->dbi, &dk, &dv, 0));
+		free(copy);
+		if (!rc)
+			rc = LM(mdb_del(t->txn, t->env->dbi, &k, NULL));
+		if (rc)
+			return rc;
+		s = j;
+	}
+}
+
+int kv_del(kv_txn *t, const void *key, size_t klen)
+{
+	uint8_t skey[SKEY_LEN];
+	MDB_val k, v;
+	int rc;
+
+	if (t->rdonly)
+		return -EROFS;
+	t->writes++;
+	if (klen <= P) {
+		k.mv_size = klen;
+		k.mv_data = (void *)key;
+		return LM(mdb_del(t->txn, t->env->dbi, &k, NULL));
+	}
+	if ((rc = long_find(t, key, klen, skey, &v)))
+		return rc;
+	k.mv_size = SKEY_LEN;
+	k.mv_data = skey;
+	if ((rc = LM(mdb_del(t->txn, t->env->dbi, &k, NULL))))
+		return rc;
+	return long_backshift(t, skey);
+}
+
+/* ---- cursors ---- */
+
+int kv_cursor_open(kv_txn *t, kv_cursor **out)
+{
+	kv_cursor *c = calloc(1, sizeof(*c));
+	int rc;
+	if (!c)
+		return -ENOMEM;
+	c->t = t;
+	if ((rc = LM(mdb_cursor_open(t->txn, t->env->dbi, &c->mc)))) {
+		free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+static void group_clear(kv_cursor *c)
+{
+	for (size_t i = 0; i < c->gn; i++)
+		free(c->g[i].full);
+	c->gn = 0;
+}
+
+void kv_cursor_close(kv_cursor *c)
+{
+	if (!c)
+		return;
+	group_clear(c);
+	free(c->g);
+	mdb_cursor_close(c->mc);
+	free(c);
+}
+
+static int cget(kv_cursor *c, MDB_val *k, MDB_val *v, MDB_cursor_op op)
+{
+	return LM(mdb_cursor_get(c->mc, k, v, op));
+}
+
+static int ent_cmp(const void *a, const void *b)
+{
+	const struct group_ent *x = a, *y = b;
+	size_t n = x->fulln < y->fulln ? x->fulln : y->fulln;
+	int r = memcmp(x->full, y->full, n);
+	if (r)
+		return r;
+	return (x->fulln > y->fulln) - (x->fulln < y->fulln);
+}
+
+/* The cursor is on stored key K (a long key's slot): read its whole group, walking FORWARD or back. */
+static int group_load(kv_cursor *c, MDB_val k, MDB_val v, bool forward)
+{
+	uint8_t prefix[P];
+	int rc = 0;
+
+	if (c->gn && c->gwrites == c->t->writes && !memcmp(c->gmin, k.mv_data, P)) {
+		c->gi = forward ? 0 : c->gn - 1; /* the same group, unchanged since it was read */
+		c->state = C_GROUP;
+		return 0;
+	}
+	group_clear(c);
+	memcpy(prefix, k.mv_data, P);
+	while (!rc && k.mv_size == SKEY_LEN && !memcmp(k.mv_data, prefix, P)) {
+		struct group_ent *e;
+		const uint8_t *tail;
+		size_t tailn;
+
+		if (c->gn == c->gcap) {
+			size_t ncap = c->gcap ? 2 * c->gcap : 8;
+			void *ng = realloc(c->g, ncap * sizeof(*c->g));
+			if (!ng)
+				return -ENOMEM;
+			c->g = ng;
+			c->gcap = ncap;
+		}
+		e = &c->g[c->gn];
+		if ((rc = split_long(&v, &tail, &tailn, &e->val)))
+			return rc;
+		if (!(e->full = malloc(P + tailn)))
+			return -ENOMEM;
+		memcpy(e->skey, k.mv_data, SKEY_LEN);
+		memcpy(e->full, prefix, P);
+		memcpy(e->full + P, tail, tailn);
+		e->fulln = P + tailn;
+		c->gn++;
+		rc = cget(c, &k, &v, forward ? MDB_NEXT : MDB_PREV);
+	}
+	if (rc && rc != -ENOENT)
+		return rc;
+	memcpy(forward ? c->gmin : c->gmax, c->g[0].skey, SKEY_LEN);
+	memcpy(forward ? c->gmax : c->gmin, c->g[c->gn - 1].skey, SKEY_LEN);
+	qsort(c->g, c->gn, sizeof(*c->g), ent_cmp);
+	c->gwrites = c->t->writes;
+	c->gi = forward ? 0 : c->gn - 1;
+	c->state = C_GROUP;
+	return 0;
+}
+
+/* Settle the cursor after an LMDB positioning call that returned RC with K/V. */
+static int land(kv_cursor *c, int rc, MDB_val k, MDB_val v, bool forward)
+{
+	if (rc) {
+		c->state = C_NONE;
+		return rc;
+	}
+	if (k.mv_size <= P) {
+		c->state = C_SIMPLE;
+		c->k = k;
+		c->v = v;
+		return 0;
+	}
+	if (k.mv_size != SKEY_LEN) {
+		c->state = C_NONE;
+		return -EIO;
+	}
+	rc = group_load(c, k, v, forward);
+	if (rc)
+		c->state = C_NONE;
+	return rc;
+}
+
+/* Move the LMDB cursor off the current group, past its last (FORWARD) or before its first stored key. */
+static int leave_group(kv_cursor *c, bool forward)
+{
+	MDB_val k = { SKEY_LEN, forward ? c->gmax : c->gmin }, v;
+	int rc = cget(c, &k, &v, MDB_SET);
+	if (!rc)
+		rc = cget(c, &k, &v, forward ? MDB_NEXT : MDB_PREV);
+	return land(c, rc, k, v, forward);
+}
+
+int kv_seek(kv_cursor *c, const void *key, size_t klen)
+{
+	MDB_val k, v;
+	int rc;
+
+	if (klen <= P) {
+		k.mv_size = klen ? klen : 1;
+		k.mv_data = klen ? (void *)key : (void *)"";
+		rc = klen ? cget(c, &k, &v, MDB_SET_RANGE) : cget(c, &k, &v, MDB_FIRST);
+		return land(c, rc, k, v, true);
+	}
+	k.mv_size = P;
+	k.mv_data = (void *)key;
+	rc = cget(c, &k, &v, MDB_SET_RANGE);
+	if (!rc && k.mv_size == P && !memcmp(k.mv_data, key, P))
+		rc = cget(c, &k, &v, MDB_NEXT); /* KEY[:P] itself is a proper prefix of KEY: smaller */
+	if (rc || k.mv_size != SKEY_LEN || memcmp(k.mv_data, key, P))
+		return land(c, rc, k, v, true);
+	if ((rc = group_load(c, k, v, true))) {
+		c->state = C_NONE;
+		return rc;
+	}
+	for (size_t i = 0; i < c->gn; i++) {
+		struct group_ent probe = { .full = (uint8_t *)key, .fulln = klen };
+		if (ent_cmp(&c->g[i], &probe) >= 0) {
+			c->gi = i;
+			return 0;
+		}
+	}
+	return leave_group(c, true);
+}
+
+int kv_last(kv_cursor *c)
+{
+	MDB_val k, v;
+	int rc = cget(c, &k, &v, MDB_LAST);
+	return land(c, rc, k, v, false);
+}
+
+int kv_next(kv_cursor *c)
+{
+	MDB_val k, v;
+	switch (c->state) {
+	case C_SIMPLE:
+		return land(c, cget(c, &k, &v, MDB_NEXT), k, v, true);
+	case C_GROUP:
+		if (c->gi + 1 < c->gn) {
+			c->gi++;
+			return 0;
+		}
+		return leave_group(c, true);
+	default:
+		return -ENOENT;
+	}
+}
+
+int kv_prev(kv_cursor *c)
+{
+	MDB_val k, v;
+	switch (c->state) {
+	case C_SIMPLE:
+		return land(c, cget(c, &k, &v, MDB_PREV), k, v, false);
+	case C_GROUP:
+		if (c->gi > 0) {
+			c->gi--;
+			return 0;
+		}
+		return leave_group(c, false);
+	default:
+		return -ENOENT;
+	}
+}
+
+void kv_key(const kv_cursor *c, const void **key, size_t *klen)
+{
+	if (c->state == C_GROUP) {
+		*key = c->g[c->gi].full;
+		*klen = c->g[c->gi].fulln;
+	} else {
+		*key = c->k.mv_data;
+		*klen = c->k.mv_size;
+	}
+}
+
+int kv_value(kv_cursor *c, const void **val, size_t *vlen)
+{
+	if (c->state == C_NONE)
+		return -ENOENT;
+	if (c->state == C_GROUP) {
+		*val = c->g[c->gi].val.mv_data;
+		*vlen = c->g[c->gi].val.mv_size;
+	} else {
+		*val = c->v.mv_data;
+		*vlen = c->v.mv_size;
+	}
+	return 0;
+}
+
+int kv_seek_le(kv_cursor *c, const void *key, size_t klen)
+{
+	const void *k;
+	size_t kn, n;
+	int rc = kv_seek(c, key, klen);
+
+	if (rc == -ENOENT)
+		return kv_last(c);
+	if (rc)
+		return rc;
+	kv_key(c, &k, &kn);
+	n = kn < klen ? kn : klen;
+	if (kn == klen && !memcmp(k, key, n))
+		return 0;
+	return kv_prev(c);
+}

@@ -1,0 +1,56 @@
+/* kv.h — an ordered byte-string map on LMDB whose keys may be of any length (LMDB's own limit is 511
+ * bytes). The only module that includes lmdb.h; nothing LMDB leaves it.
+ *
+ * Keys up to KV_INLINE_MAX bytes are stored as themselves. A longer key L is stored as L[:KV_INLINE_MAX]
+ * followed by an 8-byte hash slot, with the rest of L at the front of its value; such keys sharing their
+ * first KV_INLINE_MAX bytes form a "group" that cursors read whole and sort in memory, so iteration order
+ * is always exact bytewise order of the full keys. Hash collisions are resolved by linear probing.
+ */
+#ifndef CELLFS_KV_H
+#define CELLFS_KV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KV_INLINE_MAX 480
+
+typedef struct kv_env kv_env;
+typedef struct kv_txn kv_txn;
+typedef struct kv_cursor kv_cursor;
+
+/* Open (CREATE: creating, directory 0700 and files 0600) the environment in DIR.
+ * Errors: -ENOENT, -EACCES, -EINVAL (not a store), -EIO, -ENOMEM. Close with kv_env_close(). */
+int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out);
+void kv_env_close(kv_env *env); /* accepts NULL */
+int kv_env_sync(kv_env *env);   /* force committed data to disk; -EIO */
+
+/* Begin a transaction. Errors: -EROFS, -EAGAIN (reader slots full), -EIO, -ENOMEM. */
+int kv_txn_begin(kv_env *env, bool rdonly, kv_txn **out);
+int kv_txn_commit(kv_txn *txn); /* frees TXN; -ENOSPC, -EIO */
+void kv_txn_abort(kv_txn *txn); /* frees TXN; accepts NULL */
+/* Bumped by every write in TXN: cursors must be re-positioned (kv_seek...) after a write. */
+uint64_t kv_txn_writes(const kv_txn *txn);
+
+/* Point operations. Values returned are borrowed until the next write in TXN or its end.
+ * Errors: -ENOENT (kv_get, kv_del: no such key), -ENOSPC, -EIO, -ENOMEM. */
+int kv_get(kv_txn *txn, const void *key, size_t klen, const void **val, size_t *vlen);
+int kv_put(kv_txn *txn, const void *key, size_t klen, const void *val, size_t vlen);
+/* Like kv_put, but reserves VLEN bytes for the caller to fill at *DST before any other call on TXN. */
+int kv_reserve(kv_txn *txn, const void *key, size_t klen, size_t vlen, void **dst);
+int kv_del(kv_txn *txn, const void *key, size_t klen);
+
+/* Cursors. Positioning calls return 0 when positioned on a key, -ENOENT when they ran off the end,
+ * or an error (-EIO, -ENOMEM). A cursor belongs to its transaction. */
+int kv_cursor_open(kv_txn *txn, kv_cursor **out);
+void kv_cursor_close(kv_cursor *c); /* accepts NULL */
+int kv_seek(kv_cursor *c, const void *key, size_t klen);    /* first key >= KEY */
+int kv_seek_le(kv_cursor *c, const void *key, size_t klen); /* last key <= KEY */
+int kv_last(kv_cursor *c);
+int kv_next(kv_cursor *c);
+int kv_prev(kv_cursor *c);
+/* The current key and value, borrowed until the cursor moves or TXN writes. */
+void kv_key(const kv_cursor *c, const void **key, size_t *klen);
+int kv_value(kv_cursor *c, const void **val, size_t *vlen);
+
+#endif

@@ -1,0 +1,615 @@
+/* read.c — scans: rows in a key range (forward or reversed), with prefix, regex, column, timestamp and
+ * per-column limits. Visibility rules live here, once: a cell is returned only if its family exists and
+ * is not newer than the cell (deleted-and-recreated families), no dropped range hides it, and its
+ * family's GC policy has not collected it — whether or not cs_gc() has removed it yet. */
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec.h"
+#include "keys.h"
+#include "store_internal.h"
+
+struct colsel {
+	const char *family;
+	uint8_t *q;
+	size_t qn;
+	bool has_q;
+	bool has_fre, has_qre;
+	regex_t fre, qre;
+};
+
+struct cs_scan {
+	cs_txn *txn;
+	struct sch_table *t;
+	kv_cursor *c;
+	int64_t now;
+	bool reversed, keys_only;
+	uint64_t limit, rows_out;
+	uint32_t per_column;
+	int64_t ts_start, ts_end;
+	uint8_t *lo, *hi; /* row bounds [lo, hi); hi NULL = unbounded */
+	size_t lon, hin;
+	bool has_row_re;
+	regex_t row_re;
+	size_t ncols;
+	struct colsel *cols;
+	int state;        /* 0 = not started, 1 = cursor on the next row's first cell, 2 = done */
+	int err;
+	/* the current row */
+	uint8_t *renc;    /* enc(row) as in the keys */
+	size_t rencn, renccap;
+	uint8_t *rkey;
+	size_t rkeyn;
+	cs_cell *cells;
+	size_t *qoff;     /* qualifier offsets into arena while the row is built */
+	size_t ncells, cellcap, qoffcap;
+	uint8_t *arena;
+	size_t arenan, arenacap;
+	void **owned;     /* decompressed values of the current row */
+	size_t nowned, ownedcap;
+	cs_row row;
+};
+
+static int bytes_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+	size_t n = an < bn ? an : bn;
+	int r = n ? memcmp(a, b, n) : 0;
+	if (r)
+		return r;
+	return (an > bn) - (an < bn);
+}
+
+bool drop_covers(const struct sch_drop *d, const uint8_t *row, size_t n)
+{
+	if (bytes_cmp(row, n, d->start, d->startn) < 0)
+		return false;
+	return !d->has_end || bytes_cmp(row, n, d->end, d->endn) < 0;
+}
+
+/* The highest sequence of a drop covering ROW (0: none), and a clean covering drop if there is one. */
+static uint64_t drop_seq(const struct sch_table *t, const uint8_t *row, size_t n, const struct sch_drop **clean)
+{
+	uint64_t s = 0;
+	if (clean)
+		*clean = NULL;
+	for (size_t i = 0; i < t->ndrop_list; i++) {
+		const struct sch_drop *d = &t->drops[i];
+		if (!drop_covers(d, row, n))
+			continue;
+		if (d->seq > s)
+			s = d->seq;
+		if (clean && !d->dirty)
+			*clean = d;
+	}
+	return s;
+}
+
+uint64_t drop_hide_seq(const struct sch_table *t, const uint8_t *row, size_t n)
+{
+	return drop_seq(t, row, n, NULL);
+}
+
+bool cell_visible(const struct sch_family *f, uint64_t seq, uint64_t hide, uint32_t *version, int64_t ts,
+		  int64_t now)
+{
+	if (!f || seq < f->since || seq < hide)
+		return false; /* not in the schema any more, or dropped: not a version either */
+	return !gcp_collects(f->policy, (*version)++, ts, now);
+}
+
+static int compile(regex_t *re, const char *src)
+{
+	char *full;
+	int rc;
+	if (asprintf(&full, "^(%s)$", src) < 0)
+		return -ENOMEM;
+	rc = regcomp(re, full, REG_EXTENDED | REG_NOSUB);
+	free(full);
+	return rc ? -EINVAL : 0;
+}
+
+static bool rx_full(const regex_t *re, const void *p, size_t n)
+{
+	regmatch_t m = { .rm_so = 0, .rm_eo = (regoff_t)n };
+	/* REG_STARTEND: match exactly these bytes, NULs included. */
+	return regexec(re, n ? p : "", 1, &m, REG_STARTEND) == 0;
+}
+
+static void *dupb(const void *p, size_t n)
+{
+	void *d = malloc(n ? n : 1);
+	if (d && n)
+		memcpy(d, p, n);
+	return d;
+}
+
+void cs_scan_close(cs_scan *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nowned; i++)
+		free(s->owned[i]);
+	for (size_t i = 0; i < s->ncols; i++) {
+		free(s->cols[i].q);
+		if (s->cols[i].has_fre)
+			regfree(&s->cols[i].fre);
+		if (s->cols[i].has_qre)
+			regfree(&s->cols[i].qre);
+	}
+	if (s->has_row_re)
+		regfree(&s->row_re);
+	kv_cursor_close(s->c);
+	free(s->cols);
+	free(s->owned);
+	free(s->lo);
+	free(s->hi);
+	free(s->renc);
+	free(s->rkey);
+	free(s->cells);
+	free(s->qoff);
+	free(s->arena);
+	free(s);
+}
+
+/* Set [lo, hi) from the options: the intersection of [start, end), the prefix range and the row. */
+static int set_bounds(cs_scan *s, const cs_read_opts *o)
+{
+	const uint8_t *lo = o->start.data, *hi = o->end.data;
+	size_t lon = o->start.len, hin = o->end.len;
+	uint8_t *succ = NULL;
+	int rc = 0;
+
+	if (o->row) {
+		lo = o->row->data;
+		lon = o->row->len;
+		if (!(succ = malloc(lon + 1)))
+			return -ENOMEM;
+		memcpy(succ, lo, lon);
+		succ[lon] = 0; /* ROW followed by a NUL byte: the next possible key */
+		hi = succ;
+		hin = lon + 1;
+	}
+	if (o->prefix.len) {
+		const uint8_t *p = o->prefix.data;
+		size_t n = o->prefix.len;
+		if (bytes_cmp(p, n, lo, lon) > 0) {
+			lo = p;
+			lon = n;
+		}
+		while (n && p[n - 1] == 0xFF)
+			n--;
+		if (n) { /* the smallest key above every key starting with the prefix */
+			uint8_t *ps = malloc(n);
+			if (!ps) {
+				free(succ);
+				return -ENOMEM;
+			}
+			memcpy(ps, p, n);
+			ps[n - 1]++;
+			if (!hin || bytes_cmp(ps, n, hi, hin) < 0) {
+				free(succ);
+				succ = ps;
+				hi = ps;
+				hin = n;
+			} else {
+				free(ps);
+			}
+		}
+	}
+	if (!(s->lo = dupb(lo, lon)))
+		rc = -ENOMEM;
+	s->lon = lon;
+	if (!rc && hin) {
+		if (!(s->hi = dupb(hi, hin)))
+			rc = -ENOMEM;
+		s->hin = hin;
+	}
+	free(succ);
+	return rc;
+}
+
+static int scan_open_table(cs_txn *txn, struct sch_table *t, const cs_read_opts *o, cs_scan **out)
+{
+	static const cs_read_opts none;
+	cs_scan *s;
+	int rc;
+
+	if (!o)
+		o = &none;
+	if ((rc = sch_drops_load(txn, t)))
+		return rc;
+	if (!(s = calloc(1, sizeof(*s))))
+		return -ENOMEM;
+	s->txn = txn;
+	s->t = t;
+	s->now = cs_now_us();
+	s->reversed = o->reversed;
+	s->keys_only = o->keys_only;
+	s->limit = o->limit;
+	s->per_column = o->cells_per_column;
+	s->ts_start = o->ts_start;
+	s->ts_end = (o->ts_start == 0 && o->ts_end == 0) ? CS_TS_MAX : o->ts_end;
+	if ((rc = set_bounds(s, o)))
+		goto fail;
+	if (o->row_regex) {
+		if ((rc = compile(&s->row_re, o->row_regex)))
+			goto fail;
+		s->has_row_re = true;
+	}
+	if (o->ncolumns && !(s->cols = calloc(o->ncolumns, sizeof(*s->cols)))) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < o->ncolumns; i++) {
+		const cs_column_sel *cs = &o->columns[i];
+		struct colsel *c = &s->cols[i];
+		s->ncols++;
+		c->family = cs->family;
+		if (cs->qualifier) {
+			c->has_q = true;
+			c->qn = cs->qualifier->len;
+			if (!(c->q = dupb(cs->qualifier->data, c->qn))) {
+				rc = -ENOMEM;
+				goto fail;
+			}
+		}
+		if (cs->family_regex) {
+			if ((rc = compile(&c->fre, cs->family_regex)))
+				goto fail;
+			c->has_fre = true;
+		}
+		if (cs->qualifier_regex) {
+			if ((rc = compile(&c->qre, cs->qualifier_regex)))
+				goto fail;
+			c->has_qre = true;
+		}
+	}
+	if ((rc = kv_cursor_open(txn->kv, &s->c)))
+		goto fail;
+	*out = s;
+	return 0;
+fail:
+	cs_scan_close(s);
+	return rc;
+}
+
+int cs_scan_open(cs_txn *txn, const char *table, const cs_read_opts *opts, cs_scan **out)
+{
+	struct sch_table *t;
+	int rc = sch_table_get(txn, table, &t);
+	if (rc)
+		return rc;
+	return scan_open_table(txn, t, opts, out);
+}
+
+/* Seek to the first cell of the first row >= ROW (an empty ROW: the table's first). */
+static int seek_row(cs_scan *s, const uint8_t *row, size_t n)
+{
+	uint8_t *k = s->txn->kbuf;
+	size_t kn = key_table_data(k, s->t->id);
+	kn += key_esc(k + kn, row, n);
+	return kv_seek(s->c, k, kn);
+}
+
+/* Is the cursor on a cell of this table? Sets the key. */
+static bool in_table(cs_scan *s, const uint8_t **k, size_t *kn)
+{
+	kv_key(s->c, (const void **)k, kn);
+	return *kn >= 5 && (*k)[0] == KEY_DATA && key_get_u32(*k + 1) == s->t->id;
+}
+
+static bool col_selected(const cs_scan *s, const char *fam, const uint8_t *q, size_t qn)
+{
+	if (!s->ncols)
+		return true;
+	for (size_t i = 0; i < s->ncols; i++) {
+		const struct colsel *c = &s->cols[i];
+		if (c->family && strcmp(c->family, fam))
+			continue;
+		if (c->has_fre && !rx_full(&c->fre, fam, strlen(fam)))
+			continue;
+		if (c->has_q && (c->qn != qn || memcmp(c->q, q, qn)))
+			continue;
+		if (c->has_qre && !rx_full(&c->qre, q, qn))
+			continue;
+		return true;
+	}
+	return false;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+	void *np;
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 16;
+	while (ncap < need)
+		ncap *= 2;
+	if (!(np = realloc(*p, ncap * elem)))
+		return -ENOMEM;
+	*p = np;
+	*cap = ncap;
+	return 0;
+}
+
+static void row_reset(cs_scan *s)
+{
+	for (size_t i = 0; i < s->nowned; i++)
+		free(s->owned[i]);
+	s->nowned = 0;
+	s->ncells = 0;
+	s->arenan = 0;
+}
+
+/* Decode the row of the cell key K into s->renc / s->rkey. */
+static int take_row(cs_scan *s, const uint8_t *k, size_t kn)
+{
+	size_t rn;
+	int a = key_dec(k + 5, kn - 5, NULL, &rn), rc;
+	if (a < 0)
+		return -EIO;
+	if ((rc = grow((void **)&s->renc, &s->renccap, (size_t)a, 1)))
+		return rc;
+	memcpy(s->renc, k + 5, (size_t)a);
+	s->rencn = (size_t)a;
+	free(s->rkey);
+	if (!(s->rkey = malloc(rn ? rn : 1)))
+		return -ENOMEM;
+	key_dec(k + 5, kn - 5, s->rkey, &s->rkeyn);
+	return 0;
+}
+
+/* Read the row whose first cell the cursor is on into s->cells, applying every filter. Leaves the
+ * cursor on the next row's first cell (or returns -ENOENT-free 0 with s->state = 2 at the end). */
+static int load_row(cs_scan *s)
+{
+	uint64_t hide = drop_seq(s->t, s->rkey, s->rkeyn, NULL);
+	const uint8_t *colk = NULL; /* the current column's key prefix (up to the timestamp) */
+	size_t colkn = 0;
+	uint32_t version = 0, emitted = 0;
+	uint8_t *colbuf = s->txn->kbuf2;
+	int rc;
+
+	row_reset(s);
+	for (;;) {
+		const uint8_t *k, *v;
+		size_t kn, vn;
+		key_parts kp;
+		codec_hdr h;
+		struct sch_family *f;
+		char fam[CS_MAX_FAMILY + 1];
+
+		if (!in_table(s, &k, &kn) || kn < 5 + s->rencn || memcmp(k + 5, s->renc, s->rencn))
+			return 0;
+		if (key_parse_cell(k, kn, &kp))
+			return -EIO;
+		if ((rc = kv_value(s->c, (const void **)&v, &vn)) || (rc = codec_header(v, vn, &h)))
+			return rc;
+		if (!colk || kn - 8 != colkn || memcmp(k, colk, colkn)) {
+			memcpy(colbuf, k, kn - 8); /* a new column starts */
+			colk = colbuf;
+			colkn = kn - 8;
+			version = emitted = 0;
+		}
+		if (kp.fam_len > CS_MAX_FAMILY)
+			goto next;
+		memcpy(fam, k + kp.fam_off, kp.fam_len);
+		fam[kp.fam_len] = 0;
+		f = sch_family_find(s->t, fam);
+		if (!cell_visible(f, h.seq, hide, &version, kp.ts, s->now))
+			goto next;
+		if (kp.ts < s->ts_start || (s->ts_end != CS_TS_MAX && kp.ts >= s->ts_end))
+			goto next;
+		if (s->per_column && emitted >= s->per_column)
+			goto next;
+		/* The qualifier, decoded into the arena. */
+		size_t qn, qoff = s->arenan;
+		if ((rc = grow((void **)&s->arena, &s->arenacap, s->arenan + kp.q_len, 1)))
+			return rc;
+		key_dec(k + kp.q_off, kp.q_len, s->arena + qoff, &qn);
+		if (!col_selected(s, f->name, s->arena + qoff, qn))
+			goto next;
+		s->arenan += qn;
+		if ((rc = grow((void **)&s->cells, &s->cellcap, s->ncells + 1, sizeof(*s->cells))))
+			return rc;
+		if ((rc = grow((void **)&s->qoff, &s->qoffcap, s->ncells + 1, sizeof(size_t))))
+			return rc;
+		cs_cell *c = &s->cells[s->ncells];
+		s->qoff[s->ncells++] = qoff;
+		emitted++;
+		c->family = f->name;
+		c->qualifier.len = qn;
+		c->ts = kp.ts;
+		c->value_len = h.rawlen;
+		c->value.data = "";
+		c->value.len = 0;
+		if (!s->keys_only) {
+			void *owned;
+			if ((rc = grow((void **)&s->owned, &s->ownedcap, s->nowned + 1, sizeof(void *))))
+				return rc;
+			if ((rc = codec_decode(v, vn, &c->value.data, &c->value.len, &owned)))
+				return rc;
+			if (owned)
+				s->owned[s->nowned++] = owned;
+		}
+next:
+		rc = kv_next(s->c);
+		if (rc == -ENOENT) {
+			s->state = 2;
+			return 0;
+		}
+		if (rc)
+			return rc;
+	}
+}
+
+static void row_finish(cs_scan *s)
+{
+	for (size_t i = 0; i < s->ncells; i++)
+		s->cells[i].qualifier.data = s->arena + s->qoff[i];
+	s->row.key.data = s->rkey;
+	s->row.key.len = s->rkeyn;
+	s->row.ncells = s->ncells;
+	s->row.cells = s->cells;
+}
+
+/* Position the cursor on the first cell of row ROW (the cursor's current row). */
+static int seek_row_start(cs_scan *s)
+{
+	return seek_row(s, s->rkey, s->rkeyn);
+}
+
+static int next_forward(cs_scan *s)
+{
+	int rc;
+	if (s->state == 0) {
+		rc = seek_row(s, s->lo, s->lon);
+		if (rc == -ENOENT)
+			return 0;
+		if (rc)
+			return rc;
+		s->state = 1;
+	}
+	while (s->state == 1) {
+		const uint8_t *k;
+		size_t kn;
+		const struct sch_drop *clean;
+
+		if (!in_table(s, &k, &kn))
+			return 0;
+		if ((rc = take_row(s, k, kn)))
+			return rc;
+		if (s->hi && bytes_cmp(s->rkey, s->rkeyn, s->hi, s->hin) >= 0)
+			return 0;
+		drop_seq(s->t, s->rkey, s->rkeyn, &clean);
+		if (clean) { /* nothing written since this range was dropped: skip it whole */
+			if (!clean->has_end)
+				return 0;
+			rc = seek_row(s, clean->end, clean->endn);
+		} else if (s->has_row_re && !rx_full(&s->row_re, s->rkey, s->rkeyn)) {
+			uint8_t *nk = s->txn->kbuf;
+			size_t nkn = key_table_data(nk, s->t->id);
+			memcpy(nk + nkn, s->renc, s->rencn);
+			nkn += s->rencn;
+			nk[nkn - 1] = 0x02; /* just past every cell of this row */
+			rc = kv_seek(s->c, nk, nkn);
+		} else {
+			if ((rc = load_row(s)))
+				return rc;
+			if (s->ncells)
+				return 1;
+			continue;
+		}
+		if (rc == -ENOENT)
+			return 0;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int next_reversed(cs_scan *s)
+{
+	int rc;
+	if (s->state == 0) {
+		if (s->hi) {
+			rc = seek_row(s, s->hi, s->hin);
+			rc = rc == -ENOENT ? kv_last(s->c) : rc ? rc : kv_prev(s->c);
+		} else {
+			uint8_t k[5];
+			key_table_data(k, s->t->id + 1);
+			rc = kv_seek(s->c, k, 5);
+			rc = rc == -ENOENT ? kv_last(s->c) : rc ? rc : kv_prev(s->c);
+		}
+		if (rc == -ENOENT)
+			return 0;
+		if (rc)
+			return rc;
+		s->state = 1;
+	}
+	while (s->state == 1) {
+		const uint8_t *k;
+		size_t kn;
+		const struct sch_drop *clean;
+		bool emit = false;
+
+		if (!in_table(s, &k, &kn))
+			return 0;
+		if ((rc = take_row(s, k, kn)))
+			return rc;
+		if (bytes_cmp(s->rkey, s->rkeyn, s->lo, s->lon) < 0)
+			return 0;
+		drop_seq(s->t, s->rkey, s->rkeyn, &clean);
+		if (clean) {
+			rc = seek_row(s, clean->start, clean->startn);
+		} else {
+			if ((rc = seek_row_start(s)))
+				return rc == -ENOENT ? -EIO : rc;
+			if (!s->has_row_re || rx_full(&s->row_re, s->rkey, s->rkeyn)) {
+				if ((rc = load_row(s)))
+					return rc;
+				emit = s->ncells > 0;
+				s->state = 1;
+			}
+			rc = seek_row_start(s);
+		}
+		rc = rc == -ENOENT ? kv_last(s->c) : rc ? rc : kv_prev(s->c);
+		if (rc == -ENOENT)
+			s->state = 2;
+		else if (rc)
+			return rc;
+		if (emit)
+			return 1;
+	}
+	return 0;
+}
+
+int cs_scan_next(cs_scan *s, const cs_row **row)
+{
+	int rc;
+	if (s->err)
+		return s->err;
+	if (s->state == 2 || (s->limit && s->rows_out >= s->limit))
+		return 0;
+	rc = s->reversed ? next_reversed(s) : next_forward(s);
+	if (rc < 0) {
+		s->err = rc;
+		return rc;
+	}
+	if (rc == 0) {
+		s->state = 2;
+		return 0;
+	}
+	row_finish(s);
+	s->rows_out++;
+	*row = &s->row;
+	return 1;
+}
+
+int read_newest(cs_txn *txn, struct sch_table *t, cs_bytes row, const char *family, cs_bytes q,
+		int64_t *ts, void **val, size_t *vlen)
+{
+	cs_column_sel sel = { .family = family, .qualifier = &q };
+	cs_read_opts o = { .row = &row, .ncolumns = 1, .columns = &sel, .cells_per_column = 1 };
+	const cs_row *r;
+	cs_scan *s;
+	int rc = scan_open_table(txn, t, &o, &s);
+
+	if (rc)
+		return rc;
+	rc = cs_scan_next(s, &r);
+	if (rc == 1) {
+		*ts = r->cells[0].ts;
+		*vlen = r->cells[0].value.len;
+		*val = dupb(r->cells[0].value.data, *vlen);
+		rc = *val ? 0 : -ENOMEM;
+	} else if (rc == 0) {
+		rc = -ENOENT;
+	}
+	cs_scan_close(s);
+	return rc;
+}

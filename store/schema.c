@@ -1,0 +1,546 @@
+/* schema.c — tables and column families: names, GC policies, delimiters, table ids. A table's record
+ * holds its whole schema; it is read once per transaction and cached. Deleting a table or a family is
+ * O(1): the data is left invisible (unknown table id, or cells older than the family) for cs_gc(). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec.h"
+#include "keys.h"
+#include "store_internal.h"
+
+#define REC_VERSION 1
+static const char META_NEXT_ID[] = "Mnextid";
+
+static int check_name(const char *s, size_t max)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || n > max)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+			  (i > 0 && (c == '-' || c == '.'));
+		if (!ok)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+int cs_check_table_name(const char *name)
+{
+	return check_name(name, CS_MAX_TABLE);
+}
+
+int cs_check_family_name(const char *name)
+{
+	return check_name(name, CS_MAX_FAMILY);
+}
+
+int cs_check_gc_policy(const char *text, char **canon)
+{
+	gcp *p;
+	int rc = gcp_parse(text, &p, NULL);
+	if (rc)
+		return rc;
+	if (canon && !(*canon = gcp_format(p)))
+		rc = -ENOMEM;
+	gcp_free(p);
+	return rc;
+}
+
+static void family_release(struct sch_family *f)
+{
+	free(f->name);
+	free(f->gc);
+	gcp_free(f->policy);
+}
+
+static void drops_free(struct sch_table *t)
+{
+	for (size_t i = 0; i < t->ndrop_list; i++) {
+		free(t->drops[i].start);
+		free(t->drops[i].end);
+		free(t->drops[i].xkey);
+	}
+	free(t->drops);
+	t->drops = NULL;
+	t->ndrop_list = 0;
+	t->drops_loaded = false;
+}
+
+static void table_free(struct sch_table *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nfam; i++)
+		family_release(&t->fam[i]);
+	free(t->fam);
+	drops_free(t);
+	free(t->name);
+	free(t);
+}
+
+void sch_cache_free(cs_txn *txn)
+{
+	while (txn->tables) {
+		struct sch_table *n = txn->tables->next;
+		table_free(txn->tables);
+		txn->tables = n;
+	}
+}
+
+static size_t table_key(uint8_t *out, const char *name)
+{
+	size_t n = strlen(name);
+	out[0] = KEY_TABLE;
+	memcpy(out + 1, name, n);
+	return n + 1;
+}
+
+/* ---- record encoding ---- */
+
+static int get_str(const uint8_t **p, const uint8_t *end, char **out)
+{
+	uint64_t n;
+	int a = codec_get_varint(*p, (size_t)(end - *p), &n);
+	if (a < 0 || n > (uint64_t)(end - *p - a))
+		return -EIO;
+	*p += a;
+	if (!(*out = strndup((const char *)*p, n)))
+		return -ENOMEM;
+	*p += n;
+	return 0;
+}
+
+static int parse_record(const char *name, const uint8_t *v, size_t vn, struct sch_table **out)
+{
+	const uint8_t *p = v, *end = v + vn;
+	struct sch_table *t;
+	uint64_t nfam;
+	int a, rc = -EIO;
+
+	if (vn < 10 || v[0] != REC_VERSION)
+		return -EIO;
+	if (!(t = calloc(1, sizeof(*t))) || !(t->name = strdup(name))) {
+		free(t);
+		return -ENOMEM;
+	}
+	t->id = key_get_u32(p + 1);
+	t->delim = (char)p[5];
+	t->ndrops = key_get_u32(p + 6);
+	p += 10;
+	if ((a = codec_get_varint(p, (size_t)(end - p), &nfam)) < 0 || nfam > 100000)
+		goto fail;
+	p += a;
+	if (nfam && !(t->fam = calloc(nfam, sizeof(*t->fam)))) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	for (t->nfam = 0; t->nfam < nfam; t->nfam++) {
+		struct sch_family *f = &t->fam[t->nfam];
+		if ((rc = get_str(&p, end, &f->name)) || (rc = get_str(&p, end, &f->gc)))
+			goto fail_fam;
+		if ((a = codec_get_varint(p, (size_t)(end - p), &f->since)) < 0) {
+			rc = -EIO;
+			goto fail_fam;
+		}
+		p += a;
+		if (gcp_parse(f->gc, &f->policy, NULL)) {
+			rc = -EIO;
+			goto fail_fam;
+		}
+		continue;
+fail_fam:
+		t->nfam++; /* free what this entry holds too */
+		goto fail;
+	}
+	if (p != end)
+		goto fail;
+	*out = t;
+	return 0;
+fail:
+	table_free(t);
+	return rc;
+}
+
+int sch_table_put(cs_txn *txn, struct sch_table *t)
+{
+	size_t cap = 16, n = 10;
+	uint8_t *v, *k = txn->kbuf2;
+	int rc;
+
+	for (size_t i = 0; i < t->nfam; i++)
+		cap += 30 + strlen(t->fam[i].name) + strlen(t->fam[i].gc);
+	if (!(v = malloc(cap)))
+		return -ENOMEM;
+	v[0] = REC_VERSION;
+	key_put_u32(v + 1, t->id);
+	v[5] = (uint8_t)t->delim;
+	key_put_u32(v + 6, t->ndrops);
+	n += codec_put_varint(v + n, t->nfam);
+	for (size_t i = 0; i < t->nfam; i++) {
+		size_t a = strlen(t->fam[i].name), b = strlen(t->fam[i].gc);
+		n += codec_put_varint(v + n, a);
+		memcpy(v + n, t->fam[i].name, a);
+		n += a;
+		n += codec_put_varint(v + n, b);
+		memcpy(v + n, t->fam[i].gc, b);
+		n += b;
+		n += codec_put_varint(v + n, t->fam[i].since);
+	}
+	rc = kv_put(txn->kv, k, table_key(k, t->name), v, n);
+	free(v);
+	return txn_fail(txn, rc);
+}
+
+int sch_table_get(cs_txn *txn, const char *name, struct sch_table **out)
+{
+	struct sch_table *t;
+	const void *v;
+	size_t vn;
+	int rc;
+
+	if (check_name(name, CS_MAX_TABLE))
+		return -ENOENT;
+	for (t = txn->tables; t; t = t->next)
+		if (!strcmp(t->name, name)) {
+			*out = t;
+			return 0;
+		}
+	rc = kv_get(txn->kv, txn->kbuf2, table_key(txn->kbuf2, name), &v, &vn);
+	if (rc)
+		return rc;
+	if ((rc = parse_record(name, v, vn, &t)))
+		return rc;
+	t->next = txn->tables;
+	txn->tables = t;
+	*out = t;
+	return 0;
+}
+
+struct sch_family *sch_family_find(const struct sch_table *t, const char *name)
+{
+	size_t lo = 0, hi = t->nfam;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(t->fam[mid].name, name);
+		if (!c)
+			return &t->fam[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* ---- tables ---- */
+
+static int next_table_id(cs_txn *txn, uint32_t *id)
+{
+	const void *v;
+	size_t vn;
+	uint8_t nv[4];
+	int rc = kv_get(txn->kv, META_NEXT_ID, sizeof(META_NEXT_ID) - 1, &v, &vn);
+
+	if (rc && rc != -ENOENT)
+		return rc;
+	if (!rc && vn != 4)
+		return -EIO;
+	*id = rc ? 1 : key_get_u32(v);
+	if (*id == UINT32_MAX)
+		return -ENOSPC;
+	key_put_u32(nv, *id + 1);
+	return kv_put(txn->kv, META_NEXT_ID, sizeof(META_NEXT_ID) - 1, nv, 4);
+}
+
+int sch_new_table_id(cs_txn *txn, uint32_t *id)
+{
+	return txn_fail(txn, next_table_id(txn, id));
+}
+
+int cs_table_create(cs_txn *txn, const char *name, char delim)
+{
+	struct sch_table *t;
+	int rc = txn_write_check(txn);
+
+	if (rc)
+		return rc;
+	if (cs_check_table_name(name))
+		return -EINVAL;
+	rc = sch_table_get(txn, name, &t);
+	if (!rc)
+		return -EEXIST;
+	if (rc != -ENOENT)
+		return txn_fail(txn, rc);
+	if (!(t = calloc(1, sizeof(*t))) || !(t->name = strdup(name))) {
+		free(t);
+		return -ENOMEM;
+	}
+	t->delim = delim ? delim : CS_DEFAULT_DELIM;
+	if ((rc = sch_new_table_id(txn, &t->id)) || (rc = sch_table_put(txn, t))) {
+		table_free(t);
+		return rc;
+	}
+	t->next = txn->tables;
+	txn->tables = t;
+	return 0;
+}
+
+int cs_table_delete(cs_txn *txn, const char *name)
+{
+	struct sch_table *t, **pp;
+	int rc = txn_write_check(txn);
+
+	if (rc)
+		return rc;
+	if ((rc = sch_table_get(txn, name, &t)))
+		return rc == -ENOENT ? rc : txn_fail(txn, rc);
+	if ((rc = kv_del(txn->kv, txn->kbuf2, table_key(txn->kbuf2, name))))
+		return txn_fail(txn, rc);
+	for (pp = &txn->tables; *pp != t; pp = &(*pp)->next)
+		;
+	*pp = t->next;
+	table_free(t);
+	return 0;
+}
+
+int cs_table_list(cs_txn *txn, char ***names, size_t *n)
+{
+	kv_cursor *c;
+	char **v = NULL;
+	size_t cnt = 0, cap = 0;
+	uint8_t start = KEY_TABLE;
+	int rc;
+
+	if ((rc = kv_cursor_open(txn->kv, &c)))
+		return rc;
+	for (rc = kv_seek(c, &start, 1); !rc; rc = kv_next(c)) {
+		const uint8_t *k;
+		size_t kn;
+		kv_key(c, (const void **)&k, &kn);
+		if (k[0] != KEY_TABLE)
+			break;
+		if (cnt == cap) {
+			char **nv = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+			if (!nv) {
+				rc = -ENOMEM;
+				break;
+			}
+			v = nv;
+		}
+		if (!(v[cnt] = strndup((const char *)k + 1, kn - 1))) {
+			rc = -ENOMEM;
+			break;
+		}
+		cnt++;
+	}
+	kv_cursor_close(c);
+	if (rc && rc != -ENOENT) {
+		cs_strv_free(v, cnt);
+		return rc;
+	}
+	*names = v;
+	*n = cnt;
+	return 0;
+}
+
+int cs_table_info_get(cs_txn *txn, const char *name, cs_table_info **out)
+{
+	struct sch_table *t;
+	cs_table_info *info;
+	int rc = sch_table_get(txn, name, &t);
+
+	if (rc)
+		return rc;
+	if (!(info = calloc(1, sizeof(*info))))
+		return -ENOMEM;
+	info->delim = t->delim;
+	info->nfamilies = t->nfam;
+	if (!(info->name = strdup(name)) || (t->nfam && !(info->families = calloc(t->nfam, sizeof(cs_family_info)))))
+		goto nomem;
+	for (size_t i = 0; i < t->nfam; i++) {
+		cs_family_info *f = &info->families[i];
+		if (!(f->name = strdup(t->fam[i].name)) || !(f->gc = strdup(t->fam[i].gc)) ||
+		    !(f->gc_cbt = gcp_format_cbt(t->fam[i].policy)))
+			goto nomem;
+	}
+	*out = info;
+	return 0;
+nomem:
+	cs_table_info_free(info);
+	return -ENOMEM;
+}
+
+void cs_table_info_free(cs_table_info *info)
+{
+	if (!info)
+		return;
+	for (size_t i = 0; i < info->nfamilies; i++) {
+		free(info->families[i].name);
+		free(info->families[i].gc);
+		free(info->families[i].gc_cbt);
+	}
+	free(info->families);
+	free(info->name);
+	free(info);
+}
+
+/* ---- families ---- */
+
+static int parse_policy(const char *gc, gcp **p, char **canon)
+{
+	int rc = gcp_parse(gc ? gc : "never", p, NULL);
+	if (rc)
+		return rc;
+	if (!(*canon = gcp_format(*p))) {
+		gcp_free(*p);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int cs_family_create(cs_txn *txn, const char *table, const char *family, const char *gc)
+{
+	struct sch_table *t;
+	struct sch_family nf = { 0 }, *fam;
+	size_t i;
+	int rc = txn_write_check(txn);
+
+	if (rc)
+		return rc;
+	if (cs_check_family_name(family))
+		return -EINVAL;
+	if ((rc = sch_table_get(txn, table, &t)))
+		return rc == -ENOENT ? rc : txn_fail(txn, rc);
+	if (sch_family_find(t, family))
+		return -EEXIST;
+	if ((rc = parse_policy(gc, &nf.policy, &nf.gc)))
+		return rc;
+	if (!(nf.name = strdup(family)) || !(fam = realloc(t->fam, (t->nfam + 1) * sizeof(*fam)))) {
+		family_release(&nf);
+		return -ENOMEM;
+	}
+	t->fam = fam;
+	/* Cells left by an earlier family of this name are older than this sequence. */
+	if ((rc = txn_seq_bump(txn, &nf.since))) {
+		family_release(&nf);
+		return txn_fail(txn, rc);
+	}
+	for (i = t->nfam; i > 0 && strcmp(t->fam[i - 1].name, family) > 0; i--)
+		t->fam[i] = t->fam[i - 1];
+	t->fam[i] = nf;
+	t->nfam++;
+	return sch_table_put(txn, t);
+}
+
+int cs_family_delete(cs_txn *txn, const char *table, const char *family)
+{
+	struct sch_table *t;
+	struct sch_family *f;
+	int rc = txn_write_check(txn);
+
+	if (rc)
+		return rc;
+	if ((rc = sch_table_get(txn, table, &t)))
+		return rc == -ENOENT ? rc : txn_fail(txn, rc);
+	if (!(f = sch_family_find(t, family)))
+		return -ENOENT;
+	family_release(f);
+	memmove(f, f + 1, (size_t)(t->fam + t->nfam - (f + 1)) * sizeof(*f));
+	t->nfam--;
+	return sch_table_put(txn, t);
+}
+
+int cs_family_set_gc(cs_txn *txn, const char *table, const char *family, const char *gc)
+{
+	struct sch_table *t;
+	struct sch_family *f;
+	gcp *p;
+	char *canon;
+	int rc = txn_write_check(txn);
+
+	if (rc)
+		return rc;
+	if ((rc = sch_table_get(txn, table, &t)))
+		return rc == -ENOENT ? rc : txn_fail(txn, rc);
+	if (!(f = sch_family_find(t, family)))
+		return -ENOENT;
+	if ((rc = parse_policy(gc, &p, &canon)))
+		return rc;
+	gcp_free(f->policy);
+	free(f->gc);
+	f->policy = p;
+	f->gc = canon;
+	return sch_table_put(txn, t);
+}
+
+/* ---- dropped ranges ---- */
+
+static int drop_parse(const uint8_t *k, size_t kn, const uint8_t *v, size_t vn, struct sch_drop *d)
+{
+	size_t sn;
+	int a;
+
+	memset(d, 0, sizeof(*d));
+	if (kn < 5 + 2 + 8 || vn < 1)
+		return -EIO;
+	a = key_dec(k + 5, kn - 5 - 8, NULL, &sn);
+	if (a < 0 || (size_t)a != kn - 5 - 8)
+		return -EIO;
+	if (!(d->start = malloc(sn + 1)) || !(d->end = malloc(vn)) || !(d->xkey = malloc(kn)))
+		return -ENOMEM;
+	key_dec(k + 5, kn - 5 - 8, d->start, &d->startn);
+	d->seq = key_get_u64(k + kn - 8);
+	d->has_end = v[0] & 1;
+	d->dirty = v[0] & 2;
+	d->endn = vn - 1;
+	memcpy(d->end, v + 1, vn - 1);
+	memcpy(d->xkey, k, kn);
+	d->xkeyn = kn;
+	return 0;
+}
+
+int sch_drops_load(cs_txn *txn, struct sch_table *t)
+{
+	kv_cursor *c;
+	uint8_t pfx[5];
+	int rc;
+
+	if (t->drops_loaded)
+		return 0;
+	drops_free(t);
+	t->drops_loaded = true;
+	if (!t->ndrops)
+		return 0;
+	pfx[0] = KEY_DROP;
+	key_put_u32(pfx + 1, t->id);
+	if ((rc = kv_cursor_open(txn->kv, &c)))
+		return rc;
+	for (rc = kv_seek(c, pfx, 5); !rc; rc = kv_next(c)) {
+		const uint8_t *k, *v;
+		size_t kn, vn, cap = t->ndrop_list;
+		struct sch_drop *nd;
+
+		kv_key(c, (const void **)&k, &kn);
+		if (kn < 5 || memcmp(k, pfx, 5))
+			break;
+		if ((rc = kv_value(c, (const void **)&v, &vn)))
+			break;
+		if (!(nd = realloc(t->drops, (cap + 1) * sizeof(*nd)))) {
+			rc = -ENOMEM;
+			break;
+		}
+		t->drops = nd;
+		t->ndrop_list++;
+		if ((rc = drop_parse(k, kn, v, vn, &nd[cap])))
+			break;
+	}
+	kv_cursor_close(c);
+	if (rc && rc != -ENOENT) {
+		drops_free(t);
+		return rc;
+	}
+	return 0;
+}

@@ -1,0 +1,195 @@
+/* store.c — opening stores, transactions and the write sequence that dropped ranges are judged by. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "keys.h"
+#include "store_internal.h"
+
+static const char META_SEQ[] = "Mseq";
+
+int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out)
+{
+	cs_open_opts def = { 0 };
+	cs_store *st;
+	int rc;
+
+	if (!opts)
+		opts = &def;
+	if (!dir || !*dir)
+		return -EINVAL;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st->rdonly = opts->flags & CS_OPEN_RDONLY;
+	st->max_value = opts->max_value ? opts->max_value : CS_DEFAULT_MAX_VALUE;
+	rc = kv_env_open(dir, st->rdonly, opts->flags & CS_OPEN_CREATE, &st->kv);
+	if (rc) {
+		free(st);
+		return rc;
+	}
+	*out = st;
+	return 0;
+}
+
+void cs_store_close(cs_store *st)
+{
+	if (!st)
+		return;
+	kv_env_close(st->kv);
+	free(st);
+}
+
+int cs_store_sync(cs_store *st)
+{
+	return kv_env_sync(st->kv);
+}
+
+uint64_t cs_store_max_value(const cs_store *st)
+{
+	return st->max_value;
+}
+
+int cs_default_path(char **out)
+{
+	const char *db = getenv("CELLFS_DB"), *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+	int n;
+
+	if (db && *db)
+		n = asprintf(out, "%s", db);
+	else if (xdg && *xdg)
+		n = asprintf(out, "%s/cellfs/default", xdg);
+	else if (home && *home)
+		n = asprintf(out, "%s/.local/share/cellfs/default", home);
+	else
+		return -ENOENT;
+	return n < 0 ? -ENOMEM : 0;
+}
+
+int64_t cs_now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int cs_txn_begin(cs_store *st, unsigned flags, cs_txn **out)
+{
+	bool rdonly = flags & CS_TXN_RDONLY;
+	cs_txn *t;
+	int rc;
+
+	if (!rdonly && st->rdonly)
+		return -EROFS;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->st = st;
+	t->rdonly = rdonly;
+	t->kbuf = malloc(KEY_MAX);
+	t->kbuf2 = malloc(KEY_MAX);
+	if (!t->kbuf || !t->kbuf2) {
+		rc = -ENOMEM;
+		goto free_txn;
+	}
+	if ((rc = kv_txn_begin(st->kv, rdonly, &t->kv)))
+		goto free_txn;
+	*out = t;
+	return 0;
+
+free_txn:
+	free(t->kbuf);
+	free(t->kbuf2);
+	free(t);
+	return rc;
+}
+
+static void txn_free(cs_txn *t)
+{
+	sch_cache_free(t);
+	free(t->scratch);
+	free(t->kbuf);
+	free(t->kbuf2);
+	free(t);
+}
+
+int cs_txn_commit(cs_txn *t)
+{
+	int rc = t->err;
+	if (rc)
+		kv_txn_abort(t->kv);
+	else
+		rc = kv_txn_commit(t->kv);
+	txn_free(t);
+	return rc;
+}
+
+void cs_txn_abort(cs_txn *t)
+{
+	if (!t)
+		return;
+	kv_txn_abort(t->kv);
+	txn_free(t);
+}
+
+int txn_write_check(cs_txn *t)
+{
+	if (t->rdonly)
+		return -EROFS;
+	return t->err;
+}
+
+int txn_fail(cs_txn *t, int rc)
+{
+	if (rc < 0 && !t->err)
+		t->err = rc;
+	return rc;
+}
+
+static int seq_store(cs_txn *t)
+{
+	uint8_t v[8];
+	key_put_u64(v, t->seq);
+	return kv_put(t->kv, META_SEQ, sizeof(META_SEQ) - 1, v, 8);
+}
+
+int txn_seq(cs_txn *t, uint64_t *seq)
+{
+	if (!t->seq_loaded) {
+		const void *v;
+		size_t vn;
+		int rc = kv_get(t->kv, META_SEQ, sizeof(META_SEQ) - 1, &v, &vn);
+		if (rc && rc != -ENOENT)
+			return rc;
+		if (!rc && vn != 8)
+			return -EIO;
+		t->seq = (rc ? 0 : key_get_u64(v)) + 1;
+		t->seq_loaded = true;
+		if ((rc = seq_store(t)))
+			return rc;
+	}
+	*seq = t->seq;
+	return 0;
+}
+
+int txn_seq_bump(cs_txn *t, uint64_t *seq)
+{
+	uint64_t s;
+	int rc = txn_seq(t, &s);
+	if (rc)
+		return rc;
+	t->seq++;
+	*seq = t->seq;
+	return seq_store(t);
+}
+
+void cs_strv_free(char **v, size_t n)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
