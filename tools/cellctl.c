@@ -1,0 +1,355 @@
+/* cellctl.c — the cellctl command: global options, the subcommand table, help, and what subcommands
+ * share (opening the store, reporting errors). Subcommands live in cmd_*.c; output formats in cbtfmt.c.
+ *
+ * cellctl speaks Google's cbt dialect: same subcommands, same key=value arguments, and for the same data
+ * byte-identical output, so scripts written for cbt keep working against a local cellfs store.
+ */
+#include "cellctl.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cbtfmt.h"
+
+#ifndef CELLFS_VERSION
+#define CELLFS_VERSION "unknown"
+#endif
+
+static cmd_fn cmd_help;
+
+static const struct cmd commands[] = {
+	{ "count", cmd_count, CC_READ, "Count rows in a table",
+	  "cellctl count <table> [prefix=<row-key-prefix>]\n"
+	  "\n"
+	  "  prefix=<row-key-prefix>    Count only rows whose key starts with this\n" },
+	{ "createfamily", cmd_createfamily, CC_WRITE, "Create a column family",
+	  "cellctl createfamily <table> <family>[:<gcpolicy>]\n"
+	  "\n"
+	  "  Without a policy the family keeps every cell (\"never\"). For gcpolicy, see \"setgcpolicy\".\n"
+	  "\n"
+	  "    Example: cellctl createfamily mobile-time-series stats_summary:maxversions=1\n" },
+	{ "createtable", cmd_createtable, CC_CREATE, "Create a table",
+	  "cellctl createtable <table> [families=<family>[:<gcpolicy>],...] [splits=<row-key>,...]\n"
+	  "\n"
+	  "  families     Column families and their garbage collection (gc) policies, comma-separated\n"
+	  "               (CSV: quote an item that contains a comma). Put gc policies in quotes when they\n"
+	  "               include shell operators && and ||. For gcpolicy, see \"setgcpolicy\".\n"
+	  "  splits       Accepted for cbt compatibility and ignored (a local store has no tablets)\n"
+	  "\n"
+	  "  Creates the store too if it does not exist yet.\n"
+	  "\n"
+	  "    Example: cellctl createtable mobile-time-series \"families=stats_summary:maxage=10d||maxversions=1,"
+	  "stats_detail:maxage=10d||maxversions=1\"\n" },
+	{ "deleteallrows", cmd_deleteallrows, CC_WRITE, "Delete all rows",
+	  "cellctl deleteallrows <table>\n" },
+	{ "deletecolumn", cmd_deletecolumn, CC_WRITE, "Delete all cells in a column",
+	  "cellctl deletecolumn <table> <row-key> <family> <column> [app-profile=<app-profile-id>]\n"
+	  "\n"
+	  "  app-profile=<app-profile-id>    Accepted for cbt compatibility and ignored\n" },
+	{ "deletefamily", cmd_deletefamily, CC_WRITE, "Delete a column family",
+	  "cellctl deletefamily <table> <family>\n" },
+	{ "deleterow", cmd_deleterow, CC_WRITE, "Delete a row",
+	  "cellctl deleterow <table> <row-key> [app-profile=<app-profile-id>]\n"
+	  "\n"
+	  "  app-profile=<app-profile-id>    Accepted for cbt compatibility and ignored\n" },
+	{ "deletetable", cmd_deletetable, CC_WRITE, "Delete a table",
+	  "cellctl deletetable <table>\n" },
+	{ "help", cmd_help, CC_NONE, "Print help text",
+	  "cellctl help [<command>]\n" },
+	{ "lookup", cmd_lookup, CC_READ, "Read from a single row",
+	  "cellctl lookup <table> <row-key> [columns=<family>:<qualifier>,...] [cells-per-column=<n>] "
+	  "[keys-only=<true|false>]\n"
+	  "\n"
+	  "  columns=<family>:<qualifier>,...    Read only these columns, comma-separated; \"f:\" is a whole\n"
+	  "                                      family, \"q\" or \":q\" a qualifier in any family. Both are\n"
+	  "                                      regular expressions matching whole names (POSIX extended\n"
+	  "                                      syntax, where cbt uses RE2)\n"
+	  "  cells-per-column=<n>                Read only this number of cells per column\n"
+	  "  keys-only=<true|false>              Print cells without their values\n"
+	  "  app-profile=<app-profile-id>        Accepted for cbt compatibility and ignored\n" },
+	{ "ls", cmd_ls, CC_READ, "List tables and column families",
+	  "cellctl ls                List tables\n"
+	  "cellctl ls <table>        List a table's column families and garbage collection policies\n" },
+	{ "read", cmd_read, CC_READ, "Read rows",
+	  "cellctl read <table> [start=<row-key>] [end=<row-key>] [prefix=<row-key-prefix>] [regex=<regex>] "
+	  "[reversed=<true|false>] [columns=<family>:<qualifier>,...] [count=<n>] [cells-per-column=<n>] "
+	  "[keys-only=<true|false>]\n"
+	  "\n"
+	  "  start=<row-key>                     Start reading at this row\n"
+	  "  end=<row-key>                       Stop reading before this row\n"
+	  "  prefix=<row-key-prefix>             Read rows with this prefix (not with start/end)\n"
+	  "  regex=<regex>                       Read rows whose whole key matches this regular expression\n"
+	  "                                      (POSIX extended syntax, where cbt uses RE2)\n"
+	  "  reversed=<true|false>               Read rows in descending key order\n"
+	  "  columns=<family>:<qualifier>,...    Read only these columns, comma-separated (see \"lookup\")\n"
+	  "  count=<n>                           Read only this many rows\n"
+	  "  cells-per-column=<n>                Read only this many cells per column\n"
+	  "  keys-only=<true|false>              Print cells without their values\n"
+	  "  app-profile=<app-profile-id>        Accepted for cbt compatibility and ignored\n" },
+	{ "set", cmd_set, CC_WRITE, "Set value of a cell (write)",
+	  "cellctl set <table> <row-key> <family>:<column>=<val>[@<timestamp>] ...\n"
+	  "\n"
+	  "  <family>:<column>=<val>[@<timestamp>] may be repeated to set several cells of the row at once.\n"
+	  "\n"
+	  "    timestamp is an optional integer (Go syntax: 0x.., 0o.., 0b.., '_' between digits), in\n"
+	  "    microseconds since 1970-01-01 00:00:00 UTC, truncated to milliseconds as cbt does.\n"
+	  "    If it cannot be parsed, '@<timestamp>' is part of the value. Without it the time is now.\n"
+	  "    A value ends at its first newline, as in cbt.\n" },
+	{ "setgcpolicy", cmd_setgcpolicy, CC_WRITE,
+	  "Set the garbage-collection policy (age, versions) for a column family",
+	  "cellctl setgcpolicy <table> <family> ((maxage=<d> | maxversions=<n>) [(and|or) (maxage=<d> | "
+	  "maxversions=<n>),...] | never) [force]\n"
+	  "\n"
+	  "  maxage=<d>         Maximum timestamp age to preserve. Acceptable units: ms, s, m, h, d\n"
+	  "  maxversions=<n>    Maximum number of versions to preserve\n"
+	  "  Put garbage collection policies in quotes when they include shell operators && and ||.\n"
+	  "  A trailing \"force\" is accepted for cbt compatibility and ignored.\n"
+	  "\n"
+	  "    Examples:\n"
+	  "      cellctl setgcpolicy mobile-time-series stats_detail maxage=10d\n"
+	  "      cellctl setgcpolicy mobile-time-series stats_summary maxage=10d or maxversions=1\n" },
+};
+
+static const size_t ncommands = sizeof commands / sizeof commands[0];
+
+static const struct cmd *find_command(const char *name)
+{
+	for (size_t i = 0; i < ncommands; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+/* ---- Messages ----------------------------------------------------------------------------------- */
+
+static const char *current_cmd; /* for the "cellctl CMD:" prefix */
+
+int cc_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout); /* whatever was printed before the error comes first */
+	if (current_cmd)
+		fprintf(stderr, "cellctl %s: ", current_cmd);
+	else
+		fputs("cellctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	putc('\n', stderr);
+	return CC_FAIL;
+}
+
+int cc_usage(const struct cellctl *cc)
+{
+	const char *u = cc->cmd->usage;
+
+	return cc_error("usage: %.*s", (int)strcspn(u, "\n"), u);
+}
+
+enum { QRING = 8 };
+static char *qring[QRING];
+static unsigned qnext;
+
+static void qring_free(void)
+{
+	for (unsigned i = 0; i < QRING; i++)
+		free(qring[i]);
+}
+
+const char *cc_q(const void *s, size_t n)
+{
+	char **slot = &qring[qnext++ % QRING];
+
+	free(*slot);
+	*slot = cbtfmt_quote_dup(s, n);
+	return *slot ? *slot : "<nomem>";
+}
+
+const char *cc_qs(const char *s)
+{
+	return cc_q(s, strlen(s));
+}
+
+int cc_store_error(cs_txn *txn, int err, const char *what, const char *table, const char *family)
+{
+	cs_table_info *info = NULL;
+	int found;
+
+	if (err != -ENOENT && err != -EEXIST)
+		return cc_error("%s: %s", what, strerror(-err));
+	found = txn ? cs_table_info_get(txn, table, &info) : -ENOENT;
+	cs_table_info_free(info);
+	if (err == -ENOENT && found == -ENOENT)
+		return cc_error("table %s not found", cc_qs(table));
+	if (err == -EEXIST && !family)
+		return cc_error("table %s already exists", cc_qs(table));
+	if (err == -EEXIST)
+		return cc_error("family %s already exists in table %s", cc_qs(family), cc_qs(table));
+	if (family)
+		return cc_error("family %s not found in table %s", cc_qs(family), cc_qs(table));
+	return cc_error("%s: %s", what, strerror(-err));
+}
+
+/* ---- The store ---------------------------------------------------------------------------------- */
+
+int cellctl_open(struct cellctl *cc)
+{
+	const char *env = getenv("CELLFS_DB");
+	cs_open_opts opts = { 0 };
+	char *path;
+	bool is_default = false;
+	int rc, status;
+
+	if (cc->st)
+		return CC_OK;
+	if (cc->db) {
+		path = strdup(cc->db);
+	} else if (env && *env) {
+		path = strdup(env);
+	} else {
+		rc = cs_default_path(&path);
+		if (rc < 0)
+			return cc_error("cannot locate the default store (set --db or CELLFS_DB): %s", strerror(-rc));
+		is_default = true;
+	}
+	if (!path)
+		return cc_error("%s", strerror(ENOMEM));
+	if (is_default || cc->cmd->access == CC_CREATE)
+		opts.flags = CS_OPEN_CREATE;
+	else if (cc->cmd->access == CC_READ)
+		opts.flags = CS_OPEN_RDONLY;
+	rc = cs_store_open(path, &opts, &cc->st);
+	if (rc == -ENOENT)
+		status = cc_error("no store at %s", cc_qs(path));
+	else if (rc == -ENOTEMPTY)
+		status = cc_error("cannot create a store in %s: the directory holds other files", cc_qs(path));
+	else if (rc == -EIO)
+		status = cc_error("cannot open store %s: not a valid cellfs store, or an I/O error", cc_qs(path));
+	else if (rc < 0)
+		status = cc_error("cannot open store %s: %s", cc_qs(path), strerror(-rc));
+	else
+		status = CC_OK;
+	free(path);
+	return status;
+}
+
+int cellctl_begin(struct cellctl *cc, cs_txn **txn)
+{
+	int rc = cellctl_open(cc);
+
+	if (rc != CC_OK)
+		return rc;
+	rc = cs_txn_begin(cc->st, cc->cmd->access == CC_READ ? CS_TXN_RDONLY : 0, txn);
+	if (rc < 0)
+		return cc_error("cannot begin a transaction: %s", strerror(-rc));
+	return CC_OK;
+}
+
+int cellctl_commit(cs_txn *txn)
+{
+	int rc = cs_txn_commit(txn);
+
+	if (rc < 0)
+		return cc_error("commit failed, nothing was written: %s", strerror(-rc));
+	return CC_OK;
+}
+
+/* ---- Help --------------------------------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+	fputs("Usage: cellctl [--db PATH] <command> [<argument>...]\n"
+	      "\n"
+	      "cellctl reads and writes a cellfs store in the dialect of Google's cbt tool: the same\n"
+	      "commands and arguments, and the same output for the same data.\n"
+	      "\n"
+	      "Commands:\n", f);
+	for (size_t i = 0; i < ncommands; i++)
+		fprintf(f, "    %-15s %s\n", commands[i].name, commands[i].desc);
+	fputs("\n"
+	      "Options:\n"
+	      "    --db PATH       The store to use. Default: $CELLFS_DB, else the default store\n"
+	      "                    ($XDG_DATA_HOME/cellfs/default or ~/.local/share/cellfs/default),\n"
+	      "                    which is created on first use\n"
+	      "    --help, -h      Print this help\n"
+	      "    --version       Print cellctl's version\n"
+	      "\n"
+	      "Use \"cellctl help <command>\" for more information about a command.\n", f);
+}
+
+static int cmd_help(struct cellctl *cc, int argc, char **argv)
+{
+	const struct cmd *c;
+
+	if (argc == 0) {
+		usage(stdout);
+		return CC_OK;
+	}
+	if (argc > 1)
+		return cc_usage(cc);
+	c = find_command(argv[0]);
+	if (!c)
+		return cc_error("unknown command %s", cc_qs(argv[0]));
+	fputs(c->usage, stdout);
+	return CC_OK;
+}
+
+/* ---- main --------------------------------------------------------------------------------------- */
+
+static int finish(int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "cellctl: writing output: %s\n", strerror(errno));
+		return CC_FAIL;
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	static char outbuf[1 << 16];
+	struct cellctl cc = { 0 };
+	int i, status;
+
+	atexit(qring_free);
+	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		} else if (!strcmp(a, "--db")) {
+			if (++i == argc)
+				return cc_error("option --db needs a PATH");
+			cc.db = argv[i];
+		} else if (!strncmp(a, "--db=", 5)) {
+			cc.db = a + 5;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return finish(CC_OK);
+		} else if (!strcmp(a, "--version")) {
+			printf("cellctl %s\n", CELLFS_VERSION);
+			return finish(CC_OK);
+		} else {
+			cc_error("unknown option %s (see \"cellctl --help\")", cc_qs(a));
+			return CC_FAIL;
+		}
+	}
+	if (cc.db && !*cc.db)
+		return cc_error("option --db needs a PATH");
+	if (i == argc)
+		return cc_error("no command given (see \"cellctl --help\")");
+	cc.cmd = find_command(argv[i]);
+	if (!cc.cmd)
+		return cc_error("unknown command %s (see \"cellctl --help\")", cc_qs(argv[i]));
+	current_cmd = cc.cmd->name;
+	cbtfmt_tz_init();
+	status = cc.cmd->fn(&cc, argc - i - 1, argv + i + 1);
+	cs_store_close(cc.st);
+	return finish(status);
+}

@@ -1,0 +1,78 @@
+/* cellctl.h — what cellctl's subcommands share: the run context, the command table entry, the store
+ * opener and the one-line error reporter. Internal to tools/.
+ *
+ * A subcommand is `int cmd_x(struct cellctl *cc, int argc, char **argv)` with ARGV its arguments after
+ * the subcommand name; it returns the process exit status. It validates every argument before it opens
+ * a write transaction, so a bad argument writes nothing.
+ */
+#ifndef CELLFS_CELLCTL_H
+#define CELLFS_CELLCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cellstore.h"
+
+enum {
+	CC_OK = 0,
+	CC_FAIL = 1, /* cbt exits 1 for every failure; so does cellctl */
+};
+
+/* How a subcommand uses the store. */
+enum cc_access {
+	CC_NONE,   /* no store (help) */
+	CC_READ,   /* read-only transactions */
+	CC_WRITE,  /* write transactions */
+	CC_CREATE, /* write, and create the store if it does not exist yet */
+};
+
+struct cellctl;
+typedef int cmd_fn(struct cellctl *cc, int argc, char **argv);
+
+struct cmd {
+	const char *name;
+	cmd_fn *fn;
+	enum cc_access access;
+	const char *desc;  /* one line, for the command list */
+	const char *usage; /* first line: the synopsis; the rest: `cellctl help NAME` */
+};
+
+struct cellctl {
+	const struct cmd *cmd; /* the subcommand being run */
+	const char *db;        /* --db PATH, or NULL */
+	cs_store *st;          /* opened by cellctl_open() */
+};
+
+/* Open the store for CC's subcommand: --db PATH, else $CELLFS_DB, else the default store (which, like
+ * any store a CC_CREATE subcommand names, is created if missing). Prints the error and returns
+ * CC_FAIL, or returns CC_OK. Idempotent. */
+int cellctl_open(struct cellctl *cc);
+
+/* Begin a transaction on the open store (read-only for CC_READ subcommands). Prints the error. */
+int cellctl_begin(struct cellctl *cc, cs_txn **txn);
+
+/* Commit TXN, printing the error if that fails. Returns CC_OK or CC_FAIL. */
+int cellctl_commit(cs_txn *txn);
+
+/* Print "cellctl: MESSAGE" on one line to stderr; return CC_FAIL. */
+__attribute__((format(printf, 1, 2)))
+int cc_error(const char *fmt, ...);
+
+/* Print "cellctl: usage: SYNOPSIS" for CC's subcommand; return CC_FAIL. */
+int cc_usage(const struct cellctl *cc);
+
+/* Go-quote S (N bytes) for a message; the string lives until the process exits ("<nomem>" if memory
+ * ran out). Messages quote user input with this, so they stay on one line whatever the bytes. */
+const char *cc_q(const void *s, size_t n);
+const char *cc_qs(const char *s);
+
+/* A store error for TABLE (and FAMILY, if not NULL) in words: -ENOENT becomes "table "t" not found" or
+ * "family "f" not found in table "t"" (whichever is missing), the rest strerror. Returns CC_FAIL. */
+int cc_store_error(cs_txn *txn, int err, const char *what, const char *table, const char *family);
+
+/* Subcommands. */
+cmd_fn cmd_createtable, cmd_createfamily, cmd_deletefamily, cmd_deletetable, cmd_setgcpolicy, cmd_ls;
+cmd_fn cmd_set, cmd_deleterow, cmd_deletecolumn, cmd_deleteallrows;
+cmd_fn cmd_lookup, cmd_read, cmd_count;
+
+#endif

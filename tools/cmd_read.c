@@ -1,0 +1,420 @@
+/* cmd_read.c — the reading subcommands: lookup, read and count, with cbt's filters.
+ *
+ * cbt turns `columns=a,b` into an Interleave of filters, which emits a cell once for every selector that
+ * matches it; the store returns each cell once, so the selectors are matched again here to print each
+ * cell as often as cbt would. cbt's patterns are RE2 and must match whole names; the store speaks POSIX
+ * extended syntax, so patterns go through re2_to_ere() (see args.h for what carries over) and are
+ * matched here exactly as the store matches them.
+ */
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "cbtfmt.h"
+#include "cellctl.h"
+
+/* One half of a columns= selector. */
+struct matcher {
+	const char *pat; /* as given (RE2); NULL: anything */
+	bool literal;    /* no RE2 metacharacter: compare bytes */
+	char *ere;       /* otherwise: PAT in POSIX syntax (re2_to_ere), as given to the store */
+	bool compiled;
+	regex_t re;
+};
+
+struct selector {
+	struct matcher fam, qual;
+};
+
+/* What lookup and read share: the store's options and the columns= selectors. */
+struct readspec {
+	cs_read_opts o;
+	colspec *specs;
+	size_t nspecs;
+	struct selector *sels;
+	cs_column_sel *cs;
+	cs_bytes *quals;
+	char *row_ere;  /* regex= in POSIX syntax */
+	unsigned *mult; /* per cell of the current row: how many selectors match it */
+	size_t mult_cap;
+};
+
+/* Compile ERE as the store does ("^(ERE)$", POSIX extended) so that a bad pattern is reported here,
+ * naming PAT, what the user wrote. ERE must also compile on its own: "a)|(b" would otherwise close the
+ * anchoring group early and match far more than whole names. Prints the error. */
+static int compile_whole(regex_t *re, const char *ere, const char *pat, const char *what)
+{
+	char *full, msg[256];
+	int rc;
+
+	rc = regcomp(re, ere, REG_EXTENDED | REG_NOSUB);
+	if (rc == 0) {
+		regfree(re);
+		if (asprintf(&full, "^(%s)$", ere) < 0)
+			return cc_error("%s", strerror(ENOMEM));
+		rc = regcomp(re, full, REG_EXTENDED | REG_NOSUB);
+		free(full);
+	}
+	if (rc == 0)
+		return CC_OK;
+	regerror(rc, NULL, msg, sizeof msg);
+	return cc_error("bad regex %s in %s: %s", cc_qs(pat), what, msg);
+}
+
+static int matcher_init(struct matcher *m, const char *pat)
+{
+	m->pat = pat;
+	if (!pat)
+		return CC_OK;
+	m->literal = !pat[strcspn(pat, "\\.+*?()|[]{}^$")];
+	if (m->literal)
+		return CC_OK;
+	m->ere = re2_to_ere(pat);
+	if (!m->ere)
+		return cc_error("%s", strerror(ENOMEM));
+	if (compile_whole(&m->re, m->ere, pat, "columns=") != CC_OK)
+		return CC_FAIL;
+	m->compiled = true;
+	return CC_OK;
+}
+
+static bool matcher_match(const struct matcher *m, const void *p, size_t n)
+{
+	regmatch_t r = { .rm_so = 0, .rm_eo = (regoff_t)n };
+
+	if (!m->pat)
+		return true;
+	if (m->literal)
+		return strlen(m->pat) == n && !memcmp(m->pat, p, n);
+	return regexec(&m->re, n ? p : "", 1, &r, REG_STARTEND) == 0;
+}
+
+static void readspec_release(struct readspec *rs)
+{
+	for (size_t i = 0; rs->sels && i < rs->nspecs; i++) {
+		if (rs->sels[i].fam.compiled)
+			regfree(&rs->sels[i].fam.re);
+		if (rs->sels[i].qual.compiled)
+			regfree(&rs->sels[i].qual.re);
+		free(rs->sels[i].fam.ere);
+		free(rs->sels[i].qual.ere);
+	}
+	free(rs->row_ere);
+	free(rs->sels);
+	free(rs->cs);
+	free(rs->quals);
+	free(rs->mult);
+	colspecs_free(rs->specs, rs->nspecs);
+}
+
+/* Turn a columns= value into store selectors (exact names where the pattern is a literal). */
+static int parse_columns(struct readspec *rs, const char *val)
+{
+	char *err = NULL;
+	int rc = args_columns(val, &rs->specs, &rs->nspecs, &err);
+
+	if (rc < 0) {
+		rc = cc_error("%s", err ? err : strerror(-rc));
+		free(err);
+		return rc;
+	}
+	rs->sels = calloc(rs->nspecs, sizeof *rs->sels);
+	rs->cs = calloc(rs->nspecs, sizeof *rs->cs);
+	rs->quals = calloc(rs->nspecs, sizeof *rs->quals);
+	if (!rs->sels || !rs->cs || !rs->quals)
+		return cc_error("%s", strerror(ENOMEM));
+	for (size_t i = 0; i < rs->nspecs; i++) {
+		struct selector *s = &rs->sels[i];
+		cs_column_sel *c = &rs->cs[i];
+
+		if (matcher_init(&s->fam, rs->specs[i].family) != CC_OK ||
+		    matcher_init(&s->qual, rs->specs[i].qualifier) != CC_OK)
+			return CC_FAIL;
+		if (s->fam.pat && s->fam.literal)
+			c->family = s->fam.pat;
+		else
+			c->family_regex = s->fam.ere;
+		if (s->qual.pat && s->qual.literal) {
+			rs->quals[i] = CS_BYTES(s->qual.pat, strlen(s->qual.pat));
+			c->qualifier = &rs->quals[i];
+		} else {
+			c->qualifier_regex = s->qual.ere;
+		}
+	}
+	rs->o.columns = rs->cs;
+	rs->o.ncolumns = rs->nspecs;
+	return CC_OK;
+}
+
+/* The options lookup and read share. VALS are indexed like common_keys. */
+static const char *const common_keys[] = {
+	"columns", "cells-per-column", "keys-only", "app-profile", "format-file", "include-stats",
+	"authorized-view",
+};
+enum {
+	K_COLUMNS, K_CELLS, K_KEYS_ONLY, K_APP_PROFILE, K_FORMAT_FILE, K_INCLUDE_STATS, K_AUTH_VIEW,
+	K_NCOMMON
+};
+
+static int parse_common(struct readspec *rs, const char *const vals[])
+{
+	static const char *const unsupported[] = {
+		[K_FORMAT_FILE] = "value formatting files", [K_INCLUDE_STATS] = "request statistics",
+		[K_AUTH_VIEW] = "authorized views",
+	};
+	const char *v;
+	int64_t n;
+	int rc;
+
+	for (int k = K_FORMAT_FILE; k < K_NCOMMON; k++)
+		if (vals[k] && *vals[k])
+			return cc_error("%s are not supported (%s=%s)", unsupported[k], common_keys[k], cc_qs(vals[k]));
+	if ((v = vals[K_CELLS]) && *v) {
+		int32_t n32;
+
+		if ((rc = go_parse_int(v, 10, &n)) < 0)
+			return cc_error("bad number of cells per column %s: %s", cc_qs(v), go_num_strerror(rc));
+		n32 = (int32_t)(uint32_t)(uint64_t)n; /* the Go client's int32(n) */
+		if (n32 <= 0)
+			return cc_error("bad number of cells per column %s: must be > 0", cc_qs(v));
+		rs->o.cells_per_column = (uint32_t)n32;
+	}
+	if ((v = vals[K_KEYS_ONLY]) && *v && go_parse_bool(v, &rs->o.keys_only) < 0)
+		return cc_error("bad keys-only %s: want true or false", cc_qs(v));
+	if ((v = vals[K_COLUMNS]) && *v)
+		return parse_columns(rs, v);
+	return CC_OK;
+}
+
+/* Print ROW, each cell as many times as columns= selectors match it. */
+static int print_row(struct readspec *rs, const cs_row *row)
+{
+	if (rs->nspecs < 2) {
+		cbtfmt_row(stdout, row, NULL);
+		return CC_OK;
+	}
+	if (row->ncells > rs->mult_cap) {
+		unsigned *m = realloc(rs->mult, row->ncells * sizeof *m);
+
+		if (!m)
+			return cc_error("%s", strerror(ENOMEM));
+		rs->mult = m;
+		rs->mult_cap = row->ncells;
+	}
+	for (size_t i = 0; i < row->ncells; i++) {
+		const cs_cell *c = &row->cells[i];
+
+		rs->mult[i] = 0;
+		for (size_t k = 0; k < rs->nspecs; k++)
+			rs->mult[i] += matcher_match(&rs->sels[k].fam, c->family, strlen(c->family)) &&
+				       matcher_match(&rs->sels[k].qual, c->qualifier.data, c->qualifier.len);
+	}
+	cbtfmt_row(stdout, row, rs->mult);
+	return CC_OK;
+}
+
+/* Open a scan of TABLE with RS's options. Prints the error. */
+static int scan_open(cs_txn *txn, const char *table, const struct readspec *rs, cs_scan **scan)
+{
+	int err_no = cs_scan_open(txn, table, &rs->o, scan);
+
+	if (err_no == -EINVAL)
+		return cc_error("bad read options");
+	if (err_no < 0)
+		return cc_store_error(txn, err_no, "reading rows", table, NULL);
+	return CC_OK;
+}
+
+/* Print every row SCAN yields; with AT_LEAST_ONE (lookup), an empty row when there is none. */
+static int print_scan(struct readspec *rs, cs_scan *scan, bool at_least_one)
+{
+	const cs_row *row;
+	size_t rows = 0;
+	int rc = CC_OK, more;
+
+	while (rc == CC_OK && (more = cs_scan_next(scan, &row)) > 0) {
+		rc = print_row(rs, row);
+		rows++;
+	}
+	if (rc == CC_OK && more < 0)
+		return cc_error("reading rows: %s", strerror(-more));
+	if (rc == CC_OK && at_least_one && rows == 0)
+		cbtfmt_empty_row(stdout);
+	return rc;
+}
+
+int cmd_lookup(struct cellctl *cc, int argc, char **argv)
+{
+	const char *vals[K_NCOMMON + 1];
+	const char *valid[K_NCOMMON + 1];
+	struct readspec rs = { 0 };
+	cs_bytes key;
+	cs_txn *txn;
+	cs_scan *scan = NULL;
+	char *err = NULL;
+	int rc;
+
+	if (argc < 2)
+		return cc_usage(cc);
+	memcpy(valid, common_keys, sizeof common_keys);
+	valid[K_NCOMMON] = NULL;
+	if (args_kv(argc - 2, argv + 2, valid, vals, &err) < 0) {
+		rc = cc_error("%s", err ? err : strerror(ENOMEM));
+		free(err);
+		return rc;
+	}
+	if ((rc = parse_common(&rs, vals)) != CC_OK)
+		goto release;
+	key = CS_BYTES(argv[1], strlen(argv[1]));
+	rs.o.row = &key;
+	if ((rc = cellctl_begin(cc, &txn)) != CC_OK)
+		goto release;
+	if (key.len == 0 || key.len > CS_MAX_ROW_KEY) {
+		/* No row can have this key; cbt prints the empty row all the same, once the table is known. */
+		cs_table_info *info;
+		int err_no = cs_table_info_get(txn, argv[0], &info);
+
+		if (err_no < 0) {
+			rc = cc_store_error(txn, err_no, "reading row", argv[0], NULL);
+		} else {
+			cs_table_info_free(info);
+			cbtfmt_empty_row(stdout);
+		}
+	} else if ((rc = scan_open(txn, argv[0], &rs, &scan)) == CC_OK) {
+		rc = print_scan(&rs, scan, true);
+	}
+	cs_scan_close(scan);
+	cs_txn_abort(txn);
+release:
+	readspec_release(&rs);
+	return rc;
+}
+
+int cmd_read(struct cellctl *cc, int argc, char **argv)
+{
+	enum { K_START = K_NCOMMON, K_END, K_PREFIX, K_REGEX, K_COUNT, K_REVERSED, K_LIMIT, K_NREAD };
+	const char *valid[K_NREAD + 1];
+	const char *vals[K_NREAD];
+	struct readspec rs = { 0 };
+	regex_t row_re;
+	cs_txn *txn;
+	cs_scan *scan = NULL;
+	char *err = NULL;
+	const char *v;
+	int rc;
+
+	if (argc < 1)
+		return cc_usage(cc);
+	memcpy(valid, common_keys, sizeof common_keys);
+	valid[K_START] = "start";
+	valid[K_END] = "end";
+	valid[K_PREFIX] = "prefix";
+	valid[K_REGEX] = "regex";
+	valid[K_COUNT] = "count";
+	valid[K_REVERSED] = "reversed";
+	valid[K_LIMIT] = "limit";
+	valid[K_NREAD] = NULL;
+	if (args_kv(argc - 1, argv + 1, valid, vals, &err) < 0) {
+		rc = cc_error("%s", err ? err : strerror(ENOMEM));
+		free(err);
+		return rc;
+	}
+	if (vals[K_LIMIT]) /* cbt's old name for end */
+		return cc_error("unknown arg key \"limit\"; did you mean \"end\"?");
+	/* As in cbt, an empty value is the same as no argument. */
+	for (int k = 0; k < K_NREAD; k++)
+		if (vals[k] && !*vals[k])
+			vals[k] = NULL;
+	if ((vals[K_START] || vals[K_END]) && vals[K_PREFIX])
+		return cc_error("\"start\"/\"end\" may not be mixed with \"prefix\"");
+	if ((rc = parse_common(&rs, vals)) != CC_OK)
+		goto release;
+	if ((v = vals[K_START]))
+		rs.o.start = CS_BYTES(v, strlen(v));
+	if ((v = vals[K_END]))
+		rs.o.end = CS_BYTES(v, strlen(v));
+	if ((v = vals[K_PREFIX]))
+		rs.o.prefix = CS_BYTES(v, strlen(v));
+	if ((v = vals[K_REGEX])) {
+		rs.row_ere = re2_to_ere(v);
+		if (!rs.row_ere) {
+			rc = cc_error("%s", strerror(ENOMEM));
+			goto release;
+		}
+		if ((rc = compile_whole(&row_re, rs.row_ere, v, "regex=")) != CC_OK)
+			goto release;
+		regfree(&row_re);
+		rs.o.row_regex = rs.row_ere;
+	}
+	if ((v = vals[K_REVERSED]) && go_parse_bool(v, &rs.o.reversed) < 0) {
+		rc = cc_error("bad reversed %s: want true or false", cc_qs(v));
+		goto release;
+	}
+	if ((v = vals[K_COUNT])) {
+		int64_t n;
+		int err_no = go_parse_int(v, 0, &n);
+
+		if (err_no < 0) {
+			rc = cc_error("bad count %s: %s", cc_qs(v), go_num_strerror(err_no));
+			goto release;
+		}
+		if (n < 0) {
+			rc = cc_error("bad count %s: row limit cannot be negative", cc_qs(v));
+			goto release;
+		}
+		if (n == 0) /* the Go client reads nothing at all for a limit of 0 */
+			goto release;
+		rs.o.limit = (uint64_t)n;
+	}
+	if ((rc = cellctl_begin(cc, &txn)) != CC_OK)
+		goto release;
+	if ((rc = scan_open(txn, argv[0], &rs, &scan)) == CC_OK)
+		rc = print_scan(&rs, scan, false);
+	cs_scan_close(scan);
+	cs_txn_abort(txn);
+release:
+	readspec_release(&rs);
+	return rc;
+}
+
+int cmd_count(struct cellctl *cc, int argc, char **argv)
+{
+	static const char *const valid[] = { "prefix", NULL };
+	const char *vals[1];
+	cs_read_opts o = { .keys_only = true };
+	const cs_row *row;
+	uint64_t n = 0;
+	cs_txn *txn;
+	cs_scan *scan;
+	char *err = NULL;
+	int rc, more, err_no;
+
+	if (argc < 1)
+		return cc_usage(cc);
+	if (args_kv(argc - 1, argv + 1, valid, vals, &err) < 0) {
+		rc = cc_error("%s", err ? err : strerror(ENOMEM));
+		free(err);
+		return rc;
+	}
+	if (vals[0])
+		o.prefix = CS_BYTES(vals[0], strlen(vals[0]));
+	if ((rc = cellctl_begin(cc, &txn)) != CC_OK)
+		return rc;
+	if ((err_no = cs_scan_open(txn, argv[0], &o, &scan)) < 0) {
+		rc = cc_store_error(txn, err_no, "reading rows", argv[0], NULL);
+		cs_txn_abort(txn);
+		return rc;
+	}
+	while ((more = cs_scan_next(scan, &row)) > 0)
+		n++;
+	if (more < 0)
+		rc = cc_error("reading rows: %s", strerror(-more));
+	else
+		printf("%llu\n", (unsigned long long)n);
+	cs_scan_close(scan);
+	cs_txn_abort(txn);
+	return rc;
+}

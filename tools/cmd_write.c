@@ -1,0 +1,199 @@
+/* cmd_write.c — the row-writing subcommands: set, deleterow, deletecolumn and deleteallrows.
+ *
+ * Each applies its mutations to one row in one transaction, after every argument has been checked, so a
+ * bad argument anywhere writes nothing.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "cellctl.h"
+
+/* The row key argument, checked as Bigtable checks it. Prints the error. */
+static int check_row_key(const char *row)
+{
+	size_t n = strlen(row);
+
+	if (n == 0)
+		return cc_error("row keys must be non-empty");
+	if (n > CS_MAX_ROW_KEY)
+		return cc_error("row key of %zu bytes is longer than %d", n, CS_MAX_ROW_KEY);
+	return CC_OK;
+}
+
+/* Whether every family the N mutations M name exists in TABLE; ARGS (if not NULL) are the arguments
+ * they came from, for the message. Prints the error (also for a missing table). */
+static int check_families(cs_txn *txn, const char *table, const cs_mutation *m, size_t n,
+			  const char *const *args)
+{
+	cs_table_info *info;
+	int rc = CC_OK, err_no = cs_table_info_get(txn, table, &info);
+
+	if (err_no < 0)
+		return cc_store_error(txn, err_no, "getting table info", table, NULL);
+	for (size_t i = 0; i < n && rc == CC_OK; i++) {
+		bool found = !m[i].family;
+
+		for (size_t k = 0; k < info->nfamilies && !found; k++)
+			found = !strcmp(info->families[k].name, m[i].family);
+		if (found)
+			continue;
+		if (args)
+			rc = cc_error("family %s not found in table %s (argument %s)", cc_qs(m[i].family),
+				      cc_qs(table), cc_qs(args[i]));
+		else
+			rc = cc_error("family %s not found in table %s", cc_qs(m[i].family), cc_qs(table));
+	}
+	cs_table_info_free(info);
+	return rc;
+}
+
+/* Apply M (N mutations) to ROW of TABLE in one transaction and commit. Prints the error. */
+static int mutate_row(struct cellctl *cc, const char *table, const char *row, const cs_mutation *m, size_t n,
+		      const char *const *args)
+{
+	cs_txn *txn;
+	int rc, err_no;
+
+	if ((rc = cellctl_begin(cc, &txn)) != CC_OK)
+		return rc;
+	/* Name the argument at fault before anything is written. */
+	rc = check_families(txn, table, m, n, args);
+	if (rc == CC_OK && (err_no = cs_row_mutate(txn, table, CS_BYTES(row, strlen(row)), m, n)) < 0) {
+		switch (err_no) {
+		case -ENAMETOOLONG:
+			rc = cc_error("row key or qualifier too long (row keys up to %d bytes, qualifiers up to %d)",
+				      CS_MAX_ROW_KEY, CS_MAX_QUALIFIER);
+			break;
+		case -EFBIG:
+			rc = cc_error("value larger than the store's limit of %llu bytes",
+				      (unsigned long long)cs_store_max_value(cc->st));
+			break;
+		default:
+			rc = cc_store_error(txn, err_no, "applying mutation", table, NULL);
+		}
+	}
+	if (rc != CC_OK) {
+		cs_txn_abort(txn);
+		return rc;
+	}
+	return cellctl_commit(txn);
+}
+
+int cmd_set(struct cellctl *cc, int argc, char **argv)
+{
+	set_cell *cells;
+	cs_mutation *m;
+	const char **args;
+	size_t n = 0;
+	int64_t now = cs_now_us();
+	int rc = CC_OK;
+
+	if (argc < 3)
+		return cc_usage(cc);
+	if ((rc = check_row_key(argv[1])) != CC_OK)
+		return rc;
+	cells = calloc(argc, sizeof *cells);
+	m = calloc(argc, sizeof *m);
+	args = calloc(argc, sizeof *args);
+	if (!cells || !m || !args) {
+		rc = cc_error("%s", strerror(ENOMEM));
+		goto free_all;
+	}
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		int64_t ts;
+		int err_no;
+
+		if (!strncmp(a, "app-profile=", 12))
+			continue; /* routing, meaningless for a local store */
+		if (!strncmp(a, "authorized-view=", 16)) {
+			rc = cc_error("authorized views are not supported (argument %s)", cc_qs(a));
+			break;
+		}
+		err_no = args_set_cell(a, &cells[n]);
+		if (err_no == -ENOMEM) {
+			rc = cc_error("%s", strerror(ENOMEM));
+			break;
+		} else if (err_no < 0) {
+			rc = cc_error("bad set arg %s", cc_qs(a));
+			break;
+		}
+		n++;
+		if (cbt_cell_ts(&cells[n - 1], now, &ts) < 0) {
+			rc = cc_error("invalid timestamp %lld in %s", (long long)cells[n - 1].ts, cc_qs(a));
+			break;
+		}
+		m[n - 1] = (cs_mutation){
+			.op = CS_SET_CELL,
+			.family = cells[n - 1].family,
+			.qualifier = CS_BYTES(cells[n - 1].qual, cells[n - 1].qual_len),
+			.ts = ts,
+			.value = CS_BYTES(cells[n - 1].value, cells[n - 1].value_len),
+		};
+		args[n - 1] = a;
+	}
+	if (rc == CC_OK && n == 0)
+		rc = cc_error("nothing to set");
+	if (rc == CC_OK)
+		rc = mutate_row(cc, argv[0], argv[1], m, n, args);
+free_all:
+	for (size_t i = 0; cells && i < n; i++)
+		set_cell_release(&cells[i]);
+	free(cells);
+	free(m);
+	free(args);
+	return rc;
+}
+
+/* cbt takes one optional trailing app-profile=ID and nothing else. */
+static bool app_profile_ok(int argc, char **argv, int fixed)
+{
+	return argc == fixed || (argc == fixed + 1 && !strncmp(argv[fixed], "app-profile=", 12));
+}
+
+int cmd_deleterow(struct cellctl *cc, int argc, char **argv)
+{
+	cs_mutation m = { .op = CS_DELETE_ROW };
+	int rc;
+
+	if (!app_profile_ok(argc, argv, 2))
+		return cc_usage(cc);
+	if ((rc = check_row_key(argv[1])) != CC_OK)
+		return rc;
+	return mutate_row(cc, argv[0], argv[1], &m, 1, NULL);
+}
+
+int cmd_deletecolumn(struct cellctl *cc, int argc, char **argv)
+{
+	cs_mutation m = { .op = CS_DELETE_COLUMN }; /* every timestamp */
+	int rc;
+
+	if (!app_profile_ok(argc, argv, 4))
+		return cc_usage(cc);
+	if ((rc = check_row_key(argv[1])) != CC_OK)
+		return rc;
+	m.family = argv[2];
+	m.qualifier = CS_BYTES(argv[3], strlen(argv[3]));
+	return mutate_row(cc, argv[0], argv[1], &m, 1, NULL);
+}
+
+int cmd_deleteallrows(struct cellctl *cc, int argc, char **argv)
+{
+	cs_txn *txn;
+	int rc, err_no;
+
+	if (argc != 1)
+		return cc_usage(cc);
+	if ((rc = cellctl_begin(cc, &txn)) != CC_OK)
+		return rc;
+	err_no = cs_drop_prefix(txn, argv[0], CS_BYTES("", 0));
+	if (err_no < 0) {
+		rc = cc_store_error(txn, err_no, "deleting all rows", argv[0], NULL);
+		cs_txn_abort(txn);
+		return rc;
+	}
+	return cellctl_commit(txn);
+}
