@@ -7,7 +7,8 @@
  * Conventions, for every function below unless it says otherwise:
  * - Return >= 0 on success, a negative errno on failure.
  * - -ENOMEM: out of memory.  -EIO: the store is corrupt or an I/O error occurred.
- *   -ENOSPC: the disk (or the store's map) is full.
+ *   -ENOSPC: the disk (or the store's map) is full.  -E2BIG: a write transaction grew too large for
+ *   LMDB (hundreds of MiB of changed pages): commit in smaller batches.
  * - Byte strings are passed as cs_bytes, borrowed for the duration of the call.
  * - Memory this API returns is owned by the caller unless the comment says "borrowed".
  * - Writes happen inside a write transaction (cs_txn_begin without CS_TXN_RDONLY). Validation errors
@@ -62,8 +63,8 @@ typedef struct cs_open_opts {
 
 /* Open the store in directory DIR. OPTS may be NULL (defaults, no CS_OPEN_CREATE).
  * Several processes may have one store open at once; writers are serialised.
- * Errors: -ENOENT (no store there and no CS_OPEN_CREATE), -EACCES, -EINVAL (DIR is not a store),
- *         -EIO, -ENOMEM. On success *OUT is the caller's; close it with cs_store_close(). */
+ * Errors: -ENOENT (no store there and no CS_OPEN_CREATE), -ENOTEMPTY (creating a store in a directory
+ *         that holds other files), -ENOTDIR, -EACCES, -EIO (DIR is not a valid store), -ENOMEM. On success *OUT is the caller's; close it with cs_store_close(). */
 int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out);
 
 /* Close a store. Every transaction and scan on it must be finished. Accepts NULL. */
@@ -125,6 +126,10 @@ int cs_check_family_name(const char *name);
  * canonical form (caller frees). */
 int cs_check_gc_policy(const char *text, char **canon);
 
+/* Why TEXT is not a valid GC policy: a one-line message naming the fault (caller frees), or NULL if it
+ * is valid (or on ENOMEM). */
+char *cs_gc_policy_error(const char *text);
+
 /* Create table NAME with row-key delimiter DELIM (0 = CS_DEFAULT_DELIM).
  * Errors: -EINVAL (bad name), -EEXIST, -EROFS. */
 int cs_table_create(cs_txn *txn, const char *name, char delim);
@@ -147,7 +152,9 @@ int cs_family_create(cs_txn *txn, const char *table, const char *family, const c
 /* Delete FAMILY and every cell in it. Errors: -ENOENT, -EROFS. */
 int cs_family_delete(cs_txn *txn, const char *table, const char *family);
 
-/* Set FAMILY's GC policy. Collected cells are never returned again. Errors: -ENOENT, -EINVAL, -EROFS. */
+/* Set FAMILY's GC policy. Collected cells are never returned again: what the old policy collected is
+ * removed first (as cs_gc() does, over TABLE), so a looser policy brings nothing back.
+ * Errors: -ENOENT, -EINVAL, -EROFS. */
 int cs_family_set_gc(cs_txn *txn, const char *table, const char *family, const char *gc);
 
 /* ---- Mutations ------------------------------------------------------------------------------------ */
@@ -199,7 +206,8 @@ int cs_check_and_mutate(cs_txn *txn, const char *table, cs_bytes row, const cs_p
 			bool *matched);
 
 /* Drop every row whose key starts with PREFIX (an empty PREFIX drops all rows). Takes time independent
- * of the number of cells dropped; space is reclaimed by cs_gc(). Errors: -ENOENT, -EROFS. */
+ * of the number of cells dropped; space is reclaimed by cs_gc() (after an empty PREFIX, by cs_gc() with
+ * TABLE NULL). Errors: -ENOENT, -ENAMETOOLONG (PREFIX longer than CS_MAX_ROW_KEY), -EROFS. */
 int cs_drop_prefix(cs_txn *txn, const char *table, cs_bytes prefix);
 
 /* ---- Reads ---------------------------------------------------------------------------------------- */

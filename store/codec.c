@@ -68,9 +68,14 @@ size_t codec_put_varint(uint8_t *p, uint64_t v)
 	return i;
 }
 
-int codec_get_varint(const uint8_t *p, size_t n, uint64_t *v)
+/* Inlined into codec_header, which every scanned cell goes through. */
+static inline int get_varint(const uint8_t *p, size_t n, uint64_t *v)
 {
 	uint64_t r = 0;
+	if (n && p[0] < 0x80) { /* one byte: small values and lengths, the common case */
+		*v = p[0];
+		return 1;
+	}
 	for (size_t i = 0; i < n && i < 10; i++) {
 		r |= (uint64_t)(p[i] & 0x7f) << (7 * i);
 		if (!(p[i] & 0x80)) {
@@ -79,6 +84,11 @@ int codec_get_varint(const uint8_t *p, size_t n, uint64_t *v)
 		}
 	}
 	return -EIO;
+}
+
+int codec_get_varint(const uint8_t *p, size_t n, uint64_t *v)
+{
+	return get_varint(p, n, v);
 }
 
 static int grow(void **buf, size_t *cap, size_t need)
@@ -146,10 +156,10 @@ int codec_header(const void *rec, size_t n, codec_hdr *h)
 	if (n < 3 || p[0] > CODEC_ZSTD)
 		return -EIO;
 	h->kind = p[0];
-	a = codec_get_varint(p + 1, n - 1, &h->seq);
+	a = get_varint(p + 1, n - 1, &h->seq);
 	if (a < 0)
 		return a;
-	b = codec_get_varint(p + 1 + a, n - 1 - (size_t)a, &h->rawlen);
+	b = get_varint(p + 1 + a, n - 1 - (size_t)a, &h->rawlen);
 	if (b < 0)
 		return b;
 	h->hdrlen = 1 + (size_t)a + (size_t)b;
@@ -163,43 +173,43 @@ int codec_header(const void *rec, size_t n, codec_hdr *h)
 int codec_decode(const void *rec, size_t n, const void **val, size_t *vlen, void **owned)
 {
 	codec_hdr h;
+	int rc = codec_header(rec, n, &h);
+
+	*owned = NULL;
+	return rc ? rc : codec_value(rec, n, &h, val, vlen, owned);
+}
+
+int codec_inflate(const void *rec, size_t n, const codec_hdr *h, const void **val, size_t *vlen, void **owned)
+{
 	struct zctx *z;
 	unsigned long long fsize;
 	void *buf;
 	size_t r;
-	int rc = codec_header(rec, n, &h);
 
 	*owned = NULL;
-	if (rc)
-		return rc;
-	if (h.kind == CODEC_RAW) {
-		*val = (const uint8_t *)rec + h.hdrlen;
-		*vlen = h.rawlen;
-		return 0;
-	}
 	/* The frame must say the same length as the header before we trust it with an allocation. */
-	fsize = ZSTD_getFrameContentSize((const uint8_t *)rec + h.hdrlen, n - h.hdrlen);
-	if (fsize != h.rawlen)
+	fsize = ZSTD_getFrameContentSize((const uint8_t *)rec + h->hdrlen, n - h->hdrlen);
+	if (fsize != h->rawlen)
 		return -EIO;
 	z = zctx_get();
 	if (!z)
 		return -ENOMEM;
 	if (!z->d && !(z->d = ZSTD_createDCtx()))
 		return -ENOMEM;
-	buf = malloc(h.rawlen ? h.rawlen : 1);
+	buf = malloc(h->rawlen ? h->rawlen : 1);
 	if (!buf)
 		return -ENOMEM;
 	if (fault_hit(CS_FAULT_ZSTD)) {
 		free(buf);
 		return -EIO;
 	}
-	r = ZSTD_decompressDCtx(z->d, buf, h.rawlen, (const uint8_t *)rec + h.hdrlen, n - h.hdrlen);
-	if (ZSTD_isError(r) || r != h.rawlen) {
+	r = ZSTD_decompressDCtx(z->d, buf, h->rawlen, (const uint8_t *)rec + h->hdrlen, n - h->hdrlen);
+	if (ZSTD_isError(r) || r != h->rawlen) {
 		free(buf);
 		return -EIO;
 	}
 	*val = buf;
-	*vlen = h.rawlen;
+	*vlen = h->rawlen;
 	*owned = buf;
 	return 0;
 }

@@ -29,6 +29,21 @@ int codec_header(const void *rec, size_t n, codec_hdr *h);
  * *VAL is a new buffer, also stored in *OWNED for the caller to free. Errors: -EIO (corrupt), -ENOMEM. */
 int codec_decode(const void *rec, size_t n, const void **val, size_t *vlen, void **owned);
 
+/* codec_decode for a record whose header H codec_header() has already parsed (scans need both). For a raw
+ * record, the common case, it is two assignments; codec_inflate() does compressed ones. */
+int codec_inflate(const void *rec, size_t n, const codec_hdr *h, const void **val, size_t *vlen, void **owned);
+
+static inline int codec_value(const void *rec, size_t n, const codec_hdr *h, const void **val, size_t *vlen,
+			      void **owned)
+{
+	if (h->kind != CODEC_RAW)
+		return codec_inflate(rec, n, h, val, vlen, owned);
+	*owned = NULL;
+	*val = (const uint8_t *)rec + h->hdrlen;
+	*vlen = h->rawlen;
+	return 0;
+}
+
 /* Decoded length of an unsigned LEB128 varint at P (N bytes available); -EIO if malformed. */
 int codec_get_varint(const uint8_t *p, size_t n, uint64_t *v);
 size_t codec_put_varint(uint8_t *p, uint64_t v); /* writes at most 10 bytes */

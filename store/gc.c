@@ -122,6 +122,8 @@ static int gc_orphans(cs_txn *txn, kv_cursor *c, const uint32_t *ids, size_t n, 
 	static const uint8_t kinds[] = { KEY_DATA, KEY_DROP };
 	for (size_t i = 0; i < sizeof(kinds); i++) {
 		uint8_t pfx[5] = { kinds[i] };
+		cs_gc_stats recs = { 0 }; /* drop records are not cells: only their bytes count */
+		cs_gc_stats *s = kinds[i] == KEY_DATA ? st : &recs;
 		int rc = kv_seek(c, pfx, 1);
 		while (!rc) {
 			const uint8_t *k;
@@ -132,7 +134,7 @@ static int gc_orphans(cs_txn *txn, kv_cursor *c, const uint32_t *ids, size_t n, 
 				break;
 			tid = key_get_u32(k + 1);
 			key_put_u32(pfx + 1, tid);
-			if (!bsearch(&tid, ids, n, sizeof(*ids), id_cmp) && (rc = del_all(txn, c, pfx, 5, st)))
+			if (!bsearch(&tid, ids, n, sizeof(*ids), id_cmp) && (rc = del_all(txn, c, pfx, 5, s)))
 				return rc;
 			if (tid == UINT32_MAX)
 				break;
@@ -141,8 +143,21 @@ static int gc_orphans(cs_txn *txn, kv_cursor *c, const uint32_t *ids, size_t n, 
 		}
 		if (rc && rc != -ENOENT)
 			return rc;
+		st->bytes_freed += recs.bytes_freed;
 	}
 	return 0;
+}
+
+int gc_table_now(cs_txn *txn, struct sch_table *t, cs_gc_stats *stats)
+{
+	kv_cursor *c;
+	int rc = kv_cursor_open(txn->kv, &c);
+	if (rc)
+		return txn_fail(txn, rc);
+	memset(stats, 0, sizeof(*stats));
+	rc = gc_table(txn, t, c, stats);
+	kv_cursor_close(c);
+	return rc ? txn_fail(txn, rc) : 0;
 }
 
 int cs_gc(cs_txn *txn, const char *table, cs_gc_stats *stats)

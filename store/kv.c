@@ -2,6 +2,7 @@
  * This is the only file that includes lmdb.h; LMDB return codes are translated to -errno here, once. */
 #include "kv.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <lmdb.h>
 #include <stdio.h>
@@ -160,6 +161,22 @@ static int mkdirs(const char *dir)
 	return rc;
 }
 
+static int dir_is_empty(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int rc = 0;
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "lock.mdb")) {
+			rc = -ENOTEMPTY;
+			break;
+		}
+	closedir(d);
+	return rc;
+}
+
 int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
 {
 	static const size_t sizes[] = { (size_t)1 << 40, (size_t)1 << 36, (size_t)1 << 32, (size_t)1 << 30 };
@@ -180,7 +197,9 @@ int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
 	rc = access(data, F_OK) ? -errno : 0;
 	free(data);
 	if (rc && (!create || rdonly))
-		return rc == -ENOENT ? -ENOENT : rc;
+		return rc;
+	if (rc == -ENOENT && (rc = dir_is_empty(dir)))
+		return rc; /* never scatter a store into a directory that holds something else */
 
 	e = calloc(1, sizeof(*e));
 	if (!e)

@@ -27,6 +27,8 @@ static int validate(cs_txn *txn, struct sch_table *t, const cs_mutation *m, size
 				return -EFBIG;
 			/* fall through */
 		case CS_DELETE_COLUMN:
+			if (m[i].op == CS_DELETE_COLUMN && (m[i].ts_start < 0 || m[i].ts_end < 0))
+				return -EINVAL; /* a negative end would overflow the seek key */
 			if (m[i].qualifier.len > CS_MAX_QUALIFIER)
 				return -ENAMETOOLONG;
 			/* fall through */

@@ -3,6 +3,8 @@
  * is not newer than the cell (deleted-and-recreated families), no dropped range hides it, and its
  * family's GC policy has not collected it — whether or not cs_gc() has removed it yet. */
 #include <errno.h>
+#include <locale.h>
+#include <pthread.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,12 +39,13 @@ struct cs_scan {
 	size_t ncols;
 	struct colsel *cols;
 	int state;        /* 0 = not started, 1 = cursor on the next row's first cell, 2 = done */
+	size_t famidx;    /* index in t->fam of the family found last: the likeliest next one */
 	int err;
 	/* the current row */
 	uint8_t *renc;    /* enc(row) as in the keys */
 	size_t rencn, renccap;
 	uint8_t *rkey;
-	size_t rkeyn;
+	size_t rkeyn, rkeycap;
 	cs_cell *cells;
 	size_t *qoff;     /* qualifier offsets into arena while the row is built */
 	size_t ncells, cellcap, qoffcap;
@@ -92,30 +95,76 @@ uint64_t drop_hide_seq(const struct sch_table *t, const uint8_t *row, size_t n)
 	return drop_seq(t, row, n, NULL);
 }
 
+/* cell_visible, inlined into the scan loop. NEVER: F's policy is known to collect nothing. */
+static inline bool visible(const struct sch_family *f, bool never, uint64_t seq, uint64_t hide,
+			   uint32_t *version, int64_t ts, int64_t now)
+{
+	uint32_t v;
+	if (!f || seq < f->since || seq < hide)
+		return false; /* not in the schema any more, or dropped: not a version either */
+	v = (*version)++;
+	return never || !gcp_collects(f->policy, v, ts, now);
+}
+
 bool cell_visible(const struct sch_family *f, uint64_t seq, uint64_t hide, uint32_t *version, int64_t ts,
 		  int64_t now)
 {
-	if (!f || seq < f->since || seq < hide)
-		return false; /* not in the schema any more, or dropped: not a version either */
-	return !gcp_collects(f->policy, (*version)++, ts, now);
+	return visible(f, false, seq, hide, version, ts, now);
+}
+
+/* Regexes match bytes, whatever locale the process has set: they run in the C locale. */
+static locale_t c_locale;
+static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
+
+static void c_locale_init(void)
+{
+	c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+}
+
+static locale_t use_c_locale(void)
+{
+	pthread_once(&c_locale_once, c_locale_init);
+	return c_locale ? uselocale(c_locale) : (locale_t)0;
+}
+
+static void restore_locale(locale_t old)
+{
+	if (old)
+		uselocale(old);
 }
 
 static int compile(regex_t *re, const char *src)
 {
-	char *full;
-	int rc;
-	if (asprintf(&full, "^(%s)$", src) < 0)
-		return -ENOMEM;
-	rc = regcomp(re, full, REG_EXTENDED | REG_NOSUB);
+	locale_t old = use_c_locale();
+	regex_t bare;
+	char *full = NULL;
+	int rc = -EINVAL;
+
+	/* The pattern must stand on its own: "a)|(b" would otherwise escape the anchoring below. */
+	if (regcomp(&bare, src, REG_EXTENDED | REG_NOSUB))
+		goto out;
+	regfree(&bare);
+	if (asprintf(&full, "^(%s)$", src) < 0) {
+		full = NULL;
+		rc = -ENOMEM;
+		goto out;
+	}
+	rc = regcomp(re, full, REG_EXTENDED | REG_NOSUB) ? -EINVAL : 0;
+out:
 	free(full);
-	return rc ? -EINVAL : 0;
+	restore_locale(old);
+	return rc;
 }
 
 static bool rx_full(const regex_t *re, const void *p, size_t n)
 {
 	regmatch_t m = { .rm_so = 0, .rm_eo = (regoff_t)n };
-	/* REG_STARTEND: match exactly these bytes, NULs included. */
-	return regexec(re, n ? p : "", 1, &m, REG_STARTEND) == 0;
+	locale_t old = use_c_locale();
+	/* REG_STARTEND: match exactly these bytes, NULs included. P[N] must still be readable (a NUL):
+	 * sanitizer interceptors of regexec() measure the string with strlen(). */
+	bool r = regexec(re, n ? p : "", 1, &m, REG_STARTEND) == 0;
+	restore_locale(old);
+	return r;
 }
 
 static void *dupb(const void *p, size_t n)
@@ -320,6 +369,32 @@ static bool col_selected(const cs_scan *s, const char *fam, const uint8_t *q, si
 	return false;
 }
 
+/* Whether two short byte strings are equal: inline, where a call into memcmp would cost more (a scan
+ * compares a few for every cell). */
+static inline bool same_bytes(const void *a, size_t an, const void *b, size_t bn)
+{
+	const uint8_t *x = a, *y = b;
+	uint64_t u, v;
+	if (an != bn)
+		return false;
+	if (an < 8) {
+		for (size_t i = 0; i < an; i++)
+			if (x[i] != y[i])
+				return false;
+		return true;
+	}
+	/* Eight bytes at a time, the last eight overlapping the ones before. */
+	for (size_t i = 0; i + 8 < an; i += 8) {
+		memcpy(&u, x + i, 8);
+		memcpy(&v, y + i, 8);
+		if (u != v)
+			return false;
+	}
+	memcpy(&u, x + an - 8, 8);
+	memcpy(&v, y + an - 8, 8);
+	return u == v;
+}
+
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
 	size_t ncap;
@@ -348,19 +423,36 @@ static void row_reset(cs_scan *s)
 /* Decode the row of the cell key K into s->renc / s->rkey. */
 static int take_row(cs_scan *s, const uint8_t *k, size_t kn)
 {
-	size_t rn;
-	int a = key_dec(k + 5, kn - 5, NULL, &rn), rc;
-	if (a < 0)
+	int a, rc;
+	/* A decoded row is never longer than its encoding: decode once, straight into place. */
+	if ((rc = grow((void **)&s->rkey, &s->rkeycap, kn - 5, 1)))
+		return rc;
+	if ((a = key_dec(k + 5, kn - 5, s->rkey, &s->rkeyn)) < 0)
 		return -EIO;
+	s->rkey[s->rkeyn] = 0; /* room: the terminator; see rx_full() */
 	if ((rc = grow((void **)&s->renc, &s->renccap, (size_t)a, 1)))
 		return rc;
 	memcpy(s->renc, k + 5, (size_t)a);
 	s->rencn = (size_t)a;
-	free(s->rkey);
-	if (!(s->rkey = malloc(rn ? rn : 1)))
-		return -ENOMEM;
-	key_dec(k + 5, kn - 5, s->rkey, &s->rkeyn);
 	return 0;
+}
+
+/* The schema's family NAME (N bytes, no NUL). Rows mostly hold the same few families, so try the last
+ * one found first, by its index (checked: the schema may have changed since). */
+static struct sch_family *family_find(cs_scan *s, const char *name, size_t n)
+{
+	struct sch_family *f;
+	if (s->famidx < s->t->nfam) {
+		const char *last = s->t->fam[s->famidx].name;
+		size_t i = 0;
+		while (i < n && last[i] == name[i]) /* stops at LAST's NUL: NAME has none */
+			i++;
+		if (i == n && !last[n])
+			return &s->t->fam[s->famidx];
+	}
+	if ((f = sch_family_find(s->t, name)))
+		s->famidx = (size_t)(f - s->t->fam);
+	return f;
 }
 
 /* Read the row whose first cell the cursor is on into s->cells, applying every filter. Leaves the
@@ -368,61 +460,76 @@ static int take_row(cs_scan *s, const uint8_t *k, size_t kn)
 static int load_row(cs_scan *s)
 {
 	uint64_t hide = drop_seq(s->t, s->rkey, s->rkeyn, NULL);
-	const uint8_t *colk = NULL; /* the current column's key prefix (up to the timestamp) */
-	size_t colkn = 0;
+	size_t row_end = 5 + s->rencn;    /* where the row's keys go on to family and qualifier */
+	uint8_t *colbuf = s->txn->kbuf2; /* the current column: its keys from row_end to the timestamp */
+	size_t colkn = SIZE_MAX;          /* none yet */
 	uint32_t version = 0, emitted = 0;
-	uint8_t *colbuf = s->txn->kbuf2;
+	struct sch_family *f = NULL;
+	bool never = false; /* f's policy collects nothing */
+	char fam[CS_MAX_FAMILY + 1];
+	size_t famn = SIZE_MAX; /* the length of the name in fam (whose family is f); none yet */
 	int rc;
 
 	row_reset(s);
 	for (;;) {
 		const uint8_t *k, *v;
+		uint8_t *q;
 		size_t kn, vn;
 		key_parts kp;
 		codec_hdr h;
-		struct sch_family *f;
-		char fam[CS_MAX_FAMILY + 1];
 
-		if (!in_table(s, &k, &kn) || kn < 5 + s->rencn || memcmp(k + 5, s->renc, s->rencn))
+		if (!in_table(s, &k, &kn) || kn < row_end || !same_bytes(k + 5, s->rencn, s->renc, s->rencn))
 			return 0;
-		if (key_parse_cell(k, kn, &kp))
+		if (key_parse_tail(k, kn, row_end, &kp))
 			return -EIO;
 		if ((rc = kv_value(s->c, (const void **)&v, &vn)) || (rc = codec_header(v, vn, &h)))
 			return rc;
-		if (!colk || kn - 8 != colkn || memcmp(k, colk, colkn)) {
-			memcpy(colbuf, k, kn - 8); /* a new column starts */
-			colk = colbuf;
-			colkn = kn - 8;
-			version = emitted = 0;
-		}
 		if (kp.fam_len > CS_MAX_FAMILY)
 			goto next;
-		memcpy(fam, k + kp.fam_off, kp.fam_len);
-		fam[kp.fam_len] = 0;
-		f = sch_family_find(s->t, fam);
-		if (!cell_visible(f, h.seq, hide, &version, kp.ts, s->now))
+		if (!same_bytes(fam, famn, k + kp.fam_off, kp.fam_len)) {
+			/* Cells of one family come together: look it up once for them. */
+			memcpy(fam, k + kp.fam_off, kp.fam_len);
+			fam[kp.fam_len] = 0;
+			famn = kp.fam_len;
+			f = family_find(s, fam, famn);
+			never = f && gcp_is_never(f->policy);
+		}
+		/* Count the column's cells where a GC policy or a per-column limit needs it. Skipping the
+		 * cells of other families is safe: a column's cells are adjacent, and colbuf holds only
+		 * counted columns. */
+		if ((!never || s->per_column) &&
+		    !same_bytes(k + row_end, kn - 8 - row_end, colbuf, colkn)) {
+			colkn = kn - 8 - row_end; /* a new column starts */
+			memcpy(colbuf, k + row_end, colkn);
+			version = emitted = 0;
+		}
+		if (!visible(f, never, h.seq, hide, &version, kp.ts, s->now))
 			goto next;
 		if (kp.ts < s->ts_start || (s->ts_end != CS_TS_MAX && kp.ts >= s->ts_end))
 			goto next;
 		if (s->per_column && emitted >= s->per_column)
 			goto next;
-		/* The qualifier, decoded into the arena. */
-		size_t qn, qoff = s->arenan;
-		if ((rc = grow((void **)&s->arena, &s->arenacap, s->arenan + kp.q_len, 1)))
+		/* The qualifier, decoded into the arena (where it stays if the cell is returned). */
+		if ((rc = grow((void **)&s->arena, &s->arenacap, s->arenan + kp.qn + 1, 1)))
 			return rc;
-		key_dec(k + kp.q_off, kp.q_len, s->arena + qoff, &qn);
-		if (!col_selected(s, f->name, s->arena + qoff, qn))
+		q = s->arena + s->arenan;
+		if (kp.qn != kp.q_len - 2)
+			key_dec(k + kp.q_off, kp.q_len, q, &kp.qn);
+		else if (kp.qn)
+			memcpy(q, k + kp.q_off, kp.qn); /* nothing escaped: a plain copy */
+		q[kp.qn] = 0; /* for regexec interceptors (ASan) that ignore REG_STARTEND and run strlen() */
+		if (!col_selected(s, f->name, q, kp.qn))
 			goto next;
-		s->arenan += qn;
 		if ((rc = grow((void **)&s->cells, &s->cellcap, s->ncells + 1, sizeof(*s->cells))))
 			return rc;
 		if ((rc = grow((void **)&s->qoff, &s->qoffcap, s->ncells + 1, sizeof(size_t))))
 			return rc;
 		cs_cell *c = &s->cells[s->ncells];
-		s->qoff[s->ncells++] = qoff;
+		s->qoff[s->ncells++] = s->arenan;
+		s->arenan += kp.qn;
 		emitted++;
 		c->family = f->name;
-		c->qualifier.len = qn;
+		c->qualifier.len = kp.qn;
 		c->ts = kp.ts;
 		c->value_len = h.rawlen;
 		c->value.data = "";
@@ -431,7 +538,7 @@ static int load_row(cs_scan *s)
 			void *owned;
 			if ((rc = grow((void **)&s->owned, &s->ownedcap, s->nowned + 1, sizeof(void *))))
 				return rc;
-			if ((rc = codec_decode(v, vn, &c->value.data, &c->value.len, &owned)))
+			if ((rc = codec_value(v, vn, &h, &c->value.data, &c->value.len, &owned)))
 				return rc;
 			if (owned)
 				s->owned[s->nowned++] = owned;

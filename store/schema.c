@@ -49,6 +49,17 @@ int cs_check_gc_policy(const char *text, char **canon)
 	return rc;
 }
 
+char *cs_gc_policy_error(const char *text)
+{
+	gcp *p = NULL;
+	char *err = NULL;
+	if (!gcp_parse(text, &p, &err)) {
+		gcp_free(p);
+		return NULL;
+	}
+	return err;
+}
+
 static void family_release(struct sch_family *f)
 {
 	free(f->name);
@@ -469,6 +480,15 @@ int cs_family_set_gc(cs_txn *txn, const char *table, const char *family, const c
 		return -ENOENT;
 	if ((rc = parse_policy(gc, &p, &canon)))
 		return rc;
+	if (!gcp_is_never(f->policy)) {
+		/* Remove what the old policy collected: a looser new one must not bring it back. */
+		cs_gc_stats st;
+		if ((rc = gc_table_now(txn, t, &st))) {
+			gcp_free(p);
+			free(canon);
+			return rc;
+		}
+	}
 	gcp_free(f->policy);
 	free(f->gc);
 	f->policy = p;

@@ -76,6 +76,9 @@ int sch_new_table_id(cs_txn *txn, uint32_t *id); /* allocate a table id (never r
 /* mutate.c */
 int mut_mark_drops(cs_txn *txn, struct sch_table *t, cs_bytes row);
 
+/* gc.c: cs_gc() of one table whose schema T is already loaded. */
+int gc_table_now(cs_txn *txn, struct sch_table *t, cs_gc_stats *stats);
+
 /* read.c: the newest visible cell of a column, or -ENOENT. *VAL is owned by the caller (free()). */
 int read_newest(cs_txn *txn, struct sch_table *t, cs_bytes row, const char *family, cs_bytes q,
 		int64_t *ts, void **val, size_t *vlen);

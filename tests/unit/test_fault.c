@@ -1,0 +1,488 @@
+/* test_fault.c — fault injection as in SQLite: make the Nth LMDB and/or zstd call fail, for N = 1, 2, ...
+ * until a workload runs without reaching the Nth call. Every run must end in success or a clean -EIO,
+ * and the store, reopened, must then hold exactly the state before the workload (it failed) or after
+ * it (it succeeded): a multi-mutation row write is whole or absent, never half-written. */
+#include "testutil.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_N 200000 /* a workload that never stops reaching new calls is a bug */
+
+/* The whole store as text: tables, their schema, and every cell. */
+static char *store_state(cs_store *st)
+{
+	cs_txn *txn = tu_begin(st, CS_TXN_RDONLY);
+	char **names, *s = strdup("");
+	size_t n;
+
+	assert_int_equal(cs_table_list(txn, &names, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		cs_table_info *info;
+		char *d, *ns;
+		assert_int_equal(cs_table_info_get(txn, names[i], &info), 0);
+		d = tu_dump(txn, names[i], NULL);
+		assert_true(asprintf(&ns, "%s== %s (%c)\n", s, names[i], info->delim) > 0);
+		free(s);
+		s = ns;
+		for (size_t f = 0; f < info->nfamilies; f++) {
+			assert_true(asprintf(&ns, "%s%s: %s\n", s, info->families[f].name, info->families[f].gc) > 0);
+			free(s);
+			s = ns;
+		}
+		assert_true(asprintf(&ns, "%s%s", s, d) > 0);
+		free(s);
+		free(d);
+		s = ns;
+		cs_table_info_free(info);
+	}
+	cs_strv_free(names, n);
+	tu_commit(txn);
+	return s;
+}
+
+typedef void (*prepare_fn)(cs_store *st);
+typedef int (*workload_fn)(cs_store *st);
+
+/* Finish TXN after RC: on success commit; on failure the transaction must have failed as a whole
+ * (commit returns the same error) unless the error left it usable, which faults never do. */
+static int finish(cs_txn *txn, int rc)
+{
+	if (rc >= 0)
+		return cs_txn_commit(txn);
+	int crc = cs_txn_commit(txn);
+	if (crc != rc)
+		fail_msg("a failed call returned %d but commit returned %d", rc, crc);
+	return rc;
+}
+
+struct fault_stats {
+	uint64_t runs, failed;
+};
+
+/* Run WORKLOAD on a fresh store prepared by PREPARE with the Nth call of KINDS failing, for every N. */
+static struct fault_stats fault_loop(const char *name, unsigned kinds, prepare_fn prepare, workload_fn workload)
+{
+	struct fault_stats fs = { 0 };
+	char *before = NULL, *after = NULL;
+
+	for (uint64_t n = 0; n < MAX_N; n++) {
+		struct tu_store *ts;
+		void *state;
+		char *now;
+		bool fired;
+		int rc;
+
+		tu_store_setup(&state);
+		ts = state;
+		if (prepare)
+			prepare(ts->st);
+		if (!n)
+			before = store_state(ts->st);
+		cs_fault_arm(kinds, n);
+		rc = workload(ts->st);
+		fired = cs_fault_fired();
+		cs_fault_arm(0, 0);
+
+		if (rc != 0 && rc != -EIO)
+			fail_msg("%s, fault at call %llu: returned %d (%s), not a clean -EIO", name,
+				 (unsigned long long)n, rc, strerror(-rc));
+		if (!n && rc)
+			fail_msg("%s: fails without any fault: %d", name, rc);
+		if (!fired && n && rc)
+			fail_msg("%s: failed (%d) though no fault fired", name, rc);
+		tu_reopen(ts, 0, 0);
+		now = store_state(ts->st);
+		if (!n) {
+			after = now;
+			now = NULL;
+		} else if (strcmp(now, rc ? before : after)) {
+			fail_msg("%s, fault at call %llu (%s): the store holds neither the state before nor after:\n%s\n"
+				 "--- want\n%s", name, (unsigned long long)n, rc ? "failed" : "succeeded", now,
+				 rc ? before : after);
+		}
+		free(now);
+		tu_store_teardown(&state);
+		fs.runs++;
+		fs.failed += rc != 0;
+		if (n && !fired)
+			break; /* the workload no longer reaches call N */
+	}
+	assert_true(fs.runs < MAX_N);
+	free(before);
+	free(after);
+	return fs;
+}
+
+/* ---- workloads ---- */
+
+static uint8_t big_row[CS_MAX_ROW_KEY], big_q[CS_MAX_QUALIFIER], text[8192];
+
+static void init_data(void)
+{
+	uint64_t seed = 31;
+	tu_rand_bytes(&seed, big_row, sizeof(big_row), 1);
+	tu_rand_bytes(&seed, big_q, sizeof(big_q), 1);
+	for (size_t i = 0; i < sizeof(text); i++)
+		text[i] = (uint8_t)"compressible text, #row#key "[i % 28];
+}
+
+static void prepare_table(cs_store *st)
+{
+	cs_txn *txn = tu_begin(st, 0);
+	const cs_mutation m[] = {
+		{ .op = CS_SET_CELL, .family = "a", .qualifier = CS_STR("old"), .ts = 1, .value = CS_STR("old") },
+		{ .op = CS_SET_CELL, .family = "c", .qualifier = CS_STR("z"), .ts = 1, .value = CS_BYTES(text, 4000) },
+	};
+	assert_int_equal(cs_table_create(txn, "t", 0), 0);
+	assert_int_equal(cs_family_create(txn, "t", "a", NULL), 0);
+	assert_int_equal(cs_family_create(txn, "t", "b", "maxversions=2"), 0);
+	assert_int_equal(cs_family_create(txn, "t", "c", NULL), 0);
+	assert_int_equal(cs_row_mutate(txn, "t", CS_STR("r"), m, 2), 0);
+	assert_int_equal(cs_row_mutate(txn, "t", CS_BYTES(big_row, sizeof(big_row)), m, 2), 0);
+	assert_int_equal(cs_row_mutate(txn, "t", CS_STR("keep"), m, 2), 0);
+	for (int i = 0; i < 10; i++) {
+		char row[8];
+		snprintf(row, sizeof(row), "k%d", i);
+		assert_int_equal(cs_row_mutate(txn, "t", CS_STR(row), m, 2), 0);
+	}
+	tu_commit(txn);
+}
+
+/* One row, many mutations: small and compressed values, a full-length qualifier, deletions. */
+static int row_mutation(cs_store *st, cs_bytes row)
+{
+	const cs_mutation m[] = {
+		{ .op = CS_SET_CELL, .family = "a", .qualifier = CS_STR("x"), .ts = 5, .value = CS_STR("small") },
+		{ .op = CS_SET_CELL, .family = "b", .qualifier = CS_STR("big"), .ts = 5, .value = CS_BYTES(text, sizeof(text)) },
+		{ .op = CS_DELETE_COLUMN, .family = "a", .qualifier = CS_STR("old") },
+		{ .op = CS_SET_CELL, .family = "a", .qualifier = CS_BYTES(big_q, sizeof(big_q)), .ts = 7,
+		  .value = CS_BYTES(text, 300) },
+		{ .op = CS_DELETE_FAMILY, .family = "c" },
+		{ .op = CS_SET_CELL, .family = "c", .qualifier = CS_BYTES("\0\xff#", 3), .ts = 9, .value = CS_BYTES(text, 129) },
+		{ .op = CS_SET_CELL, .family = "b", .qualifier = CS_STR("big"), .ts = 6, .value = CS_BYTES(text, 2000) },
+	};
+	cs_txn *txn;
+	int rc = cs_txn_begin(st, 0, &txn);
+	if (rc)
+		return rc;
+	return finish(txn, cs_row_mutate(txn, "t", row, m, TU_ARRAY_SIZE(m)));
+}
+
+static int row_mutation_short(cs_store *st)
+{
+	return row_mutation(st, CS_STR("r"));
+}
+
+static int row_mutation_long(cs_store *st)
+{
+	return row_mutation(st, CS_BYTES(big_row, sizeof(big_row)));
+}
+
+/* Many rows in one transaction. */
+static int bulk(cs_store *st)
+{
+	cs_txn *txn;
+	int rc = cs_txn_begin(st, 0, &txn);
+	if (rc)
+		return rc;
+	for (int i = 0; i < 20 && !rc; i++) {
+		char row[16];
+		const cs_mutation m[] = {
+			{ .op = CS_SET_CELL, .family = "a", .qualifier = CS_STR("q"), .ts = i,
+			  .value = CS_BYTES(text, 100 + 50 * (size_t)i) },
+			{ .op = CS_DELETE_ROW },
+			{ .op = CS_SET_CELL, .family = "b", .qualifier = CS_STR("q"), .ts = i, .value = CS_BYTES(text, 200) },
+		};
+		snprintf(row, sizeof(row), "bulk%02d", i);
+		rc = cs_row_mutate(txn, "t", CS_STR(row), m, 3);
+	}
+	return finish(txn, rc);
+}
+
+static int rmw(cs_store *st)
+{
+	const cs_predicate p = { "a", CS_STR("old"), NULL };
+	const cs_mutation t_m[] = {
+		{ .op = CS_SET_CELL, .family = "b", .qualifier = CS_STR("matched"), .ts = 1, .value = CS_BYTES(text, 1000) },
+		{ .op = CS_DELETE_COLUMN, .family = "a", .qualifier = CS_STR("old") },
+	};
+	cs_txn *txn;
+	bool matched;
+	int rc = cs_txn_begin(st, 0, &txn);
+	if (rc)
+		return rc;
+	if (!(rc = cs_rmw_increment(txn, "t", CS_STR("r"), "a", CS_STR("n"), 5, NULL)) &&
+	    !(rc = cs_rmw_append(txn, "t", CS_STR("r"), "c", CS_STR("z"), CS_BYTES(text, 500), NULL)) &&
+	    !(rc = cs_check_and_mutate(txn, "t", CS_STR("r"), &p, t_m, 2, NULL, 0, &matched)))
+		rc = cs_rmw_increment(txn, "t", CS_STR("r"), "a", CS_STR("n"), 1, NULL);
+	return finish(txn, rc);
+}
+
+static int schema(cs_store *st)
+{
+	cs_txn *txn;
+	int rc = cs_txn_begin(st, 0, &txn);
+	if (rc)
+		return rc;
+	if (!(rc = cs_table_create(txn, "u", '/')) && !(rc = cs_family_create(txn, "u", "f", "maxversions=1")) &&
+	    !(rc = cs_family_create(txn, "u", "g", "maxage=1d or maxversions=3")) &&
+	    !(rc = tu_set(txn, "u", CS_STR("row"), "f", CS_STR("q"), 1, CS_BYTES(text, 300))) &&
+	    !(rc = cs_family_delete(txn, "t", "c")) && !(rc = cs_family_create(txn, "t", "c", NULL)) &&
+	    !(rc = cs_family_set_gc(txn, "t", "b", "maxversions=1")) && !(rc = cs_family_set_gc(txn, "t", "a", "never")) &&
+	    (rc = cs_table_delete(txn, "nonexistent")) == -ENOENT)
+		rc = 0; /* a validation error: the transaction goes on */
+	return finish(txn, rc);
+}
+
+static void prepare_versions(cs_store *st)
+{
+	prepare_table(st);
+	cs_txn *txn = tu_begin(st, 0);
+	for (int64_t t = 1; t <= 4; t++)
+		assert_int_equal(tu_set(txn, "t", CS_STR("r"), "b", CS_STR("v"), t, CS_BYTES(text, 200)), 0);
+	tu_commit(txn);
+}
+
+static int drop_and_gc(cs_store *st)
+{
+	cs_txn *txn;
+	cs_gc_stats s;
+	int rc = cs_txn_begin(st, 0, &txn);
+	if (rc)
+		return rc;
+	if (!(rc = cs_drop_prefix(txn, "t", CS_STR("k"))) &&
+	    !(rc = tu_set(txn, "t", CS_STR("k5"), "a", CS_STR("again"), 2, CS_BYTES(text, 150))) &&
+	    !(rc = cs_gc(txn, NULL, &s)) && !(rc = cs_drop_prefix(txn, "t", CS_STR("r"))))
+		rc = cs_gc(txn, "t", &s);
+	return finish(txn, rc);
+}
+
+static int drop_all(cs_store *st)
+{
+	cs_txn *txn;
+	int rc = cs_txn_begin(st, 0, &txn);
+	if (rc)
+		return rc;
+	if (!(rc = cs_drop_prefix(txn, "t", CS_STR(""))) && !(rc = cs_table_delete(txn, "t")) &&
+	    !(rc = cs_table_create(txn, "t", 0)) && !(rc = cs_family_create(txn, "t", "a", NULL)))
+		rc = tu_set(txn, "t", CS_STR("new"), "a", CS_STR("q"), 1, CS_BYTES(text, 1000));
+	if (!rc)
+		rc = cs_gc(txn, NULL, NULL);
+	return finish(txn, rc);
+}
+
+/* ---- tests ---- */
+
+static const struct {
+	const char *name;
+	unsigned kinds;
+} kinds[] = {
+	{ "lmdb", CS_FAULT_LMDB },
+	{ "zstd", CS_FAULT_ZSTD },
+	{ "lmdb+zstd", CS_FAULT_LMDB | CS_FAULT_ZSTD },
+};
+
+static void run_all_kinds(const char *name, prepare_fn prepare, workload_fn w)
+{
+	for (size_t k = 0; k < TU_ARRAY_SIZE(kinds); k++) {
+		char label[96];
+		struct fault_stats fs;
+		snprintf(label, sizeof(label), "%s [%s]", name, kinds[k].name);
+		fs = fault_loop(label, kinds[k].kinds, prepare, w);
+		/* LMDB faults must have been met: the loop ran and some runs failed. */
+		if (kinds[k].kinds & CS_FAULT_LMDB)
+			assert_true(fs.runs > 2 && fs.failed > 0);
+		print_message("%s: %llu runs, %llu failed cleanly\n", label, (unsigned long long)fs.runs,
+			      (unsigned long long)fs.failed);
+	}
+}
+
+static void test_fault__row_mutation_is_atomic(void **state)
+{
+	run_all_kinds("row mutation", prepare_table, row_mutation_short);
+}
+
+static void test_fault__long_row_mutation_is_atomic(void **state)
+{
+	run_all_kinds("row mutation, 4096-byte row", prepare_table, row_mutation_long);
+}
+
+static void test_fault__bulk_transaction_is_atomic(void **state)
+{
+	run_all_kinds("bulk", prepare_table, bulk);
+}
+
+static void test_fault__schema_changes_are_atomic(void **state)
+{
+	run_all_kinds("schema", prepare_versions, schema);
+}
+
+static void test_fault__drop_and_gc_are_atomic(void **state)
+{
+	run_all_kinds("drop and gc", prepare_table, drop_and_gc);
+	run_all_kinds("drop all", prepare_table, drop_all);
+}
+
+/* ReadModifyWrite stamps cells with "now", so states are compared with the timestamps masked. */
+static char *mask_now(char *s)
+{
+	/* Timestamps of 16 digits (µs since 2001) are "now"; the fixture's are tiny. */
+	for (char *p = s; (p = strchr(p, '@'));) {
+		p++;
+		size_t n = strspn(p, "0123456789");
+		if (n >= 16)
+			memset(p, 'N', n);
+	}
+	return s;
+}
+
+static void test_fault__read_modify_write_is_atomic(void **state)
+{
+	for (size_t k = 0; k < TU_ARRAY_SIZE(kinds); k++) {
+		char *before = NULL, *after = NULL;
+		uint64_t runs = 0, failed = 0;
+		for (uint64_t n = 0; n < MAX_N; n++) {
+			void *st;
+			struct tu_store *ts;
+			bool fired;
+			char *now;
+			int rc;
+
+			tu_store_setup(&st);
+			ts = st;
+			prepare_table(ts->st);
+			if (!n)
+				before = store_state(ts->st);
+			cs_fault_arm(kinds[k].kinds, n);
+			rc = rmw(ts->st);
+			fired = cs_fault_fired();
+			cs_fault_arm(0, 0);
+			if (rc != 0 && rc != -EIO)
+				fail_msg("rmw [%s] at %llu: %d", kinds[k].name, (unsigned long long)n, rc);
+			tu_reopen(ts, 0, 0);
+			now = mask_now(store_state(ts->st));
+			if (!n)
+				after = strdup(now);
+			else if (strcmp(now, rc ? before : after))
+				fail_msg("rmw [%s] at %llu (rc %d): neither before nor after:\n%s", kinds[k].name,
+					 (unsigned long long)n, rc, now);
+			free(now);
+			tu_store_teardown(&st);
+			runs++;
+			failed += rc != 0;
+			if (n && !fired)
+				break;
+		}
+		print_message("rmw [%s]: %llu runs, %llu failed cleanly\n", kinds[k].name, (unsigned long long)runs,
+			      (unsigned long long)failed);
+		free(before);
+		free(after);
+	}
+}
+
+/* Reads under faults: the exact rows, or a clean -EIO; never other data. */
+static void test_fault__reads_return_data_or_clean_error(void **state)
+{
+	static const cs_read_opts opts[] = {
+		{ 0 },
+		{ .reversed = true },
+		{ .prefix = { "k", 1 }, .cells_per_column = 1 },
+		{ .keys_only = true },
+	};
+	void *st;
+	struct tu_store *ts;
+
+	tu_store_setup(&st);
+	ts = st;
+	prepare_versions(ts->st);
+	for (size_t k = 0; k < TU_ARRAY_SIZE(kinds); k++) {
+		for (size_t o = 0; o < TU_ARRAY_SIZE(opts); o++) {
+			char *want = NULL;
+			uint64_t errors = 0;
+			for (uint64_t n = 0; n < MAX_N; n++) {
+				cs_txn *txn;
+				char *got = NULL;
+				bool fired;
+				int rc;
+
+				cs_fault_arm(kinds[k].kinds, n);
+				rc = cs_txn_begin(ts->st, CS_TXN_RDONLY, &txn);
+				if (!rc) {
+					rc = tu_try_dump(txn, "t", &opts[o], &got);
+					cs_txn_abort(txn);
+				}
+				fired = cs_fault_fired();
+				cs_fault_arm(0, 0);
+				if (rc && rc != -EIO)
+					fail_msg("read %zu [%s] at %llu: %d", o, kinds[k].name, (unsigned long long)n, rc);
+				if (!n)
+					want = got;
+				else if (!rc && strcmp(got, want))
+					fail_msg("read %zu [%s] at %llu returned other data:\n%s", o, kinds[k].name,
+						 (unsigned long long)n, got);
+				if (n)
+					free(got);
+				errors += rc != 0;
+				if (n && !fired)
+					break;
+			}
+			if (kinds[k].kinds & CS_FAULT_LMDB)
+				assert_true(errors > 0);
+			free(want);
+		}
+	}
+	tu_store_teardown(&st);
+}
+
+/* Opening (and creating) a store under faults: success or -EIO, and the store usable afterwards. */
+static void test_fault__open(void **state)
+{
+	for (int create = 0; create < 2; create++) {
+		for (uint64_t n = 1; n < MAX_N; n++) {
+			cs_open_opts o = { .flags = CS_OPEN_CREATE };
+			char *dir = tu_mkdtemp();
+			cs_store *st = NULL;
+			bool fired;
+			int rc;
+
+			if (!create) {
+				assert_int_equal(cs_store_open(dir, &o, &st), 0);
+				tu_table(st, "t", "a", NULL, NULL);
+				cs_store_close(st);
+				st = NULL;
+			}
+			cs_fault_arm(CS_FAULT_LMDB, n);
+			rc = cs_store_open(dir, create ? &o : NULL, &st);
+			fired = cs_fault_fired();
+			cs_fault_arm(0, 0);
+			assert_true(rc == 0 || rc == -EIO);
+			cs_store_close(st);
+			assert_int_equal(cs_store_open(dir, &o, &st), 0);
+			tu_table(st, create ? "t" : "u", "a", NULL, NULL);
+			cs_store_close(st);
+			tu_rmtree(dir);
+			free(dir);
+			if (!fired)
+				break;
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fault__row_mutation_is_atomic),
+		cmocka_unit_test(test_fault__long_row_mutation_is_atomic),
+		cmocka_unit_test(test_fault__bulk_transaction_is_atomic),
+		cmocka_unit_test(test_fault__schema_changes_are_atomic),
+		cmocka_unit_test(test_fault__drop_and_gc_are_atomic),
+		cmocka_unit_test(test_fault__read_modify_write_is_atomic),
+		cmocka_unit_test(test_fault__reads_return_data_or_clean_error),
+		cmocka_unit_test(test_fault__open),
+	};
+	init_data();
+	return cmocka_run_group_tests_name("fault", tests, NULL, NULL);
+}

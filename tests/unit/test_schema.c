@@ -1,0 +1,340 @@
+/* test_schema.c — tables and column families: names, GC policies (canonical and as cbt shows them),
+ * delimiters, errors that leave the transaction usable, and deletion that hides data at once. */
+#include "testutil.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *repeat(char c, size_t n)
+{
+	char *s = (char *)tu_filled(n + 1, (uint8_t)c);
+	s[n] = 0;
+	return s;
+}
+
+static void test_schema__names(void **state)
+{
+	static const struct {
+		const char *name;
+		int ok;
+	} cases[] = {
+		{ "t", 1 }, { "_", 1 }, { "T0", 1 }, { "a-b.c_d", 1 }, { "0abc", 1 },
+		{ "", 0 }, { "-a", 0 }, { ".a", 0 }, { "a b", 0 }, { "a/b", 0 }, { "a:b", 0 }, { "a#b", 0 },
+		{ "\xc3\xa9", 0 }, { "a\tb", 0 }, { "a*", 0 },
+	};
+	char *t50 = repeat('t', CS_MAX_TABLE), *t51 = repeat('t', CS_MAX_TABLE + 1);
+	char *f64 = repeat('f', CS_MAX_FAMILY), *f65 = repeat('f', CS_MAX_FAMILY + 1);
+
+	for (size_t i = 0; i < TU_ARRAY_SIZE(cases); i++) {
+		int want = cases[i].ok ? 0 : -EINVAL;
+		if (cs_check_table_name(cases[i].name) != want || cs_check_family_name(cases[i].name) != want)
+			fail_msg("\"%s\": want %d", cases[i].name, want);
+	}
+	assert_int_equal(cs_check_table_name(NULL), -EINVAL);
+	assert_int_equal(cs_check_table_name(t50), 0);
+	assert_int_equal(cs_check_table_name(t51), -EINVAL);
+	assert_int_equal(cs_check_family_name(f64), 0);
+	assert_int_equal(cs_check_family_name(f65), -EINVAL);
+	free(t50);
+	free(t51);
+	free(f64);
+	free(f65);
+}
+
+static void test_schema__bad_names_rejected_and_txn_usable(void **state)
+{
+	struct tu_store *ts = *state;
+	char *t51 = repeat('t', CS_MAX_TABLE + 1), *f65 = repeat('f', CS_MAX_FAMILY + 1);
+	cs_txn *txn = tu_begin(ts->st, 0);
+	char **names;
+	size_t n;
+
+	assert_int_equal(cs_table_create(txn, "", 0), -EINVAL);
+	assert_int_equal(cs_table_create(txn, "a b", 0), -EINVAL);
+	assert_int_equal(cs_table_create(txn, t51, 0), -EINVAL);
+	assert_int_equal(cs_table_create(txn, "t", 0), 0);
+	assert_int_equal(cs_table_create(txn, "t", 0), -EEXIST);
+	assert_int_equal(cs_family_create(txn, "t", "-f", NULL), -EINVAL);
+	assert_int_equal(cs_family_create(txn, "t", f65, NULL), -EINVAL);
+	assert_int_equal(cs_family_create(txn, "t", "f", "maxversions=x"), -EINVAL);
+	assert_int_equal(cs_family_create(txn, "t", "f", "never or maxversions=1"), -EINVAL);
+	assert_int_equal(cs_family_create(txn, "nosuch", "f", NULL), -ENOENT);
+	assert_int_equal(cs_family_create(txn, "t", "f", NULL), 0);
+	assert_int_equal(cs_family_create(txn, "t", "f", NULL), -EEXIST);
+	assert_int_equal(cs_family_delete(txn, "t", "g"), -ENOENT);
+	assert_int_equal(cs_family_delete(txn, "nosuch", "f"), -ENOENT);
+	assert_int_equal(cs_family_set_gc(txn, "t", "g", "never"), -ENOENT);
+	assert_int_equal(cs_family_set_gc(txn, "t", "f", "maxage=1x"), -EINVAL);
+	assert_int_equal(cs_family_set_gc(txn, "nosuch", "f", "never"), -ENOENT);
+	assert_int_equal(cs_table_delete(txn, "nosuch"), -ENOENT);
+	tu_commit(txn); /* none of those errors failed the transaction */
+
+	txn = tu_begin(ts->st, CS_TXN_RDONLY);
+	assert_int_equal(cs_table_list(txn, &names, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(names[0], "t");
+	cs_strv_free(names, n);
+	tu_commit(txn);
+	free(t51);
+	free(f65);
+}
+
+/* Policies are stored canonical, and shown as `cbt ls` shows them. */
+static void test_schema__gc_policies(void **state)
+{
+	static const struct {
+		const char *in, *canon, *cbt;
+	} cases[] = {
+		{ NULL, "never", "" },
+		{ "never", "never", "" },
+		{ "maxversions=1", "maxversions=1", "versions() > 1" },
+		{ "maxage=48h", "maxage=2d", "age() > 2d" },
+		{ "maxversions=2 && maxage=7d", "maxversions=2 and maxage=7d", "(versions() > 2 && age() > 7d)" },
+		{ "maxversions=2||maxage=1h", "maxversions=2 or maxage=1h", "(versions() > 2 || age() > 1h)" },
+		{ "maxage=30d || (maxage=3d && maxversions=100)", "maxage=30d or (maxage=3d and maxversions=100)",
+		  "(age() > 30d || (age() > 3d && versions() > 100))" },
+	};
+	struct tu_store *ts = *state;
+	cs_table_info *info;
+	cs_txn *txn;
+
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(cs_table_create(txn, "t", 0), 0);
+	for (size_t i = 0; i < TU_ARRAY_SIZE(cases); i++) {
+		char fam[8], *canon = NULL;
+		snprintf(fam, sizeof(fam), "f%zu", i);
+		assert_int_equal(cs_family_create(txn, "t", fam, cases[i].in), 0);
+		if (cases[i].in) {
+			assert_int_equal(cs_check_gc_policy(cases[i].in, &canon), 0);
+			assert_string_equal(canon, cases[i].canon);
+			free(canon);
+			assert_int_equal(cs_check_gc_policy(cases[i].in, NULL), 0);
+		}
+	}
+	tu_commit(txn);
+	tu_reopen(ts, 0, 0);
+	txn = tu_begin(ts->st, CS_TXN_RDONLY);
+	assert_int_equal(cs_table_info_get(txn, "t", &info), 0);
+	assert_int_equal(info->nfamilies, TU_ARRAY_SIZE(cases));
+	for (size_t i = 0; i < TU_ARRAY_SIZE(cases); i++) {
+		assert_string_equal(info->families[i].gc, cases[i].canon);
+		assert_string_equal(info->families[i].gc_cbt, cases[i].cbt);
+	}
+	cs_table_info_free(info);
+	tu_commit(txn);
+	assert_int_equal(cs_check_gc_policy("", NULL), -EINVAL);
+	assert_int_equal(cs_check_gc_policy("maxversions", NULL), -EINVAL);
+
+	/* And changed. */
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(cs_family_set_gc(txn, "t", "f0", "maxversions=3 or maxage=1d"), 0);
+	assert_int_equal(cs_family_set_gc(txn, "t", "f1", NULL), 0);
+	tu_commit(txn);
+	txn = tu_begin(ts->st, CS_TXN_RDONLY);
+	assert_int_equal(cs_table_info_get(txn, "t", &info), 0);
+	assert_string_equal(info->families[0].gc, "maxversions=3 or maxage=1d");
+	assert_string_equal(info->families[1].gc, "never");
+	cs_table_info_free(info);
+	tu_commit(txn);
+}
+
+static void test_schema__tables_and_families_sorted(void **state)
+{
+	static const char *tables[] = { "zeta", "Alpha", "alpha", "_x", "b.c", "b-c", "0" };
+	static const char *sorted[] = { "0", "Alpha", "_x", "alpha", "b-c", "b.c", "zeta" };
+	static const char *fams[] = { "m", "a", "Z", "a.b", "a-b", "aa" };
+	static const char *fams_sorted[] = { "Z", "a", "a-b", "a.b", "aa", "m" };
+	struct tu_store *ts = *state;
+	cs_table_info *info;
+	cs_txn *txn = tu_begin(ts->st, 0);
+	char **names;
+	size_t n;
+
+	for (size_t i = 0; i < TU_ARRAY_SIZE(tables); i++)
+		assert_int_equal(cs_table_create(txn, tables[i], i == 0 ? '/' : 0), 0);
+	for (size_t i = 0; i < TU_ARRAY_SIZE(fams); i++)
+		assert_int_equal(cs_family_create(txn, "zeta", fams[i], NULL), 0);
+	tu_commit(txn);
+
+	txn = tu_begin(ts->st, CS_TXN_RDONLY);
+	assert_int_equal(cs_table_list(txn, &names, &n), 0);
+	assert_int_equal(n, TU_ARRAY_SIZE(sorted));
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(names[i], sorted[i]);
+	cs_strv_free(names, n);
+	assert_int_equal(cs_table_info_get(txn, "zeta", &info), 0);
+	assert_string_equal(info->name, "zeta");
+	assert_int_equal(info->delim, '/');
+	assert_int_equal(info->nfamilies, TU_ARRAY_SIZE(fams_sorted));
+	for (size_t i = 0; i < info->nfamilies; i++)
+		assert_string_equal(info->families[i].name, fams_sorted[i]);
+	cs_table_info_free(info);
+	assert_int_equal(cs_table_info_get(txn, "alpha", &info), 0);
+	assert_int_equal(info->delim, CS_DEFAULT_DELIM);
+	assert_int_equal(info->nfamilies, 0);
+	cs_table_info_free(info);
+	assert_int_equal(cs_table_info_get(txn, "nosuch", &info), -ENOENT);
+	assert_int_equal(cs_table_info_get(txn, "bad name", &info), -ENOENT);
+	cs_table_info_free(NULL);
+	cs_strv_free(NULL, 0);
+	tu_commit(txn);
+}
+
+/* An empty store lists no tables. */
+static void test_schema__empty_store(void **state)
+{
+	struct tu_store *ts = *state;
+	cs_txn *txn = tu_begin(ts->st, CS_TXN_RDONLY);
+	char **names = (char **)1;
+	size_t n = 99;
+	cs_scan *scan;
+
+	assert_int_equal(cs_table_list(txn, &names, &n), 0);
+	assert_int_equal(n, 0);
+	cs_strv_free(names, n);
+	assert_int_equal(cs_scan_open(txn, "t", NULL, &scan), -ENOENT);
+	tu_commit(txn);
+}
+
+/* Deleting a table hides its data at once; a new table of that name starts empty. */
+static void test_schema__delete_table_then_recreate(void **state)
+{
+	struct tu_store *ts = *state;
+	cs_txn *txn;
+	char *s;
+
+	tu_table(ts->st, "t", "f", NULL, NULL);
+	tu_table(ts->st, "u", "f", NULL, NULL);
+	tu_put(ts->st, "t", "r", "f", "q", 1, "old");
+	tu_put(ts->st, "u", "r", "f", "q", 1, "other");
+
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(cs_table_delete(txn, "t"), 0);
+	assert_int_equal(cs_table_delete(txn, "t"), -ENOENT);
+	assert_int_equal(tu_set(txn, "t", CS_STR("r"), "f", CS_STR("q"), 2, CS_STR("x")), -ENOENT);
+	assert_int_equal(cs_table_create(txn, "t", 0), 0);
+	assert_int_equal(cs_family_create(txn, "t", "f", NULL), 0);
+	s = tu_dump(txn, "t", NULL);
+	assert_string_equal(s, "");
+	free(s);
+	assert_int_equal(tu_set(txn, "t", CS_STR("r"), "f", CS_STR("q"), 2, CS_STR("new")), 0);
+	tu_commit(txn);
+
+	s = tu_dump_st(ts->st, "t", NULL);
+	assert_string_equal(s, "r f:q@2=new\n");
+	free(s);
+	s = tu_dump_st(ts->st, "u", NULL);
+	assert_string_equal(s, "r f:q@1=other\n");
+	free(s);
+}
+
+/* Deleting a family hides its cells; a family created again under that name starts empty, in the same
+ * transaction or a later one. */
+static void test_schema__delete_family_then_recreate(void **state)
+{
+	struct tu_store *ts = *state;
+	cs_txn *txn;
+	char *s;
+
+	tu_table(ts->st, "t", "f", NULL, "g", NULL, NULL);
+	tu_put(ts->st, "t", "r", "f", "q", 1, "f-old");
+	tu_put(ts->st, "t", "r", "g", "q", 1, "g-kept");
+	tu_put(ts->st, "t", "s", "f", "q", 1, "f-old");
+
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(cs_family_delete(txn, "t", "f"), 0);
+	assert_int_equal(tu_set(txn, "t", CS_STR("r"), "f", CS_STR("q"), 2, CS_STR("x")), -ENOENT);
+	s = tu_dump(txn, "t", NULL);
+	assert_string_equal(s, "r g:q@1=g-kept\n");
+	free(s);
+	assert_int_equal(cs_family_create(txn, "t", "f", NULL), 0);
+	s = tu_dump(txn, "t", NULL);
+	assert_string_equal(s, "r g:q@1=g-kept\n");
+	free(s);
+	assert_int_equal(tu_set(txn, "t", CS_STR("r"), "f", CS_STR("q"), 1, CS_STR("f-new")), 0);
+	tu_commit(txn);
+	s = tu_dump_st(ts->st, "t", NULL);
+	assert_string_equal(s, "r f:q@1=f-new g:q@1=g-kept\n");
+	free(s);
+
+	/* Cells written in the same transaction before the family is deleted and recreated are gone too. */
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(tu_set(txn, "t", CS_STR("s"), "f", CS_STR("q"), 5, CS_STR("doomed")), 0);
+	assert_int_equal(cs_family_delete(txn, "t", "f"), 0);
+	assert_int_equal(cs_family_create(txn, "t", "f", "maxversions=1"), 0);
+	assert_int_equal(tu_set(txn, "t", CS_STR("s"), "f", CS_STR("q2"), 3, CS_STR("fresh")), 0);
+	tu_commit(txn);
+	s = tu_dump_st(ts->st, "t", NULL);
+	assert_string_equal(s, "r g:q@1=g-kept\ns f:q2@3=fresh\n");
+	free(s);
+}
+
+/* Schema changes persist, and table ids are never reused (old data never reappears). */
+static void test_schema__persists_and_ids_not_reused(void **state)
+{
+	struct tu_store *ts = *state;
+	cs_txn *txn;
+	char *s;
+
+	tu_table(ts->st, "a", "f", "maxversions=2", NULL);
+	tu_put(ts->st, "a", "r", "f", "q", 1, "a-data");
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(cs_table_delete(txn, "a"), 0);
+	tu_commit(txn);
+	tu_reopen(ts, 0, 0);
+	tu_table(ts->st, "b", "f", NULL, NULL); /* must not inherit a's id and data */
+	tu_table(ts->st, "a", "f", NULL, NULL);
+	s = tu_dump_st(ts->st, "b", NULL);
+	assert_string_equal(s, "");
+	free(s);
+	s = tu_dump_st(ts->st, "a", NULL);
+	assert_string_equal(s, "");
+	free(s);
+
+	tu_reopen(ts, CS_OPEN_RDONLY, 0);
+	cs_table_info *info;
+	txn = tu_begin(ts->st, CS_TXN_RDONLY);
+	assert_int_equal(cs_table_info_get(txn, "a", &info), 0);
+	assert_int_equal(info->nfamilies, 1);
+	assert_string_equal(info->families[0].gc, "never");
+	cs_table_info_free(info);
+	tu_commit(txn);
+}
+
+/* A failed schema transaction (aborted) leaves nothing behind. */
+static void test_schema__abort_leaves_nothing(void **state)
+{
+	struct tu_store *ts = *state;
+	cs_txn *txn = tu_begin(ts->st, 0);
+	char **names;
+	size_t n;
+
+	assert_int_equal(cs_table_create(txn, "t", 0), 0);
+	assert_int_equal(cs_family_create(txn, "t", "f", NULL), 0);
+	cs_txn_abort(txn);
+	txn = tu_begin(ts->st, CS_TXN_RDONLY);
+	assert_int_equal(cs_table_list(txn, &names, &n), 0);
+	assert_int_equal(n, 0);
+	cs_strv_free(names, n);
+	tu_commit(txn);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(name) cmocka_unit_test_setup_teardown(name, tu_store_setup, tu_store_teardown)
+		cmocka_unit_test(test_schema__names),
+		T(test_schema__bad_names_rejected_and_txn_usable),
+		T(test_schema__gc_policies),
+		T(test_schema__tables_and_families_sorted),
+		T(test_schema__empty_store),
+		T(test_schema__delete_table_then_recreate),
+		T(test_schema__delete_family_then_recreate),
+		T(test_schema__persists_and_ids_not_reused),
+		T(test_schema__abort_leaves_nothing),
+#undef T
+	};
+	return cmocka_run_group_tests_name("schema", tests, NULL, NULL);
+}
