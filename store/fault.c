@@ -7,7 +7,7 @@
 
 #include "cellstore.h"
 
-static _Atomic unsigned armed_kinds;
+_Atomic unsigned fault_armed;
 static _Atomic uint64_t countdown;
 static _Atomic bool fired;
 
@@ -15,7 +15,7 @@ void cs_fault_arm(unsigned kinds, uint64_t n)
 {
 	atomic_store(&fired, false);
 	atomic_store(&countdown, n);
-	atomic_store(&armed_kinds, n ? kinds : 0);
+	atomic_store(&fault_armed, n ? kinds : 0);
 }
 
 bool cs_fault_fired(void)
@@ -23,14 +23,12 @@ bool cs_fault_fired(void)
 	return atomic_load(&fired);
 }
 
-bool fault_hit(unsigned kind)
+bool fault_fire(void)
 {
-	if (!(atomic_load_explicit(&armed_kinds, memory_order_relaxed) & kind))
-		return false;
 	if (atomic_fetch_sub(&countdown, 1) != 1)
 		return false;
 	/* Fire once, then stay disarmed so cleanup paths run normally. */
-	atomic_store(&armed_kinds, 0);
+	atomic_store(&fault_armed, 0);
 	atomic_store(&fired, true);
 	return true;
 }

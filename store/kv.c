@@ -694,6 +694,12 @@ int kv_value(kv_cursor *c, const void **val, size_t *vlen)
 	return 0;
 }
 
+int kv_pair(kv_cursor *c, const void **key, size_t *klen, const void **val, size_t *vlen)
+{
+	kv_key(c, key, klen);
+	return kv_value(c, val, vlen);
+}
+
 int kv_seek_le(kv_cursor *c, const void *key, size_t klen)
 {
 	const void *k;

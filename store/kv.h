@@ -52,5 +52,7 @@ int kv_prev(kv_cursor *c);
 /* The current key and value, borrowed until the cursor moves or TXN writes. */
 void kv_key(const kv_cursor *c, const void **key, size_t *klen);
 int kv_value(kv_cursor *c, const void **val, size_t *vlen);
+/* Both in one call, for scans that need both at every key. */
+int kv_pair(kv_cursor *c, const void **key, size_t *klen, const void **val, size_t *vlen);
 
 #endif

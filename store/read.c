@@ -42,8 +42,8 @@ struct cs_scan {
 	size_t famidx;    /* index in t->fam of the family found last: the likeliest next one */
 	int err;
 	/* the current row */
-	uint8_t *renc;    /* enc(row) as in the keys */
-	size_t rencn, renccap;
+	uint8_t *rpfx;    /* 'd' tid enc(row): how every key of the row starts */
+	size_t rpfxn, rpfxcap;
 	uint8_t *rkey;
 	size_t rkeyn, rkeycap;
 	cs_cell *cells;
@@ -195,7 +195,7 @@ void cs_scan_close(cs_scan *s)
 	free(s->owned);
 	free(s->lo);
 	free(s->hi);
-	free(s->renc);
+	free(s->rpfx);
 	free(s->rkey);
 	free(s->cells);
 	free(s->qoff);
@@ -420,20 +420,20 @@ static void row_reset(cs_scan *s)
 	s->arenan = 0;
 }
 
-/* Decode the row of the cell key K into s->renc / s->rkey. */
+/* Decode the row of the cell key K into s->rpfx / s->rkey. */
 static int take_row(cs_scan *s, const uint8_t *k, size_t kn)
 {
 	int a, rc;
 	/* A decoded row is never longer than its encoding: decode once, straight into place. */
 	if ((rc = grow((void **)&s->rkey, &s->rkeycap, kn - 5, 1)))
 		return rc;
-	if ((a = key_dec(k + 5, kn - 5, s->rkey, &s->rkeyn)) < 0)
+	if ((a = key_dec_inline(k + 5, kn - 5, s->rkey, &s->rkeyn, false)) < 0)
 		return -EIO;
 	s->rkey[s->rkeyn] = 0; /* room: the terminator; see rx_full() */
-	if ((rc = grow((void **)&s->renc, &s->renccap, (size_t)a, 1)))
+	if ((rc = grow((void **)&s->rpfx, &s->rpfxcap, 5 + (size_t)a, 1)))
 		return rc;
-	memcpy(s->renc, k + 5, (size_t)a);
-	s->rencn = (size_t)a;
+	memcpy(s->rpfx, k, 5 + (size_t)a);
+	s->rpfxn = 5 + (size_t)a;
 	return 0;
 }
 
@@ -460,7 +460,7 @@ static struct sch_family *family_find(cs_scan *s, const char *name, size_t n)
 static int load_row(cs_scan *s)
 {
 	uint64_t hide = drop_seq(s->t, s->rkey, s->rkeyn, NULL);
-	size_t row_end = 5 + s->rencn;    /* where the row's keys go on to family and qualifier */
+	size_t row_end = s->rpfxn;        /* where the row's keys go on to family and qualifier */
 	uint8_t *colbuf = s->txn->kbuf2; /* the current column: its keys from row_end to the timestamp */
 	size_t colkn = SIZE_MAX;          /* none yet */
 	uint32_t version = 0, emitted = 0;
@@ -478,11 +478,13 @@ static int load_row(cs_scan *s)
 		key_parts kp;
 		codec_hdr h;
 
-		if (!in_table(s, &k, &kn) || kn < row_end || !same_bytes(k + 5, s->rencn, s->renc, s->rencn))
-			return 0;
+		if ((rc = kv_pair(s->c, (const void **)&k, &kn, (const void **)&v, &vn)))
+			return rc;
+		if (kn < row_end || !same_bytes(k, row_end, s->rpfx, row_end))
+			return 0; /* the next row, or past the table */
 		if (key_parse_tail(k, kn, row_end, &kp))
 			return -EIO;
-		if ((rc = kv_value(s->c, (const void **)&v, &vn)) || (rc = codec_header(v, vn, &h)))
+		if ((rc = codec_header(v, vn, &h)))
 			return rc;
 		if (kp.fam_len > CS_MAX_FAMILY)
 			goto next;
@@ -599,9 +601,8 @@ static int next_forward(cs_scan *s)
 			rc = seek_row(s, clean->end, clean->endn);
 		} else if (s->has_row_re && !rx_full(&s->row_re, s->rkey, s->rkeyn)) {
 			uint8_t *nk = s->txn->kbuf;
-			size_t nkn = key_table_data(nk, s->t->id);
-			memcpy(nk + nkn, s->renc, s->rencn);
-			nkn += s->rencn;
+			size_t nkn = s->rpfxn;
+			memcpy(nk, s->rpfx, nkn);
 			nk[nkn - 1] = 0x02; /* just past every cell of this row */
 			rc = kv_seek(s->c, nk, nkn);
 		} else {
