@@ -102,6 +102,15 @@ int cs_txn_commit(cs_txn *txn);
 /* Discard TXN and everything it wrote. Accepts NULL. */
 void cs_txn_abort(cs_txn *txn);
 
+/* Move the read-only transaction TXN to the newest committed snapshot, cheaply (a long-lived reader,
+ * such as a daemon thread, renews instead of beginning anew). Scans opened on TXN must be closed first.
+ * Errors: -EINVAL (TXN writes), -EIO, -EAGAIN. On error TXN can only be aborted. */
+int cs_txn_renew(cs_txn *txn);
+
+/* A number that changes whenever any process commits a write to the store (for change polling).
+ * Cheap: no transaction. */
+uint64_t cs_store_version(cs_store *st);
+
 /* ---- Schema --------------------------------------------------------------------------------------- */
 
 typedef struct cs_family_info {
@@ -113,6 +122,7 @@ typedef struct cs_family_info {
 typedef struct cs_table_info {
 	char *name;
 	char delim;                  /* row-key delimiter for the mount */
+	int64_t created;             /* when the table was created, µs since the epoch (0: unknown) */
 	size_t nfamilies;
 	cs_family_info *families;    /* sorted by name */
 } cs_table_info;
@@ -257,6 +267,10 @@ int cs_scan_open(cs_txn *txn, const char *table, const cs_read_opts *opts, cs_sc
 int cs_scan_next(cs_scan *scan, const cs_row **row);
 
 void cs_scan_close(cs_scan *scan); /* accepts NULL */
+
+/* Continue a forward scan at the first row >= ROW (and within the scan's bounds), skipping what lies
+ * between: how a caller jumps over the rows under a prefix. Errors: -EINVAL (a reversed scan), -ENOMEM. */
+int cs_scan_seek(cs_scan *scan, cs_bytes row);
 
 /* ---- Maintenance ---------------------------------------------------------------------------------- */
 

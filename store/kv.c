@@ -302,6 +302,22 @@ void kv_txn_abort(kv_txn *t)
 	free(t);
 }
 
+int kv_txn_renew(kv_txn *t)
+{
+	if (!t->rdonly)
+		return -EINVAL;
+	mdb_txn_reset(t->txn);
+	return LM(mdb_txn_renew(t->txn));
+}
+
+uint64_t kv_env_version(kv_env *env)
+{
+	MDB_envinfo info;
+	if (mdb_env_info(env->env, &info))
+		return 0;
+	return info.me_last_txnid;
+}
+
 uint64_t kv_txn_writes(const kv_txn *t)
 {
 	return t->writes;

@@ -31,6 +31,10 @@ int kv_txn_commit(kv_txn *txn); /* frees TXN; -ENOSPC, -EIO */
 void kv_txn_abort(kv_txn *txn); /* frees TXN; accepts NULL */
 /* Bumped by every write in TXN: cursors must be re-positioned (kv_seek...) after a write. */
 uint64_t kv_txn_writes(const kv_txn *txn);
+/* Move a read-only TXN to the newest snapshot. Cursors must be closed. Errors: -EIO, -EAGAIN. */
+int kv_txn_renew(kv_txn *txn);
+/* The id of the last committed transaction (any process). */
+uint64_t kv_env_version(kv_env *env);
 
 /* Point operations. Values returned are borrowed until the next write in TXN or its end.
  * Errors: -ENOENT (kv_get, kv_del: no such key), -ENOSPC, -EIO, -ENOMEM. */

@@ -33,6 +33,8 @@ struct cs_scan {
 	uint32_t per_column;
 	int64_t ts_start, ts_end;
 	uint8_t *lo, *hi; /* row bounds [lo, hi); hi NULL = unbounded */
+	uint8_t *at;      /* where a forward scan resumes after cs_scan_seek(), or NULL */
+	size_t atn;
 	size_t lon, hin;
 	bool has_row_re;
 	regex_t row_re;
@@ -194,6 +196,7 @@ void cs_scan_close(cs_scan *s)
 	free(s->cols);
 	free(s->owned);
 	free(s->lo);
+	free(s->at);
 	free(s->hi);
 	free(s->rpfx);
 	free(s->rkey);
@@ -576,7 +579,7 @@ static int next_forward(cs_scan *s)
 {
 	int rc;
 	if (s->state == 0) {
-		rc = seek_row(s, s->lo, s->lon);
+		rc = s->at ? seek_row(s, s->at, s->atn) : seek_row(s, s->lo, s->lon);
 		if (rc == -ENOENT)
 			return 0;
 		if (rc)
@@ -673,6 +676,23 @@ static int next_reversed(cs_scan *s)
 		if (emit)
 			return 1;
 	}
+	return 0;
+}
+
+int cs_scan_seek(cs_scan *s, cs_bytes row)
+{
+	uint8_t *at;
+	if (s->reversed)
+		return -EINVAL;
+	if (bytes_cmp(row.data, row.len, s->lo, s->lon) <= 0)
+		row = (cs_bytes){ s->lo, s->lon };
+	if (!(at = dupb(row.data, row.len)))
+		return -ENOMEM;
+	free(s->at);
+	s->at = at;
+	s->atn = row.len;
+	if (!s->err)
+		s->state = 0; /* the next call seeks there */
 	return 0;
 }
 

@@ -9,7 +9,7 @@
 #include "keys.h"
 #include "store_internal.h"
 
-#define REC_VERSION 1
+#define REC_VERSION 2 /* 2 added the creation time; 1 is still read */
 static const char META_NEXT_ID[] = "Mnextid";
 
 static int check_name(const char *s, size_t max)
@@ -131,7 +131,9 @@ static int parse_record(const char *name, const uint8_t *v, size_t vn, struct sc
 	uint64_t nfam;
 	int a, rc = -EIO;
 
-	if (vn < 10 || v[0] != REC_VERSION)
+	size_t hdr = vn && v[0] == 1 ? 10 : 18;
+
+	if (vn < hdr || (v[0] != 1 && v[0] != REC_VERSION))
 		return -EIO;
 	if (!(t = calloc(1, sizeof(*t))) || !(t->name = strdup(name))) {
 		free(t);
@@ -140,7 +142,9 @@ static int parse_record(const char *name, const uint8_t *v, size_t vn, struct sc
 	t->id = key_get_u32(p + 1);
 	t->delim = (char)p[5];
 	t->ndrops = key_get_u32(p + 6);
-	p += 10;
+	if (hdr == 18)
+		t->created = (int64_t)key_get_u64(p + 10);
+	p += hdr;
 	if ((a = codec_get_varint(p, (size_t)(end - p), &nfam)) < 0 || nfam > 100000)
 		goto fail;
 	p += a;
@@ -177,7 +181,7 @@ fail:
 
 int sch_table_put(cs_txn *txn, struct sch_table *t)
 {
-	size_t cap = 16, n = 10;
+	size_t cap = 24, n = 18;
 	uint8_t *v, *k = txn->kbuf2;
 	int rc;
 
@@ -189,6 +193,7 @@ int sch_table_put(cs_txn *txn, struct sch_table *t)
 	key_put_u32(v + 1, t->id);
 	v[5] = (uint8_t)t->delim;
 	key_put_u32(v + 6, t->ndrops);
+	key_put_u64(v + 10, (uint64_t)t->created);
 	n += codec_put_varint(v + n, t->nfam);
 	for (size_t i = 0; i < t->nfam; i++) {
 		size_t a = strlen(t->fam[i].name), b = strlen(t->fam[i].gc);
@@ -290,6 +295,7 @@ int cs_table_create(cs_txn *txn, const char *name, char delim)
 		return -ENOMEM;
 	}
 	t->delim = delim ? delim : CS_DEFAULT_DELIM;
+	t->created = cs_now_us();
 	if ((rc = sch_new_table_id(txn, &t->id)) || (rc = sch_table_put(txn, t))) {
 		table_free(t);
 		return rc;
@@ -368,6 +374,7 @@ int cs_table_info_get(cs_txn *txn, const char *name, cs_table_info **out)
 	if (!(info = calloc(1, sizeof(*info))))
 		return -ENOMEM;
 	info->delim = t->delim;
+	info->created = t->created;
 	info->nfamilies = t->nfam;
 	if (!(info->name = strdup(name)) || (t->nfam && !(info->families = calloc(t->nfam, sizeof(cs_family_info)))))
 		goto nomem;

@@ -134,6 +134,19 @@ void cs_txn_abort(cs_txn *t)
 	txn_free(t);
 }
 
+int cs_txn_renew(cs_txn *t)
+{
+	if (!t->rdonly)
+		return -EINVAL;
+	sch_cache_free(t); /* the schema may have changed too */
+	return kv_txn_renew(t->kv);
+}
+
+uint64_t cs_store_version(cs_store *st)
+{
+	return kv_env_version(st->kv);
+}
+
 int txn_write_check(cs_txn *t)
 {
 	if (t->rdonly)

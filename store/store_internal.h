@@ -38,6 +38,7 @@ struct sch_table {
 	char *name;
 	uint32_t id;
 	char delim;
+	int64_t created;           /* µs since the epoch */
 	uint32_t ndrops;
 	size_t nfam;
 	struct sch_family *fam;    /* sorted by name */

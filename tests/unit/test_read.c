@@ -474,6 +474,44 @@ static void test_read__rows_sort_bytewise_at_the_limits(void **state)
 	free(base);
 }
 
+/* cs_scan_seek jumps forward over rows; it never goes below the scan's own lower bound. */
+static void test_read__seek_skips_forward(void **state)
+{
+	struct tu_store *ts = *state;
+	static const char *rows[] = { "a#1", "a#2", "b#1", "b#2", "c#1", "d" };
+	const cs_row *row;
+	cs_scan *s;
+	cs_txn *r;
+	char got[64] = "";
+
+	tu_table(ts->st, "t", "f", NULL, NULL);
+	for (size_t i = 0; i < TU_ARRAY_SIZE(rows); i++)
+		tu_put(ts->st, "t", rows[i], "f", "q", 1, "v");
+	r = tu_begin(ts->st, CS_TXN_RDONLY);
+	cs_read_opts o = { .start = CS_STR("a#2"), .keys_only = true };
+	assert_int_equal(cs_scan_open(r, "t", &o, &s), 0);
+	assert_int_equal(cs_scan_next(s, &row), 1);              /* a#2 */
+	strncat(got, row->key.data, row->key.len);
+	assert_int_equal(cs_scan_seek(s, CS_STR("a$")), 0);      /* past everything under "a#" */
+	assert_int_equal(cs_scan_next(s, &row), 1);              /* b#1 */
+	strncat(got, row->key.data, row->key.len);
+	assert_int_equal(cs_scan_seek(s, CS_STR("c")), 0);
+	assert_int_equal(cs_scan_next(s, &row), 1);              /* c#1 */
+	strncat(got, row->key.data, row->key.len);
+	assert_int_equal(cs_scan_seek(s, CS_STR("")), 0);        /* below the bound: from "a#2" again */
+	assert_int_equal(cs_scan_next(s, &row), 1);
+	strncat(got, row->key.data, row->key.len);
+	assert_int_equal(cs_scan_seek(s, CS_STR("e")), 0);
+	assert_int_equal(cs_scan_next(s, &row), 0);
+	assert_string_equal(got, "a#2b#1c#1a#2");
+	cs_scan_close(s);
+	cs_read_opts rev = { .reversed = true };
+	assert_int_equal(cs_scan_open(r, "t", &rev, &s), 0);
+	assert_int_equal(cs_scan_seek(s, CS_STR("b")), -EINVAL);
+	cs_scan_close(s);
+	cs_txn_abort(r);
+}
+
 static int setup_empty(void **state)
 {
 	struct tu_store *ts;
@@ -652,6 +690,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read__rows_sort_bytewise_at_the_limits, setup_empty, tu_store_teardown),
 		cmocka_unit_test_setup_teardown(test_read__gc_visibility, tu_store_setup, tu_store_teardown),
 		cmocka_unit_test_setup_teardown(test_read__gc_policy_changes, setup_empty, tu_store_teardown),
+		cmocka_unit_test_setup_teardown(test_read__seek_skips_forward, tu_store_setup, tu_store_teardown),
 	};
 	return cmocka_run_group_tests_name("read", tests, NULL, NULL);
 }

@@ -214,6 +214,51 @@ static void test_store__snapshots_are_isolated(void **state)
 	cs_txn_abort(r2);
 }
 
+/* A renewed read transaction sees what was committed since; the store version moves with commits. */
+static void test_store__renew_and_version(void **state)
+{
+	struct tu_store *ts = *state;
+	cs_txn *r, *w;
+	uint64_t v0, v1;
+	char *s;
+
+	tu_table(ts->st, "t", "f", NULL, NULL);
+	r = tu_begin(ts->st, CS_TXN_RDONLY);
+	v0 = cs_store_version(ts->st);
+	w = tu_begin(ts->st, 0);
+	assert_int_equal(cs_txn_renew(w), -EINVAL); /* only readers renew */
+	assert_int_equal(tu_set(w, "t", CS_STR("r"), "f", CS_STR("q"), 1, CS_STR("one")), 0);
+	tu_commit(w);
+	v1 = cs_store_version(ts->st);
+	assert_true(v1 > v0);
+	s = tu_dump(r, "t", NULL);
+	assert_string_equal(s, ""); /* still the old snapshot */
+	free(s);
+	assert_int_equal(cs_txn_renew(r), 0);
+	s = tu_dump(r, "t", NULL);
+	assert_string_equal(s, "r f:q@1=one\n");
+	free(s);
+	cs_txn_abort(r);
+	assert_int_equal(cs_store_version(ts->st), v1); /* reading changes nothing */
+}
+
+/* Tables record when they were created. */
+static void test_store__table_created_time(void **state)
+{
+	struct tu_store *ts = *state;
+	int64_t before = cs_now_us(), after;
+	cs_table_info *info;
+	cs_txn *r;
+
+	tu_table(ts->st, "t", "f", NULL, NULL);
+	after = cs_now_us();
+	r = tu_begin(ts->st, CS_TXN_RDONLY);
+	assert_int_equal(cs_table_info_get(r, "t", &info), 0);
+	assert_true(info->created >= before && info->created <= after);
+	cs_table_info_free(info);
+	cs_txn_abort(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +271,8 @@ int main(void)
 		cmocka_unit_test(test_store__now_is_microseconds),
 		T(test_store__sequence_survives_reopen),
 		T(test_store__snapshots_are_isolated),
+		T(test_store__renew_and_version),
+		T(test_store__table_created_time),
 #undef T
 	};
 	return cmocka_run_group_tests_name("store", tests, NULL, NULL);
