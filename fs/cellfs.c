@@ -1,0 +1,171 @@
+/* cellfs.c — the daemon's entry point: `cellfs [STORE] MOUNTPOINT [-o opts] [-f] [-d]`.
+ * With no STORE it mounts the default store (created on first use). mount.fuse3 calls it as
+ * `cellfs STORE MOUNTPOINT -o opts`, so /etc/fstab lines of type fuse.cellfs work. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fs.h"
+
+struct conf {
+	const char *pos[3];
+	int npos;
+	int help, version;
+};
+
+#define OPT(t, p) { t, offsetof(struct conf, p), 1 }
+static const struct fuse_opt conf_opts[] = {
+	OPT("-h", help),
+	OPT("--help", help),
+	OPT("-V", version),
+	OPT("--version", version),
+	FUSE_OPT_END,
+};
+
+static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
+{
+	struct conf *c = data;
+	if (key != FUSE_OPT_KEY_NONOPT)
+		return 1; /* keep: for libfuse */
+	if (c->npos == 3)
+		return 1; /* too many; reported below */
+	c->pos[c->npos++] = arg;
+	return 0;
+}
+
+static void usage(const char *prog)
+{
+	printf("usage: %s [STORE] MOUNTPOINT [-o options] [-f] [-d] [-s]\n"
+	       "Mount the cellfs store in directory STORE (default: the default store, $CELLFS_DB or\n"
+	       "~/.local/share/cellfs/default) at MOUNTPOINT. Unmount with: fusermount3 -u MOUNTPOINT\n\n"
+	       "  -f            stay in the foreground\n"
+	       "  -d            debug: print every FUSE request (implies -f)\n"
+	       "  -s            single-threaded\n"
+	       "  -o ro         read-only\n"
+	       "  -o allow_other  let other users in (needs user_allow_other in /etc/fuse.conf)\n",
+	       prog);
+}
+
+/* Open the store (checking it is usable). Returns 0 or -errno with a message printed. */
+static int open_store(const char *path, bool is_default, bool ro, cs_store **st)
+{
+	cs_open_opts o = { .flags = (ro ? CS_OPEN_RDONLY : 0) | (is_default ? CS_OPEN_CREATE : 0) };
+	cs_txn *t;
+	int rc = cs_store_open(path, &o, st);
+	if (rc == -ENOENT)
+		fprintf(stderr, "cellfs: no store at \"%s\" (create one with: cellctl --db %s createtable TABLE)\n", path, path);
+	else if (rc == -ENOTEMPTY)
+		fprintf(stderr, "cellfs: \"%s\" is not a cellfs store (it holds other files)\n", path);
+	else if (rc)
+		fprintf(stderr, "cellfs: cannot open store \"%s\": %s\n", path, strerror(-rc));
+	if (rc)
+		return rc;
+	if ((rc = cs_txn_begin(*st, CS_TXN_RDONLY, &t))) {
+		fprintf(stderr, "cellfs: cannot read store \"%s\": %s\n", path, strerror(-rc));
+		cs_store_close(*st);
+		return rc;
+	}
+	cs_txn_abort(t);
+	return 0;
+}
+
+int main(int argc, char *argv[])
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct fuse_cmdline_opts opts = { 0 };
+	struct fuse_loop_config loop = { .clone_fd = 0, .max_idle_threads = 10 };
+	struct conf conf = { 0 };
+	struct fs fs = { .entry_timeout = 86400, .attr_timeout = 86400, .neg_timeout = 1 };
+	char *store = NULL, *fsname = NULL;
+	bool is_default;
+	int ret = 1;
+
+	if (fuse_opt_parse(&args, &conf, conf_opts, opt_proc) == -1)
+		return 1;
+	if (conf.help) {
+		usage(argv[0]);
+		fuse_opt_free_args(&args);
+		return 0;
+	}
+	if (conf.version) {
+		printf("cellfs %s (libfuse %s)\n", CELLFS_VERSION, fuse_pkgversion());
+		fuse_opt_free_args(&args);
+		return 0;
+	}
+	if (conf.npos < 1 || conf.npos > 2) {
+		fprintf(stderr, conf.npos ? "cellfs: too many arguments: \"%s\"\n" : "cellfs: no mountpoint given%s\n",
+			conf.npos ? conf.pos[conf.npos - 1] : "");
+		fprintf(stderr, "usage: %s [STORE] MOUNTPOINT [-o options] [-f] [-d]\n", argv[0]);
+		goto free_args;
+	}
+	is_default = conf.npos == 1;
+	if (is_default) {
+		if (cs_default_path(&store)) {
+			fprintf(stderr, "cellfs: no default store: set HOME or CELLFS_DB, or name a STORE\n");
+			goto free_args;
+		}
+	} else if (!(store = realpath(conf.pos[0], NULL))) {
+		fprintf(stderr, "cellfs: no store at \"%s\": %s\n", conf.pos[0], strerror(errno));
+		goto free_args;
+	}
+	/* What the kernel shows in /proc/mounts: fuse.cellfs, the store as the source. */
+	if (asprintf(&fsname, "-osubtype=cellfs,fsname=%s,default_permissions", store) < 0 ||
+	    fuse_opt_add_arg(&args, fsname) || fuse_opt_add_arg(&args, conf.pos[conf.npos - 1]))
+		goto free_args;
+	if (fuse_parse_cmdline(&args, &opts))
+		goto free_args;
+	for (int i = 0; i < args.argc; i++)
+		if (!strcmp(args.argv[i], "-oro") || (!strncmp(args.argv[i], "-o", 2) && strstr(args.argv[i], "ro") &&
+		      (strstr(args.argv[i], ",ro,") || !strcmp(args.argv[i] + strlen(args.argv[i]) - 3, ",ro") ||
+		       !strncmp(args.argv[i], "-oro,", 5))))
+			fs.ro = true;
+
+	/* Check the store before going to the background, where errors could not be seen; LMDB handles
+	 * must not cross fork(), so it is opened again after daemonising. */
+	if (open_store(store, is_default, fs.ro, &fs.st))
+		goto free_opts;
+	cs_store_close(fs.st);
+	fs.st = NULL;
+
+	fs.uid = getuid();
+	fs.gid = getgid();
+	if (node_table_init(&fs.nodes) || fs_txn_key_init(&fs))
+		goto free_opts;
+	if (!(fs.se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), &fs)))
+		goto free_nodes; /* libfuse has said why: an unknown option, say */
+	if (fuse_set_signal_handlers(fs.se))
+		goto destroy;
+	if (fuse_session_mount(fs.se, opts.mountpoint))
+		goto remove_handlers;
+	if (fuse_daemonize(opts.foreground))
+		goto unmount;
+	if (open_store(store, is_default, fs.ro, &fs.st))
+		goto unmount;
+	if (fs_watch_start(&fs))
+		goto close_store;
+	if (opts.singlethread)
+		ret = fuse_session_loop(fs.se);
+	else
+		ret = fuse_session_loop_mt(fs.se, &loop);
+	fs_watch_stop(&fs);
+close_store:
+	cs_store_close(fs.st);
+unmount:
+	fuse_session_unmount(fs.se);
+remove_handlers:
+	fuse_remove_signal_handlers(fs.se);
+destroy:
+	fuse_session_destroy(fs.se);
+free_nodes:
+	node_table_release(&fs.nodes);
+free_opts:
+	free(opts.mountpoint);
+free_args:
+	fuse_opt_free_args(&args);
+	free(store);
+	free(fsname);
+	return ret ? 1 : 0;
+}

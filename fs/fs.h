@@ -1,0 +1,40 @@
+/* fs.h — the daemon's context: one struct reached from every request (as lo_data(req) in libfuse's
+ * passthrough_ll.c), and the entry points its files share. */
+#ifndef CELLFS_FS_H
+#define CELLFS_FS_H
+
+#define FUSE_USE_VERSION 35
+#include <fuse_lowlevel.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "cellstore.h"
+#include "node.h"
+
+struct fs {
+	cs_store *st;             /* thread-safe: LMDB serialises writers, readers use their own txns */
+	struct node_table nodes;  /* has its own lock */
+	struct fuse_session *se;
+	pthread_key_t txn_key;    /* each worker thread's read transaction */
+	double entry_timeout, attr_timeout, neg_timeout;
+	uid_t uid;
+	gid_t gid;
+	bool ro;
+	/* the watcher thread: only it reads or writes these */
+	pthread_t watcher;
+	bool watching;
+	uint64_t version_seen;
+	/* set by the main thread to stop the watcher; read by it */
+	volatile bool stop;
+};
+
+extern const struct fuse_lowlevel_ops fs_ops;
+
+/* Create the key of the per-thread read transactions (ops.c). Errors: -ENOMEM. */
+int fs_txn_key_init(struct fs *fs);
+
+/* Start/stop the thread that follows the store's changes and invalidates the kernel's caches. */
+int fs_watch_start(struct fs *fs);
+void fs_watch_stop(struct fs *fs);
+
+#endif

@@ -1,0 +1,236 @@
+/* node.c — the inode table (see node.h). Inode numbers are a 64-bit hash of the node's identity, so a
+ * file keeps its inode number across remounts; the rare collision between two live nodes is resolved by
+ * probing to the next free number (only then does a number depend on history). */
+#include "node.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *s = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * FNV_PRIME;
+	return h;
+}
+
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
+}
+
+uint64_t node_ino_of(const struct node_id *id)
+{
+	uint64_t h = FNV_OFFSET, len;
+	uint8_t kind = (uint8_t)id->kind;
+
+	if (id->kind == NODE_ROOT)
+		return 1; /* FUSE_ROOT_ID */
+	h = fnv(h, &kind, 1);
+	h = fnv(h, id->table, strlen(id->table) + 1);
+	len = id->keyn;
+	h = fnv(h, &len, sizeof(len));
+	h = fnv(h, id->key, id->keyn);
+	if (id->kind >= NODE_FAMILY)
+		h = fnv(h, id->family, strlen(id->family) + 1);
+	if (id->kind >= NODE_COLUMN) {
+		len = id->qualn;
+		h = fnv(h, &len, sizeof(len));
+		h = fnv(h, id->qual, id->qualn);
+	}
+	if (id->kind == NODE_VERSION)
+		h = fnv(h, &id->ts, sizeof(id->ts));
+	h = mix(h);
+	return h < 2 ? h + 2 : h; /* 0 is invalid, 1 is the root */
+}
+
+static bool id_equal(const struct node_id *a, const struct node_id *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == NODE_ROOT)
+		return true;
+	if (strcmp(a->table, b->table) || a->keyn != b->keyn || (a->keyn && memcmp(a->key, b->key, a->keyn)))
+		return false;
+	if (a->kind >= NODE_FAMILY && strcmp(a->family, b->family))
+		return false;
+	if (a->kind >= NODE_COLUMN && (a->qualn != b->qualn || (a->qualn && memcmp(a->qual, b->qual, a->qualn))))
+		return false;
+	return a->kind != NODE_VERSION || a->ts == b->ts;
+}
+
+static void *dupb(const void *p, size_t n)
+{
+	void *d = malloc(n ? n : 1);
+	if (d && n)
+		memcpy(d, p, n);
+	return d;
+}
+
+static void node_free(struct node *n)
+{
+	if (!n)
+		return;
+	free((char *)n->id.table);
+	free((uint8_t *)n->id.key);
+	free((char *)n->id.family);
+	free((uint8_t *)n->id.qual);
+	free(n->name);
+	free(n);
+}
+
+static struct node *node_new(const struct node_id *id, uint64_t ino, uint64_t parent, const char *name)
+{
+	struct node *n = calloc(1, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->ino = ino;
+	n->parent = parent;
+	n->id.kind = id->kind;
+	n->id.keyn = id->keyn;
+	n->id.qualn = id->qualn;
+	n->id.ts = id->ts;
+	if (!(n->name = strdup(name ? name : "")))
+		goto fail;
+	if (id->kind == NODE_ROOT)
+		return n;
+	if (!(n->id.table = strdup(id->table)) || !(n->id.key = dupb(id->key, id->keyn)))
+		goto fail;
+	if (id->kind >= NODE_FAMILY && !(n->id.family = strdup(id->family)))
+		goto fail;
+	if (id->kind >= NODE_COLUMN && !(n->id.qual = dupb(id->qual, id->qualn)))
+		goto fail;
+	return n;
+fail:
+	node_free(n);
+	return NULL;
+}
+
+int node_table_init(struct node_table *t)
+{
+	struct node_id root = { .kind = NODE_ROOT };
+	memset(t, 0, sizeof(*t));
+	t->nbuckets = 1024;
+	if (!(t->buckets = calloc(t->nbuckets, sizeof(*t->buckets))))
+		return -ENOMEM;
+	pthread_mutex_init(&t->lock, NULL);
+	if (!(t->buckets[1] = node_new(&root, 1, 0, ""))) {
+		free(t->buckets);
+		return -ENOMEM;
+	}
+	t->buckets[1]->nlookup = 1; /* the root is never forgotten */
+	t->count = 1;
+	return 0;
+}
+
+void node_table_release(struct node_table *t)
+{
+	for (size_t i = 0; i < t->nbuckets; i++)
+		while (t->buckets[i]) {
+			struct node *n = t->buckets[i];
+			t->buckets[i] = n->next;
+			node_free(n);
+		}
+	free(t->buckets);
+	pthread_mutex_destroy(&t->lock);
+}
+
+static struct node *find(struct node_table *t, uint64_t ino)
+{
+	for (struct node *n = t->buckets[ino % t->nbuckets]; n; n = n->next)
+		if (n->ino == ino)
+			return n;
+	return NULL;
+}
+
+struct node *node_get(struct node_table *t, uint64_t ino)
+{
+	struct node *n;
+	pthread_mutex_lock(&t->lock);
+	n = find(t, ino);
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
+static void grow(struct node_table *t)
+{
+	size_t nb = t->nbuckets * 4;
+	struct node **b = calloc(nb, sizeof(*b));
+	if (!b)
+		return; /* stay at this size: only chains get longer */
+	for (size_t i = 0; i < t->nbuckets; i++)
+		while (t->buckets[i]) {
+			struct node *n = t->buckets[i];
+			t->buckets[i] = n->next;
+			n->next = b[n->ino % nb];
+			b[n->ino % nb] = n;
+		}
+	free(t->buckets);
+	t->buckets = b;
+	t->nbuckets = nb;
+}
+
+int node_ref(struct node_table *t, const struct node_id *id, uint64_t parent, const char *name, uint64_t *ino)
+{
+	uint64_t i = node_ino_of(id);
+	struct node *n;
+	int rc = 0;
+
+	pthread_mutex_lock(&t->lock);
+	while ((n = find(t, i)) && !id_equal(&n->id, id))
+		i = i + 1 < 2 ? 2 : i + 1; /* a collision with another live node */
+	if (!n) {
+		if (!(n = node_new(id, i, parent, name))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		if (t->count + 1 > 2 * t->nbuckets)
+			grow(t);
+		n->next = t->buckets[i % t->nbuckets];
+		t->buckets[i % t->nbuckets] = n;
+		t->count++;
+	}
+	n->nlookup++;
+	*ino = i;
+out:
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+void node_forget(struct node_table *t, uint64_t ino, uint64_t nl)
+{
+	struct node **pp, *n;
+	if (ino == 1)
+		return;
+	pthread_mutex_lock(&t->lock);
+	for (pp = &t->buckets[ino % t->nbuckets]; (n = *pp); pp = &n->next)
+		if (n->ino == ino)
+			break;
+	if (n) {
+		n->nlookup = n->nlookup > nl ? n->nlookup - nl : 0;
+		if (!n->nlookup) {
+			*pp = n->next;
+			t->count--;
+			node_free(n);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+void node_foreach(struct node_table *t, void (*fn)(const struct node *n, void *arg), void *arg)
+{
+	pthread_mutex_lock(&t->lock);
+	for (size_t i = 0; i < t->nbuckets; i++)
+		for (struct node *n = t->buckets[i]; n; n = n->next)
+			fn(n, arg);
+	pthread_mutex_unlock(&t->lock);
+}

@@ -1,0 +1,66 @@
+/* node.h — the daemon's inode table: what each inode number the kernel holds stands for, and its
+ * lookup count. Inode numbers are a hash of the node's identity, so they are the same on every mount. */
+#ifndef CELLFS_NODE_H
+#define CELLFS_NODE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum node_kind {
+	NODE_ROOT,    /* the mount's top: one directory per table */
+	NODE_DIR,     /* a table (key empty) or a row-key prefix s1#...#sn: a row and/or a prefix */
+	NODE_FAMILY,  /* family F of row KEY */
+	NODE_COLUMN,  /* column F:Q of row KEY: its newest cell */
+	NODE_VERSION, /* the cell F:Q@TS of row KEY */
+};
+
+/* What a node is. All pointers are owned by the node (or, in a probe, borrowed). */
+struct node_id {
+	enum node_kind kind;
+	const char *table;   /* NODE_DIR and below */
+	const uint8_t *key;  /* NODE_DIR: the prefix (no trailing delimiter); below: the row key */
+	size_t keyn;
+	const char *family;  /* NODE_FAMILY and below */
+	const uint8_t *qual; /* NODE_COLUMN, NODE_VERSION */
+	size_t qualn;
+	int64_t ts;          /* NODE_VERSION */
+};
+
+struct node {
+	uint64_t ino;
+	uint64_t nlookup;    /* protected by the table's lock */
+	struct node_id id;   /* owns its strings */
+	uint64_t parent;     /* the directory it was looked up in (0 for the root) */
+	char *name;          /* its name there */
+	struct node *next;   /* hash chain */
+};
+
+struct node_table {
+	pthread_mutex_t lock;
+	struct node **buckets;
+	size_t nbuckets, count;
+};
+
+int node_table_init(struct node_table *t);      /* -ENOMEM */
+void node_table_release(struct node_table *t);  /* frees every node */
+
+/* The node for inode INO, or NULL. The node stays valid while the kernel holds a lookup on it (which
+ * is the case for the inode of any request in flight). */
+struct node *node_get(struct node_table *t, uint64_t ino);
+
+/* Find or add the node with identity ID (reached as NAME in directory PARENT) and count one lookup.
+ * Returns its inode number in *INO. Errors: -ENOMEM. */
+int node_ref(struct node_table *t, const struct node_id *id, uint64_t parent, const char *name, uint64_t *ino);
+
+/* Drop N lookups of INO (the kernel's forget); the node is freed at zero. */
+void node_forget(struct node_table *t, uint64_t ino, uint64_t n);
+
+/* The inode number ID would get (its identity hash; stable across mounts). */
+uint64_t node_ino_of(const struct node_id *id);
+
+/* Call FN for every node (under the lock: FN must not call back into the table). */
+void node_foreach(struct node_table *t, void (*fn)(const struct node *n, void *arg), void *arg);
+
+#endif

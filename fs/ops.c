@@ -1,0 +1,441 @@
+/* ops.c — the FUSE low-level handlers. Each is split in two: fs_do_x() does the work and returns an
+ * errno, fs_x() sends exactly one reply. Every request reads the store through its thread's read
+ * transaction, renewed to the newest snapshot at the start of the request. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include "fs.h"
+#include "view.h"
+
+static struct fs *fs_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+static void txn_drop(void *p)
+{
+	cs_txn_abort(p);
+}
+
+/* This thread's read transaction, on the newest snapshot. */
+static int fs_txn(struct fs *fs, cs_txn **out)
+{
+	cs_txn *t = pthread_getspecific(fs->txn_key);
+	int rc;
+
+	if (t && (rc = cs_txn_renew(t))) {
+		cs_txn_abort(t);
+		t = NULL;
+		pthread_setspecific(fs->txn_key, NULL);
+	}
+	if (!t) {
+		if ((rc = cs_txn_begin(fs->st, CS_TXN_RDONLY, &t)))
+			return rc;
+		pthread_setspecific(fs->txn_key, t);
+	}
+	*out = t;
+	return 0;
+}
+
+static void fill_stat(struct fs *fs, uint64_t ino, const struct view_attr *a, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = ino;
+	st->st_mode = a->dir ? S_IFDIR | 0755 : S_IFREG | 0644;
+	st->st_nlink = a->nlink;
+	st->st_uid = fs->uid;
+	st->st_gid = fs->gid;
+	st->st_size = (off_t)a->size;
+	st->st_blksize = 4096;
+	st->st_blocks = (blkcnt_t)((a->size + 511) / 512);
+	st->st_mtim.tv_sec = a->mtime_us / 1000000;
+	st->st_mtim.tv_nsec = (a->mtime_us % 1000000) * 1000;
+	if (st->st_mtim.tv_nsec < 0) {
+		st->st_mtim.tv_sec--;
+		st->st_mtim.tv_nsec += 1000000000;
+	}
+	st->st_ctim = st->st_mtim;
+	st->st_atim = st->st_mtim;
+}
+
+/* ---- lookup, forget, getattr ---- */
+
+struct entry_arg {
+	struct fs *fs;
+	fuse_ino_t parent;
+	struct fuse_entry_param e;
+};
+
+static int take_entry(void *arg, const char *name, const struct node_id *id, const struct view_attr *a)
+{
+	struct entry_arg *ea = arg;
+	uint64_t ino;
+	int rc = node_ref(&ea->fs->nodes, id, ea->parent, name, &ino);
+	if (rc)
+		return rc;
+	ea->e.ino = ino;
+	ea->e.attr_timeout = ea->fs->attr_timeout;
+	ea->e.entry_timeout = ea->fs->entry_timeout;
+	fill_stat(ea->fs, ino, a, &ea->e.attr);
+	return 0;
+}
+
+static int fs_do_lookup(fuse_req_t req, fuse_ino_t parent, const char *name, struct fuse_entry_param *e)
+{
+	struct fs *fs = fs_of(req);
+	struct node *p = node_get(&fs->nodes, parent);
+	struct entry_arg ea = { .fs = fs, .parent = parent };
+	cs_txn *txn;
+	int rc;
+
+	if (!p)
+		return ESTALE;
+	if ((rc = fs_txn(fs, &txn)))
+		return -rc;
+	rc = view_lookup(txn, &p->id, name, take_entry, &ea);
+	*e = ea.e;
+	return -rc;
+}
+
+static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fuse_entry_param e;
+	int err = fs_do_lookup(req, parent, name, &e);
+	if (err == ENOENT) { /* a negative entry: the kernel remembers the absence for a while */
+		memset(&e, 0, sizeof(e));
+		e.entry_timeout = fs_of(req)->neg_timeout;
+		fuse_reply_entry(req, &e);
+	} else if (err) {
+		fuse_reply_err(req, err);
+	} else {
+		fuse_reply_entry(req, &e);
+	}
+}
+
+static void fs_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	node_forget(&fs_of(req)->nodes, ino, nlookup);
+	fuse_reply_none(req);
+}
+
+static void fs_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+	for (size_t i = 0; i < count; i++)
+		node_forget(&fs_of(req)->nodes, forgets[i].ino, forgets[i].nlookup);
+	fuse_reply_none(req);
+}
+
+static int fs_do_getattr(fuse_req_t req, fuse_ino_t ino, struct stat *st)
+{
+	struct fs *fs = fs_of(req);
+	struct node *n = node_get(&fs->nodes, ino);
+	struct view_attr a;
+	cs_txn *txn;
+	int rc;
+
+	if (!n)
+		return ESTALE;
+	if ((rc = fs_txn(fs, &txn)) || (rc = view_getattr(txn, &n->id, &a)))
+		return -rc;
+	fill_stat(fs, ino, &a, st);
+	return 0;
+}
+
+static void fs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct stat st;
+	int err = fs_do_getattr(req, ino, &st);
+	if (err)
+		fuse_reply_err(req, err);
+	else
+		fuse_reply_attr(req, &st, fs_of(req)->attr_timeout);
+}
+
+/* ---- directories ---- */
+
+/* An open directory: where its listing stands. Offsets are entry numbers: a request at the offset the
+ * last one ended continues from the saved position; any other offset lists again from the start. */
+struct dirh {
+	pthread_mutex_t lock;
+	struct view_pos pos;
+	off_t next_off;
+};
+
+static void fs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct node *n = node_get(&fs_of(req)->nodes, ino);
+	struct dirh *d;
+
+	if (!n || n->id.kind > NODE_FAMILY) {
+		fuse_reply_err(req, n ? ENOTDIR : ESTALE);
+		return;
+	}
+	if (!(d = calloc(1, sizeof(*d)))) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	pthread_mutex_init(&d->lock, NULL);
+	fi->fh = (uintptr_t)d;
+	fi->cache_readdir = 1; /* the watcher invalidates it when the store changes */
+	fi->keep_cache = 1;
+	fuse_reply_open(req, fi);
+}
+
+static void fs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct dirh *d = (struct dirh *)(uintptr_t)fi->fh;
+	view_pos_release(&d->pos);
+	pthread_mutex_destroy(&d->lock);
+	free(d);
+	fuse_reply_err(req, 0);
+}
+
+struct fill {
+	fuse_req_t req;
+	struct fs *fs;
+	fuse_ino_t dir;
+	bool plus;
+	char *buf;
+	size_t size, used;
+	off_t *next_off;
+	off_t skip; /* entries still to skip (after a seek to an earlier offset) */
+};
+
+static int fill_entry(void *arg, const char *name, const struct node_id *id, const struct view_attr *a)
+{
+	struct fill *f = arg;
+	size_t need;
+
+	if (f->skip) {
+		f->skip--;
+		(*f->next_off)++;
+		return 0;
+	}
+	need = f->plus ? fuse_add_direntry_plus(f->req, NULL, 0, name, NULL, 0) : fuse_add_direntry(f->req, NULL, 0, name, NULL, 0);
+	if (f->used + need > f->size)
+		return 1;
+	if (f->plus) {
+		struct fuse_entry_param e = { 0 };
+		uint64_t ino;
+		int rc = node_ref(&f->fs->nodes, id, f->dir, name, &ino);
+		if (rc)
+			return rc;
+		e.ino = ino;
+		e.attr_timeout = f->fs->attr_timeout;
+		e.entry_timeout = f->fs->entry_timeout;
+		fill_stat(f->fs, ino, a, &e.attr);
+		f->used += fuse_add_direntry_plus(f->req, f->buf + f->used, f->size - f->used, name, &e, *f->next_off + 1);
+	} else {
+		struct stat st = { .st_ino = node_ino_of(id), .st_mode = a->dir ? S_IFDIR : S_IFREG };
+		f->used += fuse_add_direntry(f->req, f->buf + f->used, f->size - f->used, name, &st, *f->next_off + 1);
+	}
+	(*f->next_off)++;
+	return 0;
+}
+
+static int fs_do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi,
+			 bool plus, char **buf, size_t *used)
+{
+	struct fs *fs = fs_of(req);
+	struct dirh *d = (struct dirh *)(uintptr_t)fi->fh;
+	struct node *n = node_get(&fs->nodes, ino);
+	struct fill f = { .req = req, .fs = fs, .dir = ino, .plus = plus, .size = size };
+	cs_txn *txn;
+	int rc;
+
+	if (!n)
+		return ESTALE;
+	if (!(f.buf = malloc(size)))
+		return ENOMEM;
+	pthread_mutex_lock(&d->lock);
+	if (off != d->next_off) { /* not where we stopped: list again from the start */
+		view_pos_release(&d->pos);
+		d->next_off = 0;
+		f.skip = off;
+	}
+	f.next_off = &d->next_off;
+	rc = fs_txn(fs, &txn);
+	while (!rc && d->pos.phase != 2) {
+		size_t before = f.used;
+		off_t skip = f.skip;
+		rc = view_list(txn, &n->id, &d->pos, fill_entry, &f);
+		if (f.used == before && f.skip == skip)
+			break; /* the buffer is full (or the listing ended) */
+	}
+	pthread_mutex_unlock(&d->lock);
+	if (rc) {
+		free(f.buf);
+		return -rc;
+	}
+	*buf = f.buf;
+	*used = f.used;
+	return 0;
+}
+
+static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi, bool plus)
+{
+	char *buf;
+	size_t used;
+	int err = fs_do_readdir(req, ino, size, off, fi, plus, &buf, &used);
+	if (err) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	fuse_reply_buf(req, buf, used);
+	free(buf);
+}
+
+static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
+{
+	readdir_common(req, ino, size, off, fi, false);
+}
+
+static void fs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
+{
+	readdir_common(req, ino, size, off, fi, true);
+}
+
+/* ---- files ---- */
+
+/* An open file: a copy of the value taken at open, so a reader sees one consistent value. */
+struct fileh {
+	void *buf;
+	size_t len;
+};
+
+static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct node *n = node_get(&fs->nodes, ino);
+	struct fileh *h;
+	cs_txn *txn;
+	int rc;
+
+	if (!n)
+		return ESTALE;
+	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))
+		return EROFS; /* writing through the mount is not there yet */
+	if (!(h = calloc(1, sizeof(*h))))
+		return ENOMEM;
+	if ((rc = fs_txn(fs, &txn)) || (rc = view_read(txn, &n->id, &h->buf, &h->len))) {
+		free(h);
+		return -rc;
+	}
+	fi->fh = (uintptr_t)h;
+	fi->keep_cache = 1; /* the watcher drops the page cache when the store changes */
+	return 0;
+}
+
+static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	int err = fs_do_open(req, ino, fi);
+	if (err)
+		fuse_reply_err(req, err);
+	else
+		fuse_reply_open(req, fi);
+}
+
+static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
+{
+	struct fileh *h = (struct fileh *)(uintptr_t)fi->fh;
+	if (off < 0 || (size_t)off >= h->len)
+		fuse_reply_buf(req, NULL, 0);
+	else
+		fuse_reply_buf(req, (char *)h->buf + off, h->len - (size_t)off < size ? h->len - (size_t)off : size);
+}
+
+static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fileh *h = (struct fileh *)(uintptr_t)fi->fh;
+	free(h->buf);
+	free(h);
+	fuse_reply_err(req, 0);
+}
+
+/* ---- extended attributes, statfs ---- */
+
+static void reply_xattr(fuse_req_t req, size_t size, int rc, char *val, size_t len)
+{
+	if (rc)
+		fuse_reply_err(req, -rc);
+	else if (!size)
+		fuse_reply_xattr(req, len);
+	else if (len > size)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, val, len);
+	free(val);
+}
+
+static void fs_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+	struct fs *fs = fs_of(req);
+	struct node *n = node_get(&fs->nodes, ino);
+	char *val = NULL;
+	size_t len = 0;
+	cs_txn *txn;
+	int rc = n ? fs_txn(fs, &txn) : -ESTALE;
+	if (!rc)
+		rc = view_xattr_list(txn, &n->id, &val, &len);
+	reply_xattr(req, size, rc, val, len);
+}
+
+static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+	struct fs *fs = fs_of(req);
+	struct node *n = node_get(&fs->nodes, ino);
+	char *val = NULL;
+	size_t len = 0;
+	cs_txn *txn;
+	int rc = n ? fs_txn(fs, &txn) : -ESTALE;
+	if (!rc)
+		rc = view_xattr_get(txn, &n->id, name, &val, &len);
+	reply_xattr(req, size, rc, val, len);
+}
+
+static void fs_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct statvfs sv = { .f_bsize = 4096, .f_frsize = 4096, .f_namemax = 255 };
+	fuse_reply_statfs(req, &sv);
+}
+
+static void fs_init(void *userdata, struct fuse_conn_info *conn)
+{
+	struct fs *fs = userdata;
+	if (conn->capable & FUSE_CAP_READDIRPLUS)
+		conn->want |= FUSE_CAP_READDIRPLUS;
+	conn->want &= ~(unsigned)FUSE_CAP_READDIRPLUS_AUTO; /* always plus: ls -l needs no more requests */
+	(void)fs;
+}
+
+static void fs_destroy(void *userdata)
+{
+	(void)userdata;
+}
+
+int fs_txn_key_init(struct fs *fs)
+{
+	return pthread_key_create(&fs->txn_key, txn_drop) ? -ENOMEM : 0;
+}
+
+const struct fuse_lowlevel_ops fs_ops = {
+	.init = fs_init,
+	.destroy = fs_destroy,
+	.lookup = fs_lookup,
+	.forget = fs_forget,
+	.forget_multi = fs_forget_multi,
+	.getattr = fs_getattr,
+	.opendir = fs_opendir,
+	.readdir = fs_readdir,
+	.readdirplus = fs_readdirplus,
+	.releasedir = fs_releasedir,
+	.open = fs_open,
+	.read = fs_read,
+	.release = fs_release,
+	.listxattr = fs_listxattr,
+	.getxattr = fs_getxattr,
+	.statfs = fs_statfs,
+};

@@ -1,0 +1,679 @@
+/* view.c — the store seen as a tree (see view.h and the contract's "The tree").
+ *
+ * A key directory stands for a row-key prefix K = s1#...#sn (the table itself when K is empty). It lists
+ * the families of row K (if that row exists) and then, streaming in key order, the distinct next segments
+ * of the rows under K#. A segment whose rows are all deeper (K#s#...) is found at its first row and the
+ * listing then seeks past K#s# in one step, so a directory of a million rows with few distinct next
+ * segments costs a few seeks, and memory stays flat. Directory times are stable: a key directory carries
+ * its table's creation time, a family directory its newest cell's timestamp. Directories other than
+ * family directories report one link ("not counted", as tools like find understand) because counting
+ * their subdirectories would mean listing them.
+ */
+#include "view.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "name.h"
+
+/* A table's schema as the names need it. */
+struct tctx {
+	cs_table_info *info;
+	name_segctx seg;
+};
+
+static bool is_family(const void *arg, const char *name, size_t n)
+{
+	const cs_table_info *info = arg;
+	size_t lo = 0, hi = info->nfamilies;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const char *f = info->families[mid].name;
+		int c = strncmp(f, name, n);
+		if (!c)
+			c = f[n] ? 1 : 0;
+		if (!c)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static int tctx_load(cs_txn *txn, const char *table, struct tctx *t)
+{
+	int rc = cs_table_info_get(txn, table, &t->info);
+	if (rc)
+		return rc;
+	t->seg.delim = (unsigned char)t->info->delim;
+	t->seg.is_family = is_family;
+	t->seg.arg = t->info;
+	return 0;
+}
+
+static void *dupb(const void *p, size_t n)
+{
+	void *d = malloc(n ? n : 1);
+	if (d && n)
+		memcpy(d, p, n);
+	return d;
+}
+
+/* ---- existence checks, each one small scan ---- */
+
+/* The newest timestamp of row KEY's cells (in FAMILY, or any), or -ENOENT if it has none. */
+static int row_newest(cs_txn *txn, const char *table, const uint8_t *key, size_t keyn, const char *family,
+		      int64_t *newest)
+{
+	cs_bytes row = { key, keyn };
+	cs_column_sel sel = { .family = family };
+	cs_read_opts o = { .row = &row, .keys_only = true, .cells_per_column = 1 };
+	const cs_row *r;
+	cs_scan *s;
+	int rc;
+
+	if (family) {
+		o.ncolumns = 1;
+		o.columns = &sel;
+	}
+	if ((rc = cs_scan_open(txn, table, &o, &s)))
+		return rc;
+	rc = cs_scan_next(s, &r);
+	if (rc == 1) {
+		*newest = 0;
+		for (size_t i = 0; i < r->ncells; i++)
+			if (r->cells[i].ts > *newest)
+				*newest = r->cells[i].ts;
+		rc = 0;
+	} else if (rc == 0) {
+		rc = -ENOENT;
+	}
+	cs_scan_close(s);
+	return rc;
+}
+
+/* Whether some row starts with PREFIX (PREFIXN > 0). */
+static int prefix_exists(cs_txn *txn, const char *table, const uint8_t *prefix, size_t prefixn)
+{
+	cs_read_opts o = { .prefix = { prefix, prefixn }, .keys_only = true, .cells_per_column = 1, .limit = 1 };
+	const cs_row *r;
+	cs_scan *s;
+	int rc = cs_scan_open(txn, table, &o, &s);
+	if (rc)
+		return rc;
+	rc = cs_scan_next(s, &r);
+	cs_scan_close(s);
+	return rc;
+}
+
+/* Whether key directory K of the table exists: row K, or rows under K#. */
+static int keydir_exists(cs_txn *txn, const struct tctx *t, const uint8_t *key, size_t keyn)
+{
+	int64_t ts;
+	uint8_t *p;
+	int rc;
+
+	if (!keyn)
+		return 1;
+	rc = row_newest(txn, t->info->name, key, keyn, NULL, &ts);
+	if (rc != -ENOENT)
+		return rc ? rc : 1;
+	if (!(p = malloc(keyn + 1)))
+		return -ENOMEM;
+	memcpy(p, key, keyn);
+	p[keyn] = (uint8_t)t->info->delim;
+	rc = prefix_exists(txn, t->info->name, p, keyn + 1);
+	free(p);
+	return rc;
+}
+
+/* One cell: the newest of F:Q (TS < 0) or exactly F:Q@TS. Sets *A, and *VAL (caller frees) if VAL. */
+static int cell_get(cs_txn *txn, const struct node_id *id, int64_t ts, struct view_attr *a, void **val, size_t *vlen)
+{
+	cs_bytes row = { id->key, id->keyn }, q = { id->qual, id->qualn };
+	cs_column_sel sel = { .family = id->family, .qualifier = &q };
+	cs_read_opts o = { .row = &row, .ncolumns = 1, .columns = &sel, .keys_only = !val };
+	const cs_row *r;
+	cs_scan *s;
+	int rc;
+
+	if (ts >= 0) {
+		o.ts_start = ts;
+		o.ts_end = ts == INT64_MAX ? CS_TS_MAX : ts + 1;
+	} else {
+		o.cells_per_column = 1;
+	}
+	if ((rc = cs_scan_open(txn, id->table, &o, &s)))
+		return rc;
+	rc = cs_scan_next(s, &r);
+	if (rc == 1 && (ts < 0 || r->cells[0].ts == ts)) {
+		const cs_cell *c = &r->cells[0];
+		a->dir = false;
+		a->size = c->value_len;
+		a->mtime_us = c->ts;
+		a->nlink = 1;
+		rc = 0;
+		if (val) {
+			*vlen = c->value.len;
+			if (!(*val = dupb(c->value.data, c->value.len)))
+				rc = -ENOMEM;
+		}
+	} else if (rc >= 0) {
+		rc = -ENOENT;
+	}
+	cs_scan_close(s);
+	return rc;
+}
+
+static void dir_attr(struct view_attr *a, int64_t mtime, uint32_t nlink)
+{
+	a->dir = true;
+	a->size = 0;
+	a->mtime_us = mtime;
+	a->nlink = nlink;
+}
+
+/* ---- attributes ---- */
+
+static int root_attr(cs_txn *txn, struct view_attr *a)
+{
+	char **names;
+	size_t n;
+	int rc = cs_table_list(txn, &names, &n);
+	if (rc)
+		return rc;
+	cs_strv_free(names, n);
+	dir_attr(a, 0, (uint32_t)(2 + n));
+	return 0;
+}
+
+int view_getattr(cs_txn *txn, const struct node_id *id, struct view_attr *a)
+{
+	struct tctx t = { 0 };
+	int64_t ts;
+	int rc;
+
+	switch (id->kind) {
+	case NODE_ROOT:
+		return root_attr(txn, a);
+	case NODE_DIR:
+		if ((rc = tctx_load(txn, id->table, &t)))
+			return rc;
+		rc = keydir_exists(txn, &t, id->key, id->keyn);
+		if (rc == 1) {
+			dir_attr(a, t.info->created, 1);
+			rc = 0;
+		} else if (rc == 0) {
+			rc = -ENOENT;
+		}
+		cs_table_info_free(t.info);
+		return rc;
+	case NODE_FAMILY:
+		if ((rc = row_newest(txn, id->table, id->key, id->keyn, id->family, &ts)))
+			return rc;
+		dir_attr(a, ts, 2);
+		return 0;
+	case NODE_COLUMN:
+		return cell_get(txn, id, -1, a, NULL, NULL);
+	case NODE_VERSION:
+		return cell_get(txn, id, id->ts, a, NULL, NULL);
+	}
+	return -EINVAL;
+}
+
+int view_read(cs_txn *txn, const struct node_id *id, void **buf, size_t *len)
+{
+	struct view_attr a;
+	if (id->kind < NODE_COLUMN)
+		return -EISDIR;
+	return cell_get(txn, id, id->kind == NODE_VERSION ? id->ts : -1, &a, buf, len);
+}
+
+/* ---- listings ---- */
+
+void view_pos_release(struct view_pos *pos)
+{
+	free(pos->resume);
+	memset(pos, 0, sizeof(*pos));
+}
+
+static int set_resume(struct view_pos *pos, const uint8_t *k, size_t n, int extra)
+{
+	uint8_t *r = malloc(n + 1);
+	if (!r)
+		return -ENOMEM;
+	memcpy(r, k, n);
+	if (extra >= 0)
+		r[n++] = (uint8_t)extra;
+	free(pos->resume);
+	pos->resume = r;
+	pos->resumen = n;
+	pos->resume_set = true;
+	return 0;
+}
+
+static int list_root(cs_txn *txn, struct view_pos *pos, view_emit_fn emit, void *arg)
+{
+	char **names;
+	size_t n;
+	int rc = cs_table_list(txn, &names, &n);
+	if (rc)
+		return rc;
+	for (; pos->index < n; pos->index++) {
+		struct node_id id = { .kind = NODE_DIR, .table = names[pos->index], .key = (const uint8_t *)"" };
+		struct view_attr a;
+		cs_table_info *info;
+		if ((rc = cs_table_info_get(txn, names[pos->index], &info)))
+			break;
+		dir_attr(&a, info->created, 1);
+		cs_table_info_free(info);
+		if ((rc = emit(arg, names[pos->index], &id, &a)))
+			break;
+	}
+	if (!rc)
+		pos->phase = 2;
+	cs_strv_free(names, n);
+	return rc < 0 ? rc : 0;
+}
+
+/* Phase 0 of a key directory: the families row K has cells in. */
+static int list_families(cs_txn *txn, const struct node_id *dir, struct view_pos *pos, view_emit_fn emit, void *arg)
+{
+	cs_bytes row = { dir->key, dir->keyn };
+	cs_read_opts o = { .row = &row, .keys_only = true, .cells_per_column = 1 };
+	const cs_row *r;
+	cs_scan *s;
+	uint64_t k = 0;
+	int rc;
+
+	if (!dir->keyn) {
+		pos->phase = 1;
+		return 0;
+	}
+	if ((rc = cs_scan_open(txn, dir->table, &o, &s)))
+		return rc;
+	rc = cs_scan_next(s, &r);
+	for (size_t i = 0; rc == 1 && i < r->ncells;) {
+		const char *fam = r->cells[i].family;
+		int64_t newest = 0;
+		for (; i < r->ncells && r->cells[i].family == fam; i++)
+			if (r->cells[i].ts > newest)
+				newest = r->cells[i].ts;
+		if (k++ < pos->index)
+			continue;
+		struct node_id id = { .kind = NODE_FAMILY, .table = dir->table, .key = dir->key, .keyn = dir->keyn,
+				      .family = fam };
+		struct view_attr a;
+		dir_attr(&a, newest, 2);
+		int e = emit(arg, fam, &id, &a);
+		if (e) {
+			cs_scan_close(s);
+			return e < 0 ? e : 0;
+		}
+		pos->index++;
+	}
+	cs_scan_close(s);
+	if (rc < 0)
+		return rc;
+	pos->phase = 1;
+	pos->index = 0;
+	return 0;
+}
+
+/* Phase 1 of a key directory: the next key segments under K#, each once, in key order. */
+static int list_segments(cs_txn *txn, const struct tctx *t, const struct node_id *dir, struct view_pos *pos,
+			 view_emit_fn emit, void *arg)
+{
+	uint8_t delim = (uint8_t)t->info->delim, *pfx;
+	size_t pn = dir->keyn ? dir->keyn + 1 : 0;
+	cs_read_opts o = { .keys_only = true, .cells_per_column = 1 };
+	const cs_row *r;
+	cs_scan *s;
+	int rc;
+
+	if (!(pfx = malloc(pn + 1)))
+		return -ENOMEM;
+	memcpy(pfx, dir->key, dir->keyn);
+	if (pn)
+		pfx[dir->keyn] = delim;
+	o.prefix = (cs_bytes){ pfx, pn };
+	if ((rc = cs_scan_open(txn, dir->table, &o, &s)))
+		goto out;
+	if (pos->resume_set && (rc = cs_scan_seek(s, (cs_bytes){ pos->resume, pos->resumen })))
+		goto close;
+	while ((rc = cs_scan_next(s, &r)) == 1) {
+		const uint8_t *key = r->key.data, *rest = key + pn, *d;
+		size_t restn = r->key.len - pn, segn, childn;
+		bool show = true;
+		char name[NAME_BUFSZ];
+
+		d = memchr(rest, delim, restn);
+		segn = d ? (size_t)(d - rest) : restn;
+		childn = pn + segn;
+		if (d) { /* a deeper row: its segment was listed already if row K#s exists */
+			int64_t ts;
+			int e = row_newest(txn, dir->table, key, childn, NULL, &ts);
+			if (e && e != -ENOENT) {
+				rc = e;
+				break;
+			}
+			show = e == -ENOENT;
+		}
+		if (show) {
+			struct node_id id = { .kind = NODE_DIR, .table = dir->table, .key = key, .keyn = childn };
+			struct view_attr a;
+			int e = name_encode(NAME_SEGMENT, rest, segn, &t->seg, name, sizeof(name));
+			if (e < 0) {
+				rc = e;
+				break;
+			}
+			dir_attr(&a, t->info->created, 1);
+			e = emit(arg, name, &id, &a);
+			if (e) {
+				rc = e < 0 ? e : set_resume(pos, key, r->key.len, -1);
+				goto close;
+			}
+		}
+		if (d) { /* jump over every row under K#s# */
+			size_t jn = childn + 1;
+			uint8_t *jump = malloc(jn + 1);
+			if (!jump) {
+				rc = -ENOMEM;
+				break;
+			}
+			memcpy(jump, key, childn);
+			jump[childn] = delim;
+			while (jn && jump[jn - 1] == 0xFF)
+				jn--;
+			if (!jn) {
+				free(jump);
+				rc = 0; /* nothing sorts after */
+				break;
+			}
+			jump[jn - 1]++;
+			rc = set_resume(pos, jump, jn, -1);
+			if (!rc)
+				rc = cs_scan_seek(s, (cs_bytes){ jump, jn });
+			free(jump);
+			if (rc)
+				break;
+		} else if ((rc = set_resume(pos, key, r->key.len, 0))) { /* just after this row */
+			break;
+		}
+	}
+	if (rc == 0)
+		pos->phase = 2;
+close:
+	cs_scan_close(s);
+out:
+	free(pfx);
+	return rc < 0 ? rc : 0;
+}
+
+/* A family directory: each column's bare name, then its older versions. */
+static int list_columns(cs_txn *txn, const struct node_id *dir, struct view_pos *pos, view_emit_fn emit, void *arg)
+{
+	cs_bytes row = { dir->key, dir->keyn };
+	cs_column_sel sel = { .family = dir->family };
+	cs_read_opts o = { .row = &row, .keys_only = true, .ncolumns = 1, .columns = &sel };
+	const cs_row *r;
+	cs_scan *s;
+	uint64_t k = 0;
+	int rc;
+
+	if ((rc = cs_scan_open(txn, dir->table, &o, &s)))
+		return rc;
+	rc = cs_scan_next(s, &r);
+	for (size_t i = 0; rc == 1 && i < r->ncells; i++) {
+		const cs_cell *c = &r->cells[i];
+		bool newest = i == 0 || c->qualifier.len != r->cells[i - 1].qualifier.len ||
+			      memcmp(c->qualifier.data, r->cells[i - 1].qualifier.data, c->qualifier.len);
+		struct node_id id = { .kind = newest ? NODE_COLUMN : NODE_VERSION, .table = dir->table,
+				      .key = dir->key, .keyn = dir->keyn, .family = dir->family,
+				      .qual = c->qualifier.data, .qualn = c->qualifier.len, .ts = c->ts };
+		struct view_attr a = { .size = c->value_len, .mtime_us = c->ts, .nlink = 1 };
+		char name[NAME_BUFSZ];
+		int e;
+
+		if (k++ < pos->index)
+			continue;
+		e = newest ? name_encode(NAME_QUALIFIER, c->qualifier.data, c->qualifier.len, NULL, name, sizeof(name))
+			   : name_encode_version(c->qualifier.data, c->qualifier.len, c->ts, name, sizeof(name));
+		if (e < 0 || (e = emit(arg, name, &id, &a))) {
+			cs_scan_close(s);
+			return e < 0 ? e : 0;
+		}
+		pos->index++;
+	}
+	cs_scan_close(s);
+	if (rc < 0)
+		return rc;
+	pos->phase = 2;
+	return 0;
+}
+
+int view_list(cs_txn *txn, const struct node_id *dir, struct view_pos *pos, view_emit_fn emit, void *arg)
+{
+	struct tctx t = { 0 };
+	int rc;
+
+	if (pos->phase == 2)
+		return 0;
+	switch (dir->kind) {
+	case NODE_ROOT:
+		return list_root(txn, pos, emit, arg);
+	case NODE_FAMILY:
+		return list_columns(txn, dir, pos, emit, arg);
+	case NODE_DIR:
+		if ((rc = tctx_load(txn, dir->table, &t)))
+			return rc;
+		if (pos->phase == 0)
+			rc = list_families(txn, dir, pos, emit, arg);
+		if (!rc && pos->phase == 1)
+			rc = list_segments(txn, &t, dir, pos, emit, arg);
+		cs_table_info_free(t.info);
+		return rc;
+	default:
+		return -ENOTDIR;
+	}
+}
+
+/* ---- lookup ---- */
+
+struct by_name {
+	const char *name;
+	view_emit_fn found;
+	void *arg;
+	int rc;
+};
+
+static int match_name(void *arg, const char *name, const struct node_id *id, const struct view_attr *a)
+{
+	struct by_name *b = arg;
+	if (strcmp(name, b->name))
+		return 0;
+	b->rc = b->found(b->arg, name, id, a);
+	return 1;
+}
+
+/* A short-form name: find it by listing the directory (rare: only names over 255 bytes have one). */
+static int lookup_by_listing(cs_txn *txn, const struct node_id *dir, const char *name, view_emit_fn found, void *arg)
+{
+	struct by_name b = { name, found, arg, -ENOENT };
+	struct view_pos pos = { 0 };
+	int rc = view_list(txn, dir, &pos, match_name, &b); /* stops at the match, else runs to the end */
+	view_pos_release(&pos);
+	return rc ? rc : b.rc < 0 ? b.rc : 0;
+}
+
+static int lookup_keydir(cs_txn *txn, const struct node_id *dir, const char *name, view_emit_fn found, void *arg)
+{
+	struct tctx t = { 0 };
+	struct view_attr a;
+	name_result res;
+	uint8_t *key = NULL;
+	size_t keyn;
+	int64_t ts;
+	int rc;
+
+	if ((rc = tctx_load(txn, dir->table, &t)))
+		return rc;
+	if (dir->keyn && is_family(t.info, name, strlen(name))) {
+		struct node_id id = { .kind = NODE_FAMILY, .table = dir->table, .key = dir->key, .keyn = dir->keyn,
+				      .family = name };
+		if (!(rc = row_newest(txn, dir->table, dir->key, dir->keyn, name, &ts))) {
+			dir_attr(&a, ts, 2);
+			rc = found(arg, name, &id, &a);
+		}
+		goto out;
+	}
+	if ((rc = name_decode(NAME_SEGMENT, name, &t.seg, &res)))
+		goto out;
+	if (res.partial) {
+		rc = lookup_by_listing(txn, dir, name, found, arg);
+		goto out;
+	}
+	keyn = dir->keyn ? dir->keyn + 1 + res.len : res.len;
+	if (keyn > CS_MAX_ROW_KEY) {
+		rc = -ENOENT;
+		goto out;
+	}
+	if (!(key = malloc(keyn + 1))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	memcpy(key, dir->key, dir->keyn);
+	if (dir->keyn)
+		key[dir->keyn] = (uint8_t)t.info->delim;
+	memcpy(key + keyn - res.len, res.bytes, res.len);
+	rc = keydir_exists(txn, &t, key, keyn);
+	if (rc == 1) {
+		struct node_id id = { .kind = NODE_DIR, .table = dir->table, .key = key, .keyn = keyn };
+		dir_attr(&a, t.info->created, 1);
+		rc = found(arg, name, &id, &a);
+	} else if (rc == 0) {
+		rc = -ENOENT;
+	}
+out:
+	free(key);
+	cs_table_info_free(t.info);
+	return rc;
+}
+
+static int lookup_column(cs_txn *txn, const struct node_id *dir, const char *name, view_emit_fn found, void *arg)
+{
+	struct node_id id = { .kind = NODE_COLUMN, .table = dir->table, .key = dir->key, .keyn = dir->keyn,
+			      .family = dir->family, .ts = -1 };
+	struct view_attr a;
+	name_result res;
+	int rc;
+
+	if (strchr(name, '@')) {
+		id.kind = NODE_VERSION;
+		rc = name_decode_version(name, &res, &id.ts);
+	} else {
+		rc = name_decode(NAME_QUALIFIER, name, NULL, &res);
+	}
+	if (rc)
+		return rc;
+	if (res.partial)
+		return lookup_by_listing(txn, dir, name, found, arg); /* (a newest Q@TS is not listed: ENOENT) */
+	id.qual = res.bytes;
+	id.qualn = res.len;
+	if ((rc = cell_get(txn, &id, id.kind == NODE_VERSION ? id.ts : -1, &a, NULL, NULL)))
+		return rc;
+	return found(arg, name, &id, &a);
+}
+
+int view_lookup(cs_txn *txn, const struct node_id *dir, const char *name, view_emit_fn found, void *arg)
+{
+	struct view_attr a;
+	int rc;
+
+	if (strlen(name) > NAME_MAX)
+		return -ENAMETOOLONG;
+	switch (dir->kind) {
+	case NODE_ROOT: {
+		cs_table_info *info;
+		struct node_id id = { .kind = NODE_DIR, .table = name, .key = (const uint8_t *)"" };
+		if (cs_check_table_name(name))
+			return -ENOENT;
+		if ((rc = cs_table_info_get(txn, name, &info)))
+			return rc;
+		dir_attr(&a, info->created, 1);
+		cs_table_info_free(info);
+		return found(arg, name, &id, &a);
+	}
+	case NODE_DIR:
+		return lookup_keydir(txn, dir, name, found, arg);
+	case NODE_FAMILY:
+		return lookup_column(txn, dir, name, found, arg);
+	default:
+		return -ENOTDIR;
+	}
+}
+
+/* ---- extended attributes ---- */
+
+#define XA_DELIM "user.cellfs.delimiter"
+#define XA_FAMILY "user.cellfs.family."
+
+int view_xattr_list(cs_txn *txn, const struct node_id *id, char **buf, size_t *len)
+{
+	cs_table_info *info;
+	size_t n = 0, cap;
+	char *b;
+	int rc;
+
+	*buf = NULL;
+	*len = 0;
+	if (id->kind != NODE_DIR || id->keyn)
+		return 0; /* only a table's directory carries the schema */
+	if ((rc = cs_table_info_get(txn, id->table, &info)))
+		return rc;
+	cap = sizeof(XA_DELIM);
+	for (size_t i = 0; i < info->nfamilies; i++)
+		cap += sizeof(XA_FAMILY) + strlen(info->families[i].name);
+	if (!(b = malloc(cap))) {
+		cs_table_info_free(info);
+		return -ENOMEM;
+	}
+	n += (size_t)sprintf(b, "%s", XA_DELIM) + 1;
+	for (size_t i = 0; i < info->nfamilies; i++)
+		n += (size_t)sprintf(b + n, "%s%s", XA_FAMILY, info->families[i].name) + 1;
+	cs_table_info_free(info);
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+int view_xattr_get(cs_txn *txn, const struct node_id *id, const char *name, char **val, size_t *len)
+{
+	cs_table_info *info;
+	int rc = -ENODATA;
+
+	if (id->kind != NODE_DIR || id->keyn)
+		return -ENODATA;
+	if ((rc = cs_table_info_get(txn, id->table, &info)))
+		return rc;
+	rc = -ENODATA;
+	if (!strcmp(name, XA_DELIM)) {
+		*val = dupb(&info->delim, 1);
+		*len = 1;
+		rc = *val ? 0 : -ENOMEM;
+	} else if (!strncmp(name, XA_FAMILY, sizeof(XA_FAMILY) - 1)) {
+		for (size_t i = 0; i < info->nfamilies; i++)
+			if (!strcmp(info->families[i].name, name + sizeof(XA_FAMILY) - 1)) {
+				*len = strlen(info->families[i].gc);
+				*val = dupb(info->families[i].gc, *len);
+				rc = *val ? 0 : -ENOMEM;
+				break;
+			}
+	}
+	cs_table_info_free(info);
+	return rc;
+}

@@ -1,0 +1,99 @@
+/* watch.c — following the store: the kernel caches entries, attributes, listings and file pages for
+ * long, and this thread tells it to drop them when the store changes (a write by cellctl or any other
+ * process). Invalidation is never done from inside a request handler, where it could deadlock. The
+ * store's version is polled every POLL_MS, so a change shows within about a second. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fs.h"
+
+#define POLL_MS 200
+
+struct inval {
+	uint64_t ino, parent;
+	char *name;
+};
+
+struct inval_list {
+	struct inval *v;
+	size_t n, cap;
+	bool oom;
+};
+
+static void collect(const struct node *n, void *arg)
+{
+	struct inval_list *l = arg;
+	if (l->oom)
+		return;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 256;
+		struct inval *v = realloc(l->v, cap * sizeof(*v));
+		if (!v) {
+			l->oom = true;
+			return;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n].ino = n->ino;
+	l->v[l->n].parent = n->parent;
+	if (!(l->v[l->n].name = strdup(n->name))) {
+		l->oom = true;
+		return;
+	}
+	l->n++;
+}
+
+/* Drop everything the kernel may have cached from us. */
+static void invalidate_all(struct fs *fs)
+{
+	struct inval_list l = { 0 };
+	node_foreach(&fs->nodes, collect, &l);
+	for (size_t i = 0; i < l.n; i++) {
+		fuse_lowlevel_notify_inval_inode(fs->se, l.v[i].ino, 0, 0);
+		if (l.v[i].parent)
+			fuse_lowlevel_notify_inval_entry(fs->se, l.v[i].parent, l.v[i].name, strlen(l.v[i].name));
+		free(l.v[i].name);
+	}
+	free(l.v);
+	if (l.oom)
+		fuse_log(FUSE_LOG_ERR, "cellfs: out of memory while invalidating caches\n");
+}
+
+static void *watch_main(void *arg)
+{
+	struct fs *fs = arg;
+	struct timespec ts = { 0, POLL_MS * 1000000L };
+
+	while (!fs->stop) {
+		uint64_t v;
+		nanosleep(&ts, NULL);
+		v = cs_store_version(fs->st);
+		if (v == fs->version_seen)
+			continue;
+		fs->version_seen = v;
+		invalidate_all(fs);
+	}
+	return NULL;
+}
+
+int fs_watch_start(struct fs *fs)
+{
+	fs->version_seen = cs_store_version(fs->st);
+	fs->stop = false;
+	if (pthread_create(&fs->watcher, NULL, watch_main, fs))
+		return -EAGAIN;
+	fs->watching = true;
+	return 0;
+}
+
+void fs_watch_stop(struct fs *fs)
+{
+	if (!fs->watching)
+		return;
+	fs->stop = true;
+	pthread_join(fs->watcher, NULL);
+	fs->watching = false;
+}
