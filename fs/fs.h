@@ -11,7 +11,13 @@
 #include "cellstore.h"
 #include "node.h"
 
+/* Requests served, by kind: read through the root's "user.cellfs.stats" attribute (benchmarks report
+ * FUSE requests per operation from it). */
+enum fs_op { OP_LOOKUP, OP_FORGET, OP_GETATTR, OP_OPENDIR, OP_READDIR, OP_READDIRPLUS, OP_RELEASEDIR, OP_OPEN,
+	     OP_READ, OP_RELEASE, OP_LISTXATTR, OP_GETXATTR, OP_STATFS, OP_COUNT };
+
 struct fs {
+	_Atomic uint64_t nreq[OP_COUNT]; /* lock-free counters */
 	cs_store *st;             /* thread-safe: LMDB serialises writers, readers use their own txns */
 	struct node_table nodes;  /* has its own lock */
 	struct fuse_session *se;

@@ -2,6 +2,8 @@
  * errno, fs_x() sends exactly one reply. Every request reads the store through its thread's read
  * transaction, renewed to the newest snapshot at the start of the request. */
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +15,33 @@
 static struct fs *fs_of(fuse_req_t req)
 {
 	return fuse_req_userdata(req);
+}
+
+static void count_req(fuse_req_t req, enum fs_op op)
+{
+	atomic_fetch_add_explicit(&fs_of(req)->nreq[op], 1, memory_order_relaxed);
+}
+
+static const char *const op_names[OP_COUNT] = {
+	"lookup", "forget", "getattr", "opendir", "readdir", "readdirplus", "releasedir", "open", "read",
+	"release", "listxattr", "getxattr", "statfs",
+};
+
+#define XA_STATS "user.cellfs.stats"
+
+/* The request counters as text, "NAME COUNT" lines (the root's hidden attribute XA_STATS). */
+static int stats_text(struct fs *fs, char **val, size_t *len)
+{
+	char *b = malloc(OP_COUNT * 40);
+	size_t n = 0;
+	if (!b)
+		return -ENOMEM;
+	for (int i = 0; i < OP_COUNT; i++)
+		n += (size_t)sprintf(b + n, "%s %llu\n", op_names[i],
+				     (unsigned long long)atomic_load_explicit(&fs->nreq[i], memory_order_relaxed));
+	*val = b;
+	*len = n;
+	return 0;
 }
 
 static void txn_drop(void *p)
@@ -102,6 +131,7 @@ static int fs_do_lookup(fuse_req_t req, fuse_ino_t parent, const char *name, str
 
 static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
+	count_req(req, OP_LOOKUP);
 	struct fuse_entry_param e;
 	int err = fs_do_lookup(req, parent, name, &e);
 	if (err == ENOENT) { /* a negative entry: the kernel remembers the absence for a while */
@@ -117,12 +147,14 @@ static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 static void fs_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
+	count_req(req, OP_FORGET);
 	node_forget(&fs_of(req)->nodes, ino, nlookup);
 	fuse_reply_none(req);
 }
 
 static void fs_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
 {
+	count_req(req, OP_FORGET);
 	for (size_t i = 0; i < count; i++)
 		node_forget(&fs_of(req)->nodes, forgets[i].ino, forgets[i].nlookup);
 	fuse_reply_none(req);
@@ -146,6 +178,7 @@ static int fs_do_getattr(fuse_req_t req, fuse_ino_t ino, struct stat *st)
 
 static void fs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	count_req(req, OP_GETATTR);
 	struct stat st;
 	int err = fs_do_getattr(req, ino, &st);
 	if (err)
@@ -166,6 +199,7 @@ struct dirh {
 
 static void fs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	count_req(req, OP_OPENDIR);
 	struct node *n = node_get(&fs_of(req)->nodes, ino);
 	struct dirh *d;
 
@@ -186,6 +220,7 @@ static void fs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 
 static void fs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	count_req(req, OP_RELEASEDIR);
 	struct dirh *d = (struct dirh *)(uintptr_t)fi->fh;
 	view_pos_release(&d->pos);
 	pthread_mutex_destroy(&d->lock);
@@ -290,11 +325,13 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 
 static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
+	count_req(req, OP_READDIR);
 	readdir_common(req, ino, size, off, fi, false);
 }
 
 static void fs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
+	count_req(req, OP_READDIRPLUS);
 	readdir_common(req, ino, size, off, fi, true);
 }
 
@@ -331,6 +368,7 @@ static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	count_req(req, OP_OPEN);
 	int err = fs_do_open(req, ino, fi);
 	if (err)
 		fuse_reply_err(req, err);
@@ -340,6 +378,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
+	count_req(req, OP_READ);
 	struct fileh *h = (struct fileh *)(uintptr_t)fi->fh;
 	if (off < 0 || (size_t)off >= h->len)
 		fuse_reply_buf(req, NULL, 0);
@@ -349,6 +388,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, stru
 
 static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	count_req(req, OP_RELEASE);
 	struct fileh *h = (struct fileh *)(uintptr_t)fi->fh;
 	free(h->buf);
 	free(h);
@@ -372,6 +412,7 @@ static void reply_xattr(fuse_req_t req, size_t size, int rc, char *val, size_t l
 
 static void fs_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
+	count_req(req, OP_LISTXATTR);
 	struct fs *fs = fs_of(req);
 	struct node *n = node_get(&fs->nodes, ino);
 	char *val = NULL;
@@ -385,19 +426,23 @@ static void fs_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 
 static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
+	count_req(req, OP_GETXATTR);
 	struct fs *fs = fs_of(req);
 	struct node *n = node_get(&fs->nodes, ino);
 	char *val = NULL;
 	size_t len = 0;
 	cs_txn *txn;
 	int rc = n ? fs_txn(fs, &txn) : -ESTALE;
-	if (!rc)
+	if (!rc && ino == FUSE_ROOT_ID && !strcmp(name, XA_STATS))
+		rc = stats_text(fs, &val, &len);
+	else if (!rc)
 		rc = view_xattr_get(txn, &n->id, name, &val, &len);
 	reply_xattr(req, size, rc, val, len);
 }
 
 static void fs_statfs(fuse_req_t req, fuse_ino_t ino)
 {
+	count_req(req, OP_STATFS);
 	struct statvfs sv = { .f_bsize = 4096, .f_frsize = 4096, .f_namemax = 255 };
 	fuse_reply_statfs(req, &sv);
 }
