@@ -107,6 +107,10 @@ void cs_txn_abort(cs_txn *txn);
  * Errors: -EINVAL (TXN writes), -EIO, -EAGAIN. On error TXN can only be aborted. */
 int cs_txn_renew(cs_txn *txn);
 
+/* Let go of read-only TXN's snapshot until the next cs_txn_renew(), so an idle reader does not keep
+ * old pages from being reused. Nothing may be read through TXN meanwhile. Accepts NULL. */
+void cs_txn_reset(cs_txn *txn);
+
 /* A number that changes whenever any process commits a write to the store (for change polling).
  * Cheap: no transaction. */
 uint64_t cs_store_version(cs_store *st);

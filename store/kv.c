@@ -27,6 +27,7 @@ struct kv_txn {
 	kv_env *env;
 	MDB_txn *txn;
 	bool rdonly;
+	bool reset;       /* a read-only txn whose snapshot is released (mdb_txn_reset) */
 	uint64_t writes;
 };
 
@@ -284,7 +285,10 @@ int kv_txn_begin(kv_env *env, bool rdonly, kv_txn **out)
 int kv_txn_commit(kv_txn *t)
 {
 	int rc;
-	if (fault_hit(CS_FAULT_LMDB)) {
+	if (t->reset) { /* a released reader: nothing to commit */
+		mdb_txn_abort(t->txn);
+		rc = 0;
+	} else if (fault_hit(CS_FAULT_LMDB)) {
 		mdb_txn_abort(t->txn);
 		rc = -EIO;
 	} else {
@@ -306,8 +310,18 @@ int kv_txn_renew(kv_txn *t)
 {
 	if (!t->rdonly)
 		return -EINVAL;
-	mdb_txn_reset(t->txn);
+	if (!t->reset)
+		mdb_txn_reset(t->txn);
+	t->reset = false;
 	return LM(mdb_txn_renew(t->txn));
+}
+
+void kv_txn_reset(kv_txn *t)
+{
+	if (!t || !t->rdonly || t->reset)
+		return;
+	mdb_txn_reset(t->txn);
+	t->reset = true;
 }
 
 uint64_t kv_env_version(kv_env *env)

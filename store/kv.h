@@ -33,6 +33,7 @@ void kv_txn_abort(kv_txn *txn); /* frees TXN; accepts NULL */
 uint64_t kv_txn_writes(const kv_txn *txn);
 /* Move a read-only TXN to the newest snapshot. Cursors must be closed. Errors: -EIO, -EAGAIN. */
 int kv_txn_renew(kv_txn *txn);
+void kv_txn_reset(kv_txn *txn); /* release a read-only TXN's snapshot until kv_txn_renew() */
 /* The id of the last committed transaction (any process). */
 uint64_t kv_env_version(kv_env *env);
 

@@ -142,6 +142,14 @@ int cs_txn_renew(cs_txn *t)
 	return kv_txn_renew(t->kv);
 }
 
+void cs_txn_reset(cs_txn *t)
+{
+	if (!t || !t->rdonly)
+		return;
+	sch_cache_free(t);
+	kv_txn_reset(t->kv);
+}
+
 uint64_t cs_store_version(cs_store *st)
 {
 	return kv_env_version(st->kv);
