@@ -350,6 +350,13 @@ int main(int argc, char **argv)
 	current_cmd = cc.cmd->name;
 	cbtfmt_tz_init();
 	status = cc.cmd->fn(&cc, argc - i - 1, argv + i + 1);
+	/* The store does not fsync each commit; a write command that returns has reached the disk, as a
+	 * cbt write that returns has reached Bigtable. */
+	if (status == CC_OK && cc.st && cc.cmd->access != CC_READ) {
+		int rc = cs_store_sync(cc.st);
+		if (rc < 0)
+			status = cc_error("the write is committed but could not be flushed to disk: %s", strerror(-rc));
+	}
 	cs_store_close(cc.st);
 	return finish(status);
 }
