@@ -134,6 +134,7 @@ int main(int argc, char *argv[])
 	fs.gid = getgid();
 	if (node_table_init(&fs.nodes) || fs_txn_key_init(&fs))
 		goto free_opts;
+	cursor_cache_init(&fs.cursors);
 	if (!(fs.se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), &fs)))
 		goto free_nodes; /* libfuse has said why: an unknown option, say */
 	if (fuse_set_signal_handlers(fs.se))
@@ -160,6 +161,7 @@ remove_handlers:
 destroy:
 	fuse_session_destroy(fs.se);
 free_nodes:
+	cursor_cache_release(&fs.cursors);
 	node_table_release(&fs.nodes);
 free_opts:
 	free(opts.mountpoint);

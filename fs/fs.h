@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "cellstore.h"
+#include "cursor.h"
 #include "node.h"
 
 /* Requests served, by kind: read through the root's "user.cellfs.stats" attribute (benchmarks report
@@ -20,12 +21,14 @@ struct fs {
 	_Atomic uint64_t nreq[OP_COUNT]; /* lock-free counters */
 	cs_store *st;             /* thread-safe: LMDB serialises writers, readers use their own txns */
 	struct node_table nodes;  /* has its own lock */
+	struct cursor_cache cursors; /* where directory listings stand; has its own lock */
 	struct fuse_session *se;
 	pthread_key_t txn_key;    /* each worker thread's read transaction */
 	double entry_timeout, attr_timeout, neg_timeout;
 	uid_t uid;
 	gid_t gid;
 	bool ro;
+	bool no_opendir;          /* the kernel lists directories unopened (set at init) */
 	/* the watcher thread: only it reads or writes these */
 	pthread_t watcher;
 	bool watching;

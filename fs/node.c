@@ -40,6 +40,8 @@ uint64_t node_ino_of(const struct node_id *id)
 	len = id->keyn;
 	h = fnv(h, &len, sizeof(len));
 	h = fnv(h, id->key, id->keyn);
+	if (id->lead_empty)
+		h = fnv(h, "/", 1); /* only then: every other number stays as it was */
 	if (id->kind >= NODE_FAMILY)
 		h = fnv(h, id->family, strlen(id->family) + 1);
 	if (id->kind >= NODE_COLUMN) {
@@ -59,7 +61,8 @@ static bool id_equal(const struct node_id *a, const struct node_id *b)
 		return false;
 	if (a->kind == NODE_ROOT)
 		return true;
-	if (strcmp(a->table, b->table) || a->keyn != b->keyn || (a->keyn && memcmp(a->key, b->key, a->keyn)))
+	if (strcmp(a->table, b->table) || a->keyn != b->keyn || (a->keyn && memcmp(a->key, b->key, a->keyn)) ||
+	    a->lead_empty != b->lead_empty)
 		return false;
 	if (a->kind >= NODE_FAMILY && strcmp(a->family, b->family))
 		return false;
@@ -97,6 +100,7 @@ static struct node *node_new(const struct node_id *id, uint64_t ino, uint64_t pa
 	n->parent = parent;
 	n->id.kind = id->kind;
 	n->id.keyn = id->keyn;
+	n->id.lead_empty = id->lead_empty;
 	n->id.qualn = id->qualn;
 	n->id.ts = id->ts;
 	if (!(n->name = strdup(name ? name : "")))
@@ -223,6 +227,38 @@ void node_forget(struct node_table *t, uint64_t ino, uint64_t nl)
 			node_free(n);
 		}
 	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+bool node_open_file(struct node_table *t, uint64_t ino, uint64_t ver)
+{
+	bool keep = false;
+	struct node *n;
+
+	pthread_mutex_lock(&t->lock);
+	if ((n = find(t, ino))) {
+		if (n->nopen && n->open_ver != ver) { /* older handles may still fill the cache with theirs */
+			n->open_ver = 0;
+			n->cache_ver = 0;
+		} else if (ver && n->cache_ver == ver) {
+			keep = true;
+		} else {
+			n->cache_ver = ver; /* this open drops the cache; only VER's pages fill it from now on */
+		}
+		if (!n->nopen++)
+			n->open_ver = ver;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return keep;
+}
+
+void node_close_file(struct node_table *t, uint64_t ino)
+{
+	struct node *n;
+
+	pthread_mutex_lock(&t->lock);
+	if ((n = find(t, ino)) && n->nopen)
+		n->nopen--;
 	pthread_mutex_unlock(&t->lock);
 }
 

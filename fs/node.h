@@ -22,6 +22,8 @@ struct node_id {
 	const char *table;   /* NODE_DIR and below */
 	const uint8_t *key;  /* NODE_DIR: the prefix (no trailing delimiter); below: the row key */
 	size_t keyn;
+	bool lead_empty;     /* NODE_DIR with keyn 0: the empty first segment (keys that start with the
+	                      * delimiter), not the table, whose key is empty too */
 	const char *family;  /* NODE_FAMILY and below */
 	const uint8_t *qual; /* NODE_COLUMN, NODE_VERSION */
 	size_t qualn;
@@ -35,6 +37,10 @@ struct node {
 	uint64_t parent;     /* the directory it was looked up in (0 for the root) */
 	char *name;          /* its name there */
 	struct node *next;   /* hash chain */
+	/* files, protected by the table's lock: what the kernel's page cache for this inode may hold */
+	uint64_t cache_ver;  /* the store version of the value in the cached pages (0: unknown) */
+	uint64_t open_ver;   /* the store version every open handle read (0: unknown or several) */
+	uint32_t nopen;      /* open handles */
 };
 
 struct node_table {
@@ -59,6 +65,14 @@ void node_forget(struct node_table *t, uint64_t ino, uint64_t n);
 
 /* The inode number ID would get (its identity hash; stable across mounts). */
 uint64_t node_ino_of(const struct node_id *id);
+
+/* A handle on file INO is opened with the value of store version VER (0: not known). Returns whether it
+ * may keep the kernel's page cache, which all handles on the inode share: only if the pages can hold
+ * nothing but that value (no handle reading another version is open, and the cache was filled at VER).
+ * Otherwise the open drops the cache, which must not be trusted again until every older handle is
+ * closed. Pair with node_close_file(). */
+bool node_open_file(struct node_table *t, uint64_t ino, uint64_t ver);
+void node_close_file(struct node_table *t, uint64_t ino);
 
 /* Call FN for every node (under the lock: FN must not call back into the table). */
 void node_foreach(struct node_table *t, void (*fn)(const struct node *n, void *arg), void *arg);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
+#include "cursor.h"
 #include "fs.h"
 #include "view.h"
 
@@ -189,31 +190,24 @@ static void fs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 
 /* ---- directories ---- */
 
-/* An open directory: where its listing stands. Offsets are entry numbers: a request at the offset the
- * last one ended continues from the saved position; any other offset lists again from the start. */
-struct dirh {
-	pthread_mutex_t lock;
-	struct view_pos pos;
-	off_t next_off;
-};
-
+/* Directories are not opened: the kernel lists them with no handle (FUSE_CAP_NO_OPENDIR_SUPPORT) and
+ * caches the listing, which the watcher invalidates when the store changes. Where a listing stands
+ * between requests is kept in fs->cursors, keyed by the offset the kernel asks for next. */
 static void fs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	count_req(req, OP_OPENDIR);
-	struct node *n = node_get(&fs_of(req)->nodes, ino);
-	struct dirh *d;
+	struct fs *fs = fs_of(req);
+	struct node *n = node_get(&fs->nodes, ino);
 
 	if (!n || n->id.kind > NODE_FAMILY) {
 		fuse_reply_err(req, n ? ENOTDIR : ESTALE);
 		return;
 	}
-	if (!(d = calloc(1, sizeof(*d)))) {
-		fuse_reply_err(req, ENOMEM);
+	if (fs->no_opendir) {
+		fuse_reply_err(req, ENOSYS); /* success, and no opendir or releasedir from now on */
 		return;
 	}
-	pthread_mutex_init(&d->lock, NULL);
-	fi->fh = (uintptr_t)d;
-	fi->cache_readdir = 1; /* the watcher invalidates it when the store changes */
+	fi->cache_readdir = 1;
 	fi->keep_cache = 1;
 	fuse_reply_open(req, fi);
 }
@@ -221,10 +215,6 @@ static void fs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 static void fs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	count_req(req, OP_RELEASEDIR);
-	struct dirh *d = (struct dirh *)(uintptr_t)fi->fh;
-	view_pos_release(&d->pos);
-	pthread_mutex_destroy(&d->lock);
-	free(d);
 	fuse_reply_err(req, 0);
 }
 
@@ -271,39 +261,76 @@ static int fill_entry(void *arg, const char *name, const struct node_id *id, con
 	return 0;
 }
 
-static int fs_do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi,
-			 bool plus, char **buf, size_t *used)
+/* "." and "..", entries 1 and 2 of every listing, as ls -a expects. In readdirplus they carry node id 0,
+ * so the kernel takes no lookup on them (it never does for these names). Returns 1 if the buffer is full. */
+static int fill_dots(struct fill *f, const struct node *n)
+{
+	while (*f->next_off < 2) {
+		const char *name = *f->next_off ? ".." : ".";
+		struct stat st = { .st_ino = *f->next_off ? (n->parent ? n->parent : FUSE_ROOT_ID) : n->ino,
+				   .st_mode = S_IFDIR };
+		size_t need;
+
+		if (f->skip) {
+			f->skip--;
+			(*f->next_off)++;
+			continue;
+		}
+		need = f->plus ? fuse_add_direntry_plus(f->req, NULL, 0, name, NULL, 0) : fuse_add_direntry(f->req, NULL, 0, name, NULL, 0);
+		if (f->used + need > f->size)
+			return 1;
+		if (f->plus) {
+			struct fuse_entry_param e = { .attr = st };
+			f->used += fuse_add_direntry_plus(f->req, f->buf + f->used, f->size - f->used, name, &e, *f->next_off + 1);
+		} else {
+			f->used += fuse_add_direntry(f->req, f->buf + f->used, f->size - f->used, name, &st, *f->next_off + 1);
+		}
+		(*f->next_off)++;
+	}
+	return 0;
+}
+
+/* Entries from offset OFF on. Offsets are entry numbers: a request at the offset where a listing stopped
+ * continues from its saved position; any other offset lists again from the start and skips. */
+static int fs_do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool plus, char **buf,
+			 size_t *used)
 {
 	struct fs *fs = fs_of(req);
-	struct dirh *d = (struct dirh *)(uintptr_t)fi->fh;
 	struct node *n = node_get(&fs->nodes, ino);
-	struct fill f = { .req = req, .fs = fs, .dir = ino, .plus = plus, .size = size };
+	struct view_pos pos;
+	bool full;
+	off_t next_off = off;
+	struct fill f = { .req = req, .fs = fs, .dir = ino, .plus = plus, .size = size, .next_off = &next_off };
 	cs_txn *txn;
 	int rc;
 
 	if (!n)
 		return ESTALE;
+	if (off < 0)
+		return EINVAL;
 	if (!(f.buf = malloc(size)))
 		return ENOMEM;
-	pthread_mutex_lock(&d->lock);
-	if (off != d->next_off) { /* not where we stopped: list again from the start */
-		view_pos_release(&d->pos);
-		d->next_off = 0;
+	if (!cursor_take(&fs->cursors, ino, (uint64_t)off, &pos)) {
+		next_off = 0;
 		f.skip = off;
 	}
-	f.next_off = &d->next_off;
 	rc = fs_txn(fs, &txn);
-	while (!rc && d->pos.phase != 2) {
+	full = !rc && fill_dots(&f, n);
+	while (!rc && !full && pos.phase != 2) {
 		size_t before = f.used;
 		off_t skip = f.skip;
-		rc = view_list(txn, &n->id, &d->pos, fill_entry, &f);
+		rc = view_list(txn, &n->id, &pos, fill_entry, &f);
 		if (f.used == before && f.skip == skip)
 			break; /* the buffer is full (or the listing ended) */
 	}
-	pthread_mutex_unlock(&d->lock);
-	if (rc) {
-		free(f.buf);
-		return -rc;
+	if (rc || !f.used) { /* an error, or the end: the kernel will not ask again */
+		view_pos_release(&pos);
+		if (rc) {
+			free(f.buf);
+			return -rc;
+		}
+	} else {
+		cursor_put(&fs->cursors, ino, (uint64_t)next_off, &pos);
 	}
 	*buf = f.buf;
 	*used = f.used;
@@ -314,7 +341,7 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 {
 	char *buf;
 	size_t used;
-	int err = fs_do_readdir(req, ino, size, off, fi, plus, &buf, &used);
+	int err = fs_do_readdir(req, ino, size, off, plus, &buf, &used);
 	if (err) {
 		fuse_reply_err(req, err);
 		return;
@@ -348,6 +375,7 @@ static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fs *fs = fs_of(req);
 	struct node *n = node_get(&fs->nodes, ino);
 	struct fileh *h;
+	uint64_t v0, v1;
 	cs_txn *txn;
 	int rc;
 
@@ -357,12 +385,16 @@ static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return EROFS; /* writing through the mount is not there yet */
 	if (!(h = calloc(1, sizeof(*h))))
 		return ENOMEM;
+	v0 = cs_store_version(fs->st); /* the same before and after: the snapshot read is exactly that one */
 	if ((rc = fs_txn(fs, &txn)) || (rc = view_read(txn, &n->id, &h->buf, &h->len))) {
 		free(h);
 		return -rc;
 	}
+	v1 = cs_store_version(fs->st);
 	fi->fh = (uintptr_t)h;
-	fi->keep_cache = 1; /* the watcher drops the page cache when the store changes */
+	/* Keep the page cache only if it holds this very value: a handle opened before a change, read after
+	 * the watcher dropped the cache, refills it with the old value, which later opens must not keep. */
+	fi->keep_cache = node_open_file(&fs->nodes, ino, v0 == v1 ? v0 : 0);
 	return 0;
 }
 
@@ -390,6 +422,7 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 {
 	count_req(req, OP_RELEASE);
 	struct fileh *h = (struct fileh *)(uintptr_t)fi->fh;
+	node_close_file(&fs_of(req)->nodes, ino);
 	free(h->buf);
 	free(h);
 	fuse_reply_err(req, 0);
@@ -432,7 +465,15 @@ static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
 	char *val = NULL;
 	size_t len = 0;
 	cs_txn *txn;
-	int rc = n ? fs_txn(fs, &txn) : -ESTALE;
+	int rc;
+	/* Only user.* attributes exist here. Any other namespace (security.selinux, system.posix_acl_*) is
+	 * "not supported" rather than "no such attribute": ls -l and cp remember that per filesystem and stop
+	 * asking, where ENODATA costs them two requests for every file. */
+	if (strncmp(name, "user.", 5)) {
+		reply_xattr(req, size, -EOPNOTSUPP, NULL, 0);
+		return;
+	}
+	rc = n ? fs_txn(fs, &txn) : -ESTALE;
 	if (!rc && ino == FUSE_ROOT_ID && !strcmp(name, XA_STATS))
 		rc = stats_text(fs, &val, &len);
 	else if (!rc)
@@ -453,7 +494,7 @@ static void fs_init(void *userdata, struct fuse_conn_info *conn)
 	if (conn->capable & FUSE_CAP_READDIRPLUS)
 		conn->want |= FUSE_CAP_READDIRPLUS;
 	conn->want &= ~(unsigned)FUSE_CAP_READDIRPLUS_AUTO; /* always plus: ls -l needs no more requests */
-	(void)fs;
+	fs->no_opendir = conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT;
 }
 
 static void fs_destroy(void *userdata)

@@ -1,6 +1,7 @@
 /* view.c — the store seen as a tree (see view.h and the contract's "The tree").
  *
- * A key directory stands for a row-key prefix K = s1#...#sn (the table itself when K is empty). It lists
+ * A key directory stands for a row-key prefix K = s1#...#sn (the table itself when n = 0; K is empty for
+ * n = 1 too, the empty first segment of keys that start with '#', which node_id.lead_empty tells). It lists
  * the families of row K (if that row exists) and then, streaming in key order, the distinct next segments
  * of the rows under K#. A segment whose rows are all deeper (K#s#...) is found at its first row and the
  * listing then seeks past K#s# in one step, so a directory of a million rows with few distinct next
@@ -76,6 +77,8 @@ static int row_newest(cs_txn *txn, const char *table, const uint8_t *key, size_t
 	cs_scan *s;
 	int rc;
 
+	if (!keyn)
+		return -ENOENT; /* the empty first segment: row keys are never empty */
 	if (family) {
 		o.ncolumns = 1;
 		o.columns = &sel;
@@ -110,15 +113,20 @@ static int prefix_exists(cs_txn *txn, const char *table, const uint8_t *prefix, 
 	return rc;
 }
 
-/* Whether key directory K of the table exists: row K, or rows under K#. */
+/* Whether a key directory is below its table: it has segments, so its listing's prefix is K# even when
+ * K is empty (keys starting with the delimiter). */
+static bool below_table(const struct node_id *d)
+{
+	return d->keyn || d->lead_empty;
+}
+
+/* Whether key directory K (below its table) exists: row K, or rows under K#. */
 static int keydir_exists(cs_txn *txn, const struct tctx *t, const uint8_t *key, size_t keyn)
 {
 	int64_t ts;
 	uint8_t *p;
 	int rc;
 
-	if (!keyn)
-		return 1;
 	rc = row_newest(txn, t->info->name, key, keyn, NULL, &ts);
 	if (rc != -ENOENT)
 		return rc ? rc : 1;
@@ -203,7 +211,7 @@ int view_getattr(cs_txn *txn, const struct node_id *id, struct view_attr *a)
 	case NODE_DIR:
 		if ((rc = tctx_load(txn, id->table, &t)))
 			return rc;
-		rc = keydir_exists(txn, &t, id->key, id->keyn);
+		rc = below_table(id) ? keydir_exists(txn, &t, id->key, id->keyn) : 1;
 		if (rc == 1) {
 			dir_attr(a, t.info->created, 1);
 			rc = 0;
@@ -329,7 +337,7 @@ static int list_segments(cs_txn *txn, const struct tctx *t, const struct node_id
 			 view_emit_fn emit, void *arg)
 {
 	uint8_t delim = (uint8_t)t->info->delim, *pfx;
-	size_t pn = dir->keyn ? dir->keyn + 1 : 0;
+	size_t pn = below_table(dir) ? dir->keyn + 1 : 0;
 	cs_read_opts o = { .keys_only = true, .cells_per_column = 1 };
 	const cs_row *r;
 	cs_scan *s;
@@ -356,7 +364,7 @@ static int list_segments(cs_txn *txn, const struct tctx *t, const struct node_id
 		childn = pn + segn;
 		if (d) { /* a deeper row: its segment was listed already if row K#s exists */
 			int64_t ts;
-			int e = row_newest(txn, dir->table, key, childn, NULL, &ts);
+			int e = row_newest(txn, dir->table, key, childn, NULL, &ts); /* (-ENOENT if childn is 0) */
 			if (e && e != -ENOENT) {
 				rc = e;
 				break;
@@ -364,7 +372,8 @@ static int list_segments(cs_txn *txn, const struct tctx *t, const struct node_id
 			show = e == -ENOENT;
 		}
 		if (show) {
-			struct node_id id = { .kind = NODE_DIR, .table = dir->table, .key = key, .keyn = childn };
+			struct node_id id = { .kind = NODE_DIR, .table = dir->table, .key = key, .keyn = childn,
+					      .lead_empty = !childn };
 			struct view_attr a;
 			int e = name_encode(NAME_SEGMENT, rest, segn, &t->seg, name, sizeof(name));
 			if (e < 0) {
@@ -522,7 +531,7 @@ static int lookup_keydir(cs_txn *txn, const struct node_id *dir, const char *nam
 
 	if ((rc = tctx_load(txn, dir->table, &t)))
 		return rc;
-	if (dir->keyn && is_family(t.info, name, strlen(name))) {
+	if (below_table(dir) && is_family(t.info, name, strlen(name))) {
 		struct node_id id = { .kind = NODE_FAMILY, .table = dir->table, .key = dir->key, .keyn = dir->keyn,
 				      .family = name };
 		if (!(rc = row_newest(txn, dir->table, dir->key, dir->keyn, name, &ts))) {
@@ -537,7 +546,7 @@ static int lookup_keydir(cs_txn *txn, const struct node_id *dir, const char *nam
 		rc = lookup_by_listing(txn, dir, name, found, arg);
 		goto out;
 	}
-	keyn = dir->keyn ? dir->keyn + 1 + res.len : res.len;
+	keyn = below_table(dir) ? dir->keyn + 1 + res.len : res.len;
 	if (keyn > CS_MAX_ROW_KEY) {
 		rc = -ENOENT;
 		goto out;
@@ -547,12 +556,13 @@ static int lookup_keydir(cs_txn *txn, const struct node_id *dir, const char *nam
 		goto out;
 	}
 	memcpy(key, dir->key, dir->keyn);
-	if (dir->keyn)
+	if (below_table(dir))
 		key[dir->keyn] = (uint8_t)t.info->delim;
 	memcpy(key + keyn - res.len, res.bytes, res.len);
 	rc = keydir_exists(txn, &t, key, keyn);
 	if (rc == 1) {
-		struct node_id id = { .kind = NODE_DIR, .table = dir->table, .key = key, .keyn = keyn };
+		struct node_id id = { .kind = NODE_DIR, .table = dir->table, .key = key, .keyn = keyn,
+				      .lead_empty = !keyn };
 		dir_attr(&a, t.info->created, 1);
 		rc = found(arg, name, &id, &a);
 	} else if (rc == 0) {
@@ -564,12 +574,42 @@ out:
 	return rc;
 }
 
+/* The qualifier a short-form name RES stands for in family directory DIR: the first column, in key order,
+ * whose name it is (name.h, rule 6). *Q gets a copy (caller frees). */
+static int find_qualifier(cs_txn *txn, const struct node_id *dir, const name_result *res, uint8_t **q, size_t *qn)
+{
+	cs_bytes row = { dir->key, dir->keyn };
+	cs_column_sel sel = { .family = dir->family };
+	cs_read_opts o = { .row = &row, .keys_only = true, .ncolumns = 1, .columns = &sel, .cells_per_column = 1 };
+	const cs_row *r;
+	cs_scan *s;
+	int rc;
+
+	if ((rc = cs_scan_open(txn, dir->table, &o, &s)))
+		return rc;
+	rc = cs_scan_next(s, &r);
+	if (rc == 1) {
+		rc = -ENOENT;
+		for (size_t i = 0; i < r->ncells; i++)
+			if (name_match(res, NULL, r->cells[i].qualifier.data, r->cells[i].qualifier.len)) {
+				*qn = r->cells[i].qualifier.len;
+				rc = (*q = dupb(r->cells[i].qualifier.data, *qn)) ? 0 : -ENOMEM;
+				break;
+			}
+	} else if (rc == 0) {
+		rc = -ENOENT;
+	}
+	cs_scan_close(s);
+	return rc;
+}
+
 static int lookup_column(cs_txn *txn, const struct node_id *dir, const char *name, view_emit_fn found, void *arg)
 {
 	struct node_id id = { .kind = NODE_COLUMN, .table = dir->table, .key = dir->key, .keyn = dir->keyn,
 			      .family = dir->family, .ts = -1 };
 	struct view_attr a;
 	name_result res;
+	uint8_t *q = NULL;
 	int rc;
 
 	if (strchr(name, '@')) {
@@ -580,13 +620,18 @@ static int lookup_column(cs_txn *txn, const struct node_id *dir, const char *nam
 	}
 	if (rc)
 		return rc;
-	if (res.partial)
-		return lookup_by_listing(txn, dir, name, found, arg); /* (a newest Q@TS is not listed: ENOENT) */
-	id.qual = res.bytes;
-	id.qualn = res.len;
-	if ((rc = cell_get(txn, &id, id.kind == NODE_VERSION ? id.ts : -1, &a, NULL, NULL)))
-		return rc;
-	return found(arg, name, &id, &a);
+	if (res.partial) { /* not by listing: the newest Q@TS is reachable but not listed */
+		if ((rc = find_qualifier(txn, dir, &res, &q, &id.qualn)))
+			return rc;
+		id.qual = q;
+	} else {
+		id.qual = res.bytes;
+		id.qualn = res.len;
+	}
+	if (!(rc = cell_get(txn, &id, id.kind == NODE_VERSION ? id.ts : -1, &a, NULL, NULL)))
+		rc = found(arg, name, &id, &a);
+	free(q);
+	return rc;
 }
 
 int view_lookup(cs_txn *txn, const struct node_id *dir, const char *name, view_emit_fn found, void *arg)
@@ -631,7 +676,7 @@ int view_xattr_list(cs_txn *txn, const struct node_id *id, char **buf, size_t *l
 
 	*buf = NULL;
 	*len = 0;
-	if (id->kind != NODE_DIR || id->keyn)
+	if (id->kind != NODE_DIR || below_table(id))
 		return 0; /* only a table's directory carries the schema */
 	if ((rc = cs_table_info_get(txn, id->table, &info)))
 		return rc;
@@ -656,7 +701,7 @@ int view_xattr_get(cs_txn *txn, const struct node_id *id, const char *name, char
 	cs_table_info *info;
 	int rc = -ENODATA;
 
-	if (id->kind != NODE_DIR || id->keyn)
+	if (id->kind != NODE_DIR || below_table(id))
 		return -ENODATA;
 	if ((rc = cs_table_info_get(txn, id->table, &info)))
 		return rc;

@@ -1,0 +1,248 @@
+#!/usr/bin/env bash
+# bench_mount.sh — the mount against tmpfs and bindfs: ls -lR, find, cat of every file and tar c over a
+# 20k-cell table, each on a fresh mount and repeated (warm), pinned to one CPU and unpinned. Prints the
+# times, the ratios cellfs/tmpfs and cellfs/bindfs, the FUSE requests cellfs served per entry, and the
+# targets. A benchmark: it exits 0 whatever the figures (1 only if it could not run). See README.md.
+#
+# usage: bench_mount.sh CELLFS GEN_TABLE [-n CELLS] [-r REPEATS] [-s best|median] [-m "pinned unpinned"]
+#                       [-w "WORKLOADS"]
+set -u
+export LC_ALL=C
+
+die() { echo "bench_mount: $*" >&2; exit 1; }
+
+[ $# -ge 2 ] || die "usage: bench_mount.sh CELLFS GEN_TABLE [-n CELLS] [-r REPEATS] [-s best|median] [-m MODES] [-w WORKLOADS]"
+cellfs=$(realpath "$1") gen=$(realpath "$2")
+shift 2
+ncells=20000 repeats=5 stat=best modes="pinned unpinned"
+workloads="lsR-fresh lsR-warm find-fresh find-warm cat-fresh cat-warm tar-fresh tar-warm"
+while getopts n:r:s:m:w: o; do
+	case $o in
+	n) ncells=$OPTARG ;;
+	r) repeats=$OPTARG ;;
+	s) stat=$OPTARG ;;
+	m) modes=$OPTARG ;;
+	w) workloads=$OPTARG ;;
+	*) die "unknown option" ;;
+	esac
+done
+
+[ -e /dev/fuse ] || { echo "bench_mount: no /dev/fuse: skipped"; exit 0; }
+command -v bindfs >/dev/null || die "bindfs is missing (tools/install-deps installs it)"
+command -v fusermount3 >/dev/null || die "fusermount3 is missing"
+command -v getfattr >/dev/null || die "getfattr is missing (package attr)"
+
+# Everything lives in tmpfs, the store too: a fresh mount then measures the daemon and FUSE, not the disk.
+work=$(mktemp -d /dev/shm/cellfs-bench.XXXXXX) || die "mktemp under /dev/shm failed"
+store=$work/store tree=$work/tree cmnt=$work/cellfs bmnt=$work/bindfs
+cpid="" bpid=""
+mkdir -p "$tree" "$cmnt" "$bmnt" "$work/empty" || die "mkdir in $work"
+
+unmount() { # MOUNTPOINT PID: unmount and wait for the daemon to end
+	if mountpoint -q "$1"; then
+		fusermount3 -u "$1" 2>/dev/null || { sleep 0.2; fusermount3 -uz "$1" 2>/dev/null; }
+	fi
+	if [ -n "$2" ]; then
+		wait "$2" 2>/dev/null
+	fi
+}
+cleanup() {
+	unmount "$cmnt" "$cpid"
+	unmount "$bmnt" "$bpid"
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# PIN is the command prefix of the current mode: "taskset -c 0" or nothing.
+pin=()
+
+mount_cellfs() {
+	unmount "$cmnt" "$cpid"
+	"${pin[@]}" "$cellfs" "$store" "$cmnt" -f >/dev/null &
+	cpid=$!
+	for _ in $(seq 200); do mountpoint -q "$cmnt" && return 0; sleep 0.05; done
+	die "cellfs did not mount"
+}
+mount_bindfs() {
+	unmount "$bmnt" "$bpid"
+	"${pin[@]}" bindfs -f "$tree" "$bmnt" >/dev/null &
+	bpid=$!
+	for _ in $(seq 200); do mountpoint -q "$bmnt" && return 0; sleep 0.05; done
+	die "bindfs did not mount"
+}
+drop_caches() {
+	sync
+	[ -w /proc/sys/vm/drop_caches ] && echo 3 >/proc/sys/vm/drop_caches
+}
+
+# ---- the data: the table in a store, and the same tree as plain files in tmpfs ----
+"$gen" -n "$ncells" "$store" || die "gen_table failed"
+mount_cellfs
+cp -a "$cmnt/quotes" "$tree/" || die "copying the mounted table into tmpfs failed"
+diff -r "$cmnt/quotes" "$tree/quotes" >/dev/null || die "the tmpfs copy differs from the mount"
+listing() { (cd "$1" && find . \( -type d -printf 'd %P %T@\n' \) -o -printf 'f %P %s %T@\n' | sort | md5sum); }
+[ "$(listing "$cmnt/quotes")" = "$(listing "$tree/quotes")" ] || die "the tmpfs copy's names, sizes or times differ"
+nfiles=$(find "$tree/quotes" -type f | wc -l)
+ndirs=$(find "$tree/quotes" -type d | wc -l)
+nentries=$((nfiles + ndirs))
+unmount "$cmnt" "$cpid"
+cpid=""
+[ -w /proc/sys/vm/drop_caches ] && dropping="dropped (echo 3 > drop_caches)" || dropping="NOT dropped (not root)"
+
+# ---- workloads ----
+wl_cmd() {
+	case ${1%-*} in
+	lsR) echo 'ls -lR . >/dev/null' ;;
+	find) echo 'find . >/dev/null' ;;
+	cat) echo 'find . -type f -print0 | xargs -0 cat >/dev/null' ;;
+	tar) echo 'tar cf - . | cat >/dev/null' ;; # through cat: GNU tar does not read files for /dev/null
+	esac
+}
+wl_target() { # the pinned target as a ratio to tmpfs
+	case ${1%-*} in
+	cat) echo 2.0 ;;
+	*) echo 1.5 ;;
+	esac
+}
+
+# The request counters of the mounted cellfs, as "name count" lines.
+stats() { getfattr --only-values -n user.cellfs.stats "$cmnt" 2>/dev/null; }
+declare -A req_before req_over
+# (a bash nameref: fills the array named by $1)
+stats_into() { # ARRAY: fill an associative array from the counters
+	local -n a=$1
+	local k v
+	a=()
+	while read -r k v; do a[$k]=$v; done < <(stats)
+}
+
+# Time one run of workload WL on filesystem FS (tmpfs, bindfs, cellfs) into $elapsed (seconds). A fresh
+# run remounts (cellfs, bindfs) and drops the kernel's caches first, then runs the same command once in
+# an empty directory so that the tools themselves (sh, ls, find, tar, their libraries) are not what is
+# fresh; none of that is timed.
+elapsed=0
+run_once() {
+	local wl=$1 fs=$2 dir t0 t1
+	case $fs in
+	tmpfs) dir=$tree/quotes ;;
+	bindfs) dir=$bmnt/quotes ;;
+	cellfs) dir=$cmnt/quotes ;;
+	esac
+	if [ "${wl#*-}" = fresh ]; then
+		case $fs in
+		bindfs) mount_bindfs ;;
+		cellfs) mount_cellfs ;;
+		esac
+		drop_caches
+		(cd "$work/empty" && "${pin[@]}" sh -c "$(wl_cmd "$wl")")
+	fi
+	t0=$EPOCHREALTIME
+	(cd "$dir" && "${pin[@]}" sh -c "$(wl_cmd "$wl")")
+	t1=$EPOCHREALTIME
+	elapsed=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
+}
+
+# The best (least) or the median of the numbers on stdin.
+pick() {
+	sort -g | awk -v s="$stat" '{ v[NR] = $1 }
+		END { print s == "best" ? v[1] : (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# CPU time the cellfs daemon has used, all its threads, in ns.
+daemon_cpu() { cat /proc/"$cpid"/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { print n + 0 }'; }
+
+declare -A result reqs cpu
+run_mode() {
+	local mode=$1 wl fs r
+	if [ "$mode" = pinned ]; then pin=(taskset -c 0); else pin=(); fi
+	mount_cellfs
+	mount_bindfs
+	# What reading the counters costs in requests, subtracted from every workload's figures.
+	local -A s1 s2
+	stats_into s1
+	stats_into s2
+	req_over=()
+	for k in "${!s2[@]}"; do req_over[$k]=$((s2[$k] - ${s1[$k]:-0})); done
+	for wl in $workloads; do
+		# The filesystems take turns, so that whatever else the machine does falls on all three alike.
+		local -A times=()
+		if [ "${wl#*-}" = warm ]; then
+			for fs in tmpfs bindfs cellfs; do run_once "$wl" "$fs"; done # warm-up, not counted
+		fi
+		for ((r = 0; r < repeats; r++)); do
+			for fs in tmpfs bindfs cellfs; do
+				run_once "$wl" "$fs"
+				times[$fs]+="$elapsed "
+			done
+		done
+		for fs in tmpfs bindfs cellfs; do
+			result[$mode,$wl,$fs]=$(printf '%s\n' ${times[$fs]} | pick)
+		done
+		# The requests per entry and the daemon's CPU time: one more run, between two readings.
+		if [ "${wl#*-}" = fresh ]; then
+			mount_cellfs
+			drop_caches
+			(cd "$work/empty" && "${pin[@]}" sh -c "$(wl_cmd "$wl")")
+		fi
+		stats_into req_before
+		local c0 c1
+		c0=$(daemon_cpu)
+		(cd "$cmnt/quotes" && "${pin[@]}" sh -c "$(wl_cmd "$wl")")
+		c1=$(daemon_cpu)
+		local -A after
+		stats_into after
+		local line="" total=0 n
+		for k in lookup getattr opendir readdir readdirplus releasedir open read release getxattr listxattr forget statfs; do
+			n=$((${after[$k]:-0} - ${req_before[$k]:-0} - ${req_over[$k]:-0}))
+			total=$((total + n))
+			[ "$n" -gt 0 ] && line+=" $k $(awk -v n="$n" -v e="$nentries" 'BEGIN { printf "%.2f", n / e }')"
+		done
+		reqs[$mode,$wl]="$(awk -v n="$total" -v e="$nentries" 'BEGIN { printf "%.2f", n / e }')|${line# }"
+		cpu[$mode,$wl]=$(awk -v a="$c0" -v b="$c1" -v n="$total" 'BEGIN {
+			printf "%.3f s, %.1f us/request", (b - a) / 1e9, n ? (b - a) / 1e3 / n : 0 }')
+		mount_bindfs # a fresh bindfs for the next workload's warm-up as well
+	done
+	unmount "$cmnt" "$cpid"
+	unmount "$bmnt" "$bpid"
+	cpid="" bpid=""
+}
+
+report() {
+	local mode=$1 wl t b c rt rb tgt met all_met=yes
+	echo
+	if [ "$mode" = pinned ]; then
+		echo "== pinned: daemons and clients on CPU 0 (taskset -c 0); $stat of $repeats runs, seconds"
+	else
+		echo "== unpinned: any of $(nproc) CPUs; $stat of $repeats runs, seconds"
+	fi
+	printf '%-11s %8s %8s %8s %8s %8s %9s  %-16s %s\n' workload tmpfs bindfs cellfs c/tmpfs c/bindfs req/entry \
+		"target (pinned)" met
+	for wl in $workloads; do
+		t=${result[$mode,$wl,tmpfs]} b=${result[$mode,$wl,bindfs]} c=${result[$mode,$wl,cellfs]}
+		tgt=$(wl_target "$wl")
+		read -r rt rb met < <(awk -v t="$t" -v b="$b" -v c="$c" -v g="$tgt" 'BEGIN {
+			rt = t > 0 ? c / t : 0; rb = b > 0 ? c / b : 0
+			printf "%.2f %.2f %s\n", rt, rb, (rt <= g && c < b) ? "yes" : "NO" }')
+		[ "$met" = NO ] && all_met=no
+		printf '%-11s %8.4f %8.4f %8.4f %8s %8s %9s  %-16s %s\n' "$wl" "$t" "$b" "$c" "$rt" "$rb" \
+			"${reqs[$mode,$wl]%%|*}" "<=${tgt}x, <bindfs" "$([ "$mode" = pinned ] && echo "$met" || echo "($met)")"
+	done
+	echo "cellfs, one more run: requests per entry by kind; the daemon's CPU time (all threads)"
+	for wl in $workloads; do
+		printf '  %-11s %-62s %s\n' "$wl" "${reqs[$mode,$wl]#*|}" "${cpu[$mode,$wl]}"
+	done
+	[ "$mode" = pinned ] && echo "pinned targets: $([ $all_met = yes ] && echo "all met" || echo "NOT all met")"
+}
+
+echo "bench_mount: table quotes, $ncells cells: $nfiles files, $ndirs directories ($nentries entries)"
+echo "bench_mount: tmpfs tree in $work; bindfs $(bindfs --version 2>/dev/null | head -1 | awk '{ print $2 }') (defaults);" \
+	"page/dentry caches $dropping before each fresh run; fresh cellfs/bindfs runs remount first"
+echo "bench_mount: load average before: $(cut -d' ' -f1-3 /proc/loadavg) (figures from a busy machine are worth little)"
+for mode in $modes; do
+	run_mode "$mode"
+	report "$mode"
+done
+echo
+echo "bench_mount: load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+exit 0

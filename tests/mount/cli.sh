@@ -1,0 +1,126 @@
+#!/bin/bash
+# The daemon's command line: bad invocations fail with status 1 and exactly one message (plus the usage
+# line where the arguments are wrong), mounting nothing; -o ro; going to the background; the default
+# store ($CELLFS_DB); mount.fuse3's calling convention, as an /etc/fstab line of type fuse.cellfs uses it.
+. "$(dirname "$0")/lib.sh"
+store=$TMP/store
+"$CELLCTL" --db "$store" createtable t families=cf || exit 1
+"$CELLCTL" --db "$store" set t r cf:q=v@1426535612156000 || exit 1
+mkdir "$TMP/empty" "$TMP/bin"
+touch "$TMP/file"
+real=$(realpath "$TMP")
+
+# expect_fail STDERR CMD...: CMD exits 1, prints STDERR (exactly) and nothing on stdout, mounts nothing.
+expect_fail() {
+	local want=$1 rc
+	shift
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	[ $rc -eq 1 ] || fail "$*: exit status $rc, want 1"
+	[ ! -s "$TMP/out" ] || fail "$*: printed on stdout: $(cat "$TMP/out")"
+	printf '%s\n' "$want" | cmp -s - "$TMP/err" || fail "$*: stderr
+$(cat "$TMP/err")
+want
+$want"
+	if mountpoint -q "$MNT"; then
+		fail "$*: mounted anyway"
+		fusermount3 -u "$MNT"
+	fi
+}
+
+usage="usage: $CELLFS [STORE] MOUNTPOINT [-o options] [-f] [-d]"
+expect_fail "cellfs: no mountpoint given
+$usage" "$CELLFS"
+expect_fail "cellfs: no mountpoint given
+$usage" "$CELLFS" -f -o ro
+expect_fail "cellfs: too many arguments: \"c\"
+$usage" "$CELLFS" a b c
+expect_fail "cellfs: no store at \"$TMP/nostore\": No such file or directory" "$CELLFS" "$TMP/nostore" "$MNT"
+expect_fail "cellfs: no store at \"$real/empty\" (create one with: cellctl --db $real/empty createtable TABLE)" \
+	"$CELLFS" "$TMP/empty" "$MNT"
+expect_fail "cellfs: cannot open store \"$real/file\": Not a directory" "$CELLFS" "$TMP/file" "$MNT"
+expect_fail "fuse: unknown option(s): \`-o bogus'" "$CELLFS" "$store" "$MNT" -o bogus
+expect_fail "fuse: unknown option(s): \`-o bogus=1'" "$CELLFS" "$store" "$MNT" -f -o ro,bogus=1
+expect_fail "fuse: unknown option(s): \`-x'" "$CELLFS" "$store" "$MNT" -x
+expect_fail "fuse: bad mount point \`$TMP/nodir': No such file or directory" "$CELLFS" "$store" "$TMP/nodir"
+
+"$CELLFS" --help >"$TMP/out" 2>"$TMP/err" || fail "cellfs --help: exit status $?"
+head -n1 "$TMP/out" | grep -qx "usage: $CELLFS \[STORE\] MOUNTPOINT \[-o options\] \[-f\] \[-d\] \[-s\]" ||
+	fail "cellfs --help: $(head -n1 "$TMP/out")"
+"$CELLFS" --version >"$TMP/out" 2>"$TMP/err" || fail "cellfs --version: exit status $?"
+grep -qx 'cellfs [0-9.]* (libfuse [0-9.]*)' "$TMP/out" && [ ! -s "$TMP/err" ] || fail "cellfs --version: $(cat "$TMP/out" "$TMP/err")"
+
+# options OPTS: the mount's options in /proc/mounts; type and source checked on the way.
+mount_line() {
+	awk -v m="$MNT" '$2 == m' /proc/mounts
+}
+check_mounted() { # check_mounted HOW SOURCE ro|rw
+	local line
+	line=$(mount_line)
+	# shellcheck disable=SC2086 # (split into fields)
+	set -- "$1" "$2" "$3" $line
+	[ "$6" = fuse.cellfs ] && [ "$4" = "$2" ] && [ "${7%%,*}" = "$3" ] ||
+		fail "$1: /proc/mounts says: $line; want $2 $MNT fuse.cellfs $3,..."
+	[ "$(cat "$MNT/t/r/cf/q" 2>&1)" = v ] || fail "$1: cat t/r/cf/q: $(cat "$MNT/t/r/cf/q" 2>&1)"
+}
+unmount_bg() { # unmount a daemon that went to the background; it must go away
+	local pids
+	pids=$(daemon_pids)
+	[ -n "$pids" ] || fail "$1: no cellfs process serves $MNT"
+	fusermount3 -u "$MNT" || fail "$1: fusermount3 -u failed"
+	for _ in $(seq 500); do
+		[ -z "$(daemon_pids)" ] && return
+		sleep 0.01
+	done
+	fail "$1: cellfs still runs 5s after fusermount3 -u"
+}
+
+# -o ro, in the foreground
+mount_store "$store" -o ro
+check_mounted "-o ro" "$real/store" ro
+for op in "touch $MNT/t/r/cf/new" "mkdir $MNT/t/d"; do
+	$op 2>"$TMP/err" && fail "$op succeeded on a read-only mount"
+	grep -q 'Read-only file system' "$TMP/err" || fail "$op: $(cat "$TMP/err")"
+done
+unmount_store
+
+# to the background (no -f): exits 0 once mounted, silently
+"$CELLFS" "$store" "$MNT" >"$TMP/out" 2>"$TMP/err" || fail "cellfs STORE MNT: exit status $?"
+[ ! -s "$TMP/out" ] && [ ! -s "$TMP/err" ] || fail "cellfs STORE MNT printed: $(cat "$TMP/out" "$TMP/err")"
+check_mounted "cellfs STORE MNT" "$real/store" rw
+unmount_bg "cellfs STORE MNT"
+
+# the default store: $CELLFS_DB, created on first use; cellctl's writes show
+CELLFS_DB=$TMP/default "$CELLFS" "$MNT" -f 2>"$TMP/daemon.err" &
+DAEMON_PID=$!
+for _ in $(seq 1000); do mountpoint -q "$MNT" && break; sleep 0.01; done
+if mountpoint -q "$MNT"; then
+	[ -z "$(ls -A "$MNT")" ] || fail "a new default store is not empty: $(ls -A "$MNT")"
+	CELLFS_DB=$TMP/default "$CELLCTL" createtable fresh || fail "cellctl createtable in the default store"
+	for _ in $(seq 150); do [ -d "$MNT/fresh" ] && break; sleep 0.01; done
+	[ -d "$MNT/fresh" ] || fail "a table created with cellctl in \$CELLFS_DB does not show"
+	unmount_store
+else
+	fail "cellfs MNT with CELLFS_DB set did not mount: $(cat "$TMP/daemon.err")"
+fi
+
+# mount.fuse3's convention: `cellfs STORE MNT -o OPTS`, cellfs found on PATH
+ln -s "$CELLFS" "$TMP/bin/cellfs"
+PATH=$TMP/bin:$PATH /sbin/mount.fuse3 "$store" "$MNT" -o ro,dev,suid -t fuse.cellfs 2>"$TMP/err" ||
+	fail "mount.fuse3 STORE MNT -t fuse.cellfs: exit status $?: $(cat "$TMP/err")"
+check_mounted "mount.fuse3 -t fuse.cellfs -o ro" "$real/store" ro
+unmount_bg "mount.fuse3"
+
+# mount(8) itself. It runs helpers with a fixed PATH, so name the program in the source (fuse's
+# PROGRAM#SOURCE form), and use plain `-t fuse.cellfs` only if that PATH finds this very cellfs.
+mount -t fuse "$TMP/bin/cellfs#$store" "$MNT" 2>"$TMP/err" || fail "mount -t fuse cellfs#STORE: exit status $?: $(cat "$TMP/err")"
+check_mounted "mount -t fuse cellfs#STORE" "$real/store" rw
+unmount_bg "mount -t fuse"
+if [ "$(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin command -v cellfs)" -ef "$CELLFS" ]; then
+	mount -t fuse.cellfs -o ro "$store" "$MNT" 2>"$TMP/err" || fail "mount -t fuse.cellfs: exit status $?: $(cat "$TMP/err")"
+	check_mounted "mount -t fuse.cellfs -o ro" "$real/store" ro
+	unmount_bg "mount -t fuse.cellfs"
+else
+	echo "note: cellfs is not installed on mount(8)'s PATH; mount -t fuse.cellfs checked through mount.fuse3 only"
+fi
+exit $status

@@ -1,0 +1,1044 @@
+#!/usr/bin/env python3
+"""mountcheck.py — what a cellfs mount must show, and the checks the mount tests run against it.
+
+The expected tree is computed here from a store dump (dump_store) with a Python rewrite of the name
+rules in fs/name.h: no code of fs/ is used, so a bug shared by the daemon and its unit tests still shows.
+Subcommands (the *.sh scripts in this directory mount, call these, and unmount):
+
+  tree DUMPDIR MNT STATE       walk the mount (fd-relative, so 2048-deep paths work) and compare every
+                               entry with the dump: names and order, type, size, mtime/ctime (µs), nlink,
+                               contents (sha256), inode uniqueness; then find, du, stat, ls, cat and
+                               getfattr output; unlisted Q@TS names; non-canonical names are ENOENT.
+                               Writes inode numbers and directory times to STATE.
+  remount DUMPDIR MNT STATE    the same inode numbers and directory times after a remount.
+  bigdir DUMPDIR MNT PID DB    100k entries in one directory, listed once each in key order (also three
+                               at once), resuming at any offset, changed mid-listing; the daemon's RSS; a
+                               prefix of 100k rows with three next segments costs a few requests.
+  cellctl MNT DB TABLE         `cellctl read`/`lookup`/`count`/`ls` against cat/stat/ls through the mount.
+  follow MNT DB                cellctl changes the store while mounted (set, rewrite in place, deletecolumn,
+                               deleterow, createtable, createfamily, setgcpolicy, deletefamily,
+                               deletetable, deleteallrows); the mount follows, no stale cache.
+
+Environment: CELLCTL (the cellctl binary). Exit status 0 (all good) or 1 (mismatches, listed on stderr).
+"""
+import errno
+import hashlib
+import json
+import os
+import re
+import stat as S
+import subprocess
+import sys
+import time
+
+NAME_MAX = 255
+SHORT_PREFIX = 200
+PATH_MAX = 4096
+
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+
+
+def done(what):
+    if failures:
+        for m in failures[:60]:
+            print('FAIL:', m, file=sys.stderr)
+        if len(failures) > 60:
+            print('FAIL: ... and %d more' % (len(failures) - 60), file=sys.stderr)
+        print('%s: %d mismatches' % (what, len(failures)), file=sys.stderr)
+        sys.exit(1)
+    print('%s: ok' % what)
+
+
+def show(path):
+    """A path tuple for messages."""
+    return '/'.join(p.decode('utf-8', 'backslashreplace') if isinstance(p, bytes) else p for p in path)[:300]
+
+
+# ---- the name rules of fs/name.h, written again -------------------------------------------------------
+
+def fnv1a64(b):
+    h = 0xcbf29ce484222325
+    for c in b:
+        h = ((h ^ c) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def utf8_len(b, i):
+    """Length of the valid UTF-8 sequence starting at b[i] (2..4), or 0. Python's strict decoder rejects
+    overlongs, surrogates and code points above U+10FFFF, as Unicode's table 3-7 does."""
+    c = b[i]
+    n = 2 if 0xC0 <= c <= 0xDF else 3 if 0xE0 <= c <= 0xEF else 4 if 0xF0 <= c <= 0xF7 else 0
+    if not n or i + n > len(b):
+        return 0
+    try:
+        b[i:i + n].decode('utf-8')
+    except UnicodeDecodeError:
+        return 0
+    return n
+
+
+def units(b, qual, force):
+    """B as name units: raw ASCII bytes, raw UTF-8 sequences, %XX escapes."""
+    out, i = [], 0
+    while i < len(b):
+        c, k = b[i], 1
+        if c < 0x80:
+            raw = 0x20 <= c and c != 0x7F and c not in b'/%' and not (qual and c == 0x40)
+        else:
+            k = utf8_len(b, i)
+            raw = k > 0
+        if i < force or not raw:
+            out.append(b'%%%02X' % c)
+            i += 1
+        else:
+            out.append(b[i:i + k])
+            i += k
+    return out
+
+
+IDENT = re.compile(rb'[_a-zA-Z0-9][-_.a-zA-Z0-9]*\Z')
+
+
+def encode(b, qual=False, families=(), limit=NAME_MAX):
+    """The name of key segment (qual False; FAMILIES: the table's) or qualifier B."""
+    if not b:
+        return b'%'
+    force = 0
+    if not qual and IDENT.match(b) and b in families:
+        force = 1
+    if b in (b'.', b'..'):
+        force = len(b)
+    u = units(b, qual, force)
+    full = b''.join(u)
+    if len(full) <= limit:
+        return full
+    pre = b''
+    for x in u:
+        if len(pre) + len(x) > SHORT_PREFIX:
+            break
+        pre += x
+    return pre + b'%~' + b'%016X' % fnv1a64(b)
+
+
+def version_name(q, ts):
+    t = b'%016d' % ts
+    return encode(q, qual=True, limit=NAME_MAX - 1 - len(t)) + b'@' + t
+
+
+# ---- the dump and the tree it implies --------------------------------------------------------------------
+
+class Table:
+    def __init__(self, name, delim, created):
+        self.name, self.delim, self.created = name, delim, created
+        self.families = {}  # name (bytes) -> canonical GC policy (bytes)
+        self.rows = {}      # row key -> [(family, qualifier, ts, len, offset)], in the store's order
+
+
+def unhex(s):
+    return b'' if s == b'-' else bytes.fromhex(s.decode())
+
+
+def load_dump(d):
+    tables = {}
+    with open(os.path.join(d, 'dump.txt'), 'rb') as f:
+        for line in f:
+            p = line.split()
+            if p[0] == b'table':
+                tables[p[1]] = Table(p[1], int(p[2], 16), int(p[3]))
+            elif p[0] == b'family':
+                tables[p[1]].families[p[2]] = unhex(p[3])
+            elif p[0] == b'cell':
+                tables[p[1]].rows.setdefault(unhex(p[2]), []).append(
+                    (p[3], unhex(p[4]), int(p[5]), int(p[6]), int(p[7])))
+    return tables
+
+
+class Ent:
+    __slots__ = ('dir', 'size', 'mtime', 'nlink', 'val', 'fams', 'segs', 'children')
+
+    def __init__(self, isdir, size, mtime, nlink, val=None):
+        self.dir, self.size, self.mtime, self.nlink, self.val = isdir, size, mtime, nlink, val
+        self.fams, self.segs, self.children = [], {}, []
+
+
+def expected(tables):
+    """Path (tuple of names, bytes) -> Ent; and [(family dir path, unlisted newest Q@TS name, bare path)]."""
+    ents = {(): Ent(True, 0, 0, 2 + len(tables))}
+    ents[()].children = sorted(tables)
+    unlisted = []
+    for tname in sorted(tables):
+        t = tables[tname]
+        top = (tname,)
+        ents[top] = Ent(True, 0, t.created, 1)
+        for row, cells in t.rows.items():
+            path = top
+            for seg in row.split(bytes([t.delim])):
+                name = encode(seg, families=t.families)
+                parent, path = path, path + (name,)
+                if path not in ents:
+                    ents[path] = Ent(True, 0, t.created, 1)
+                    ents[parent].segs[name] = None
+            byfam = {}
+            for c in cells:
+                byfam.setdefault(c[0], []).append(c)
+            for fam, fc in byfam.items():
+                fp = path + (fam,)
+                ents[path].fams.append(fam)
+                fe = ents[fp] = Ent(True, 0, max(c[2] for c in fc), 2)
+                prevq = None
+                for (_, q, ts, n, off) in fc:
+                    name = encode(q, qual=True) if q != prevq else version_name(q, ts)
+                    if q != prevq:
+                        unlisted.append((fp, version_name(q, ts), fp + (name,)))
+                    prevq = q
+                    ents[fp + (name,)] = Ent(False, n, ts, 1, (off, n))
+                    fe.children.append(name)
+    for p, e in ents.items():
+        if e.dir and p and not e.children:
+            e.children = e.fams + list(e.segs)
+    return ents, unlisted
+
+
+class Values:
+    def __init__(self, d):
+        self.f = open(os.path.join(d, 'values.bin'), 'rb')
+
+    def get(self, ref):
+        self.f.seek(ref[0])
+        return self.f.read(ref[1])
+
+    def sha(self, ref):
+        return hashlib.sha256(self.get(ref)).hexdigest()
+
+
+# ---- the mount, walked ------------------------------------------------------------------------------------
+
+class Got:
+    __slots__ = ('mode', 'size', 'mtime_ns', 'ctime_ns', 'nlink', 'ino', 'children', 'sha')
+
+    def __init__(self, st):
+        self.mode, self.size, self.nlink, self.ino = st.st_mode, st.st_size, st.st_nlink, st.st_ino
+        self.mtime_ns, self.ctime_ns = st.st_mtime_ns, st.st_ctime_ns
+        self.children, self.sha = None, None
+
+
+def read_fd(fd):
+    h, n = hashlib.sha256(), 0
+    while True:
+        b = os.read(fd, 1 << 20)
+        if not b:
+            return h.hexdigest(), n
+        h.update(b)
+        n += len(b)
+
+
+def walk(mnt, read=True):
+    """Every entry under MNT, by descriptor-relative calls (paths beyond PATH_MAX work): path tuple -> Got,
+    with each file's sha256 if READ."""
+    sys.setrecursionlimit(20000)
+    got = {}
+    root = os.open(mnt, os.O_RDONLY | os.O_DIRECTORY)
+    got[()] = Got(os.fstat(root))
+
+    def visit(dfd, path):
+        names = [os.fsencode(n) for n in os.listdir(dfd)]
+        got[path].children = names
+        for n in names:
+            p = path + (n,)
+            try:
+                st = os.stat(n, dir_fd=dfd, follow_symlinks=False)
+            except OSError as e:
+                fail('%s: listed but stat fails: %s' % (show(p), e))
+                continue
+            g = got[p] = Got(st)
+            if S.S_ISDIR(st.st_mode):
+                fd = os.open(n, os.O_RDONLY | os.O_DIRECTORY, dir_fd=dfd)
+                try:
+                    visit(fd, p)
+                finally:
+                    os.close(fd)
+            elif read:
+                fd = os.open(n, os.O_RDONLY, dir_fd=dfd)
+                try:
+                    g.sha, nread = read_fd(fd)
+                finally:
+                    os.close(fd)
+                if nread != st.st_size:
+                    fail('%s: read %d bytes, stat says %d' % (show(p), nread, st.st_size))
+    try:
+        visit(root, ())
+    finally:
+        os.close(root)
+    return got
+
+
+def compare_tree(ents, got, vals, read=True):
+    """The walk against the expected tree: the same paths, each with the right attributes."""
+    missing = [p for p in ents if p not in got]
+    extra = [p for p in got if p not in ents]
+    for p in missing[:20]:
+        fail('missing from the mount: %s' % show(p))
+    for p in extra[:20]:
+        fail('not in the store, yet in the mount: %s' % show(p))
+    if len(missing) > 20 or len(extra) > 20:
+        fail('%d missing, %d extra entries in all' % (len(missing), len(extra)))
+    for p, e in ents.items():
+        g = got.get(p)
+        if g is None:
+            continue
+        want_mode = (S.S_IFDIR | 0o755) if e.dir else (S.S_IFREG | 0o644)
+        if g.mode != want_mode:
+            fail('%s: mode %o, want %o' % (show(p), g.mode, want_mode))
+        if g.size != e.size:
+            fail('%s: size %d, want %d' % (show(p), g.size, e.size))
+        if g.mtime_ns != e.mtime * 1000 or g.ctime_ns != e.mtime * 1000:
+            fail('%s: mtime %d ns ctime %d ns, want %d µs' % (show(p), g.mtime_ns, g.ctime_ns, e.mtime))
+        if g.nlink != e.nlink:
+            fail('%s: nlink %d, want %d' % (show(p), g.nlink, e.nlink))
+        if e.dir and g.children is not None and g.children != e.children:
+            if sorted(g.children) != sorted(e.children):
+                fail('%s: lists %s, want %s' % (show(p), [show((c,)) for c in g.children][:10],
+                                                [show((c,)) for c in e.children][:10]))
+            else:
+                fail('%s: lists the right names in the wrong order: %s, want %s' % (
+                    show(p), [show((c,)) for c in g.children][:10], [show((c,)) for c in e.children][:10]))
+        if read and not e.dir and g.sha is not None and g.sha != vals.sha(e.val):
+            fail('%s: contents differ from the store' % show(p))
+    inos = {}
+    for p, g in got.items():
+        if g.ino in inos:
+            fail('inode %d shared by %s and %s' % (g.ino, show(inos[g.ino]), show(p)))
+        inos[g.ino] = p
+
+
+# ---- the same through the standard tools ---------------------------------------------------------------
+
+def run(argv, cwd=None, ok=(0,), stdin=None):
+    r = subprocess.run(argv, cwd=cwd, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode not in ok or r.stderr:
+        fail('%s: exit %d, stderr %r' % (' '.join(map(str, argv))[:200], r.returncode, r.stderr[:500]))
+    return r.stdout
+
+
+def ts_ns(s):
+    """find's %T@ / stat's %.9Y: seconds.fraction -> ns, exactly."""
+    sec, _, frac = s.partition(b'.')
+    return int(sec) * 10**9 + int((frac + b'000000000')[:9])
+
+
+def mount_path(mnt, p):
+    return os.path.join(os.fsencode(mnt), *p) if p else os.fsencode(mnt)
+
+
+def check_find(mnt, ents):
+    out = run(['find', mnt, '-printf', r'%P\0%s %T@ %C@ %y %n %i\0'])
+    f = out.split(b'\0')[:-1]
+    seen, inos = {}, {}
+    for path, attrs in zip(f[0::2], f[1::2]):
+        p = tuple(path.split(b'/')) if path else ()
+        if p in seen:
+            fail('find: %s twice' % show(p))
+        size, mt, ct, typ, nlink, ino = attrs.split()
+        seen[p] = int(ino)
+        e = ents.get(p)
+        if e is None:
+            fail('find: unexpected %s' % show(p))
+            continue
+        if (int(size), ts_ns(mt), ts_ns(ct), typ, int(nlink)) != (e.size, e.mtime * 1000, e.mtime * 1000,
+                                                                   b'd' if e.dir else b'f', e.nlink):
+            fail('find: %s: %s, want size %d mtime %d µs %s nlink %d' % (
+                show(p), attrs.decode(), e.size, e.mtime, 'd' if e.dir else 'f', e.nlink))
+        if int(ino) in inos:
+            fail('find: inode %s of %s and %s' % (ino.decode(), show(p), show(inos[int(ino)])))
+        inos[int(ino)] = p
+    for p in ents:
+        if p not in seen:
+            fail('find: missing %s' % show(p))
+    return seen
+
+
+def check_du(mnt, ents):
+    total = {}
+    for p, e in ents.items():
+        if not e.dir:
+            for i in range(len(p) + 1):
+                total[p[:i]] = total.get(p[:i], 0) + e.size
+    out = run(['du', '-ab', mnt])
+    base = os.fsencode(mnt)
+    n = 0
+    for line in out.split(b'\n')[:-1]:
+        size, path = line.split(b'\t', 1)
+        rel = path[len(base) + 1:] if path != base else b''
+        p = tuple(rel.split(b'/')) if rel else ()
+        if p not in ents:
+            fail('du: unexpected %s' % show(p))
+        elif int(size) != total.get(p, 0):
+            fail('du: %s: %s bytes, want %d' % (show(p), size.decode(), total.get(p, 0)))
+        n += 1
+    if n != len(ents):
+        fail('du: %d lines, want %d' % (n, len(ents)))
+
+
+def check_stat(mnt, ents, inodes):
+    """stat(1) on every path it can take (relative to MNT, under PATH_MAX); descriptor-relative walks
+    covered the rest."""
+    paths = [p for p in ents if p and len(b'/'.join(p)) < PATH_MAX - 1]
+    out = run(['xargs', '-0', 'stat', '--printf', r'%n\0%s %.9Y %.9Z %h %F %i\0'], cwd=mnt,
+              stdin=b'\0'.join(b'/'.join(p) for p in paths) + b'\0')
+    f = out.split(b'\0')[:-1]
+    if len(f) != 2 * len(paths):
+        fail('stat: %d results for %d paths' % (len(f) // 2, len(paths)))
+    for path, attrs in zip(f[0::2], f[1::2]):
+        p = tuple(path.split(b'/'))
+        e = ents[p]
+        size, mt, ct, nlink, kind = attrs.split(b' ', 4)
+        kind, ino = kind.rsplit(b' ', 1)
+        want = b'directory' if e.dir else b'regular empty file' if not e.size else b'regular file'
+        if (int(size), ts_ns(mt), ts_ns(ct), int(nlink), kind) != (e.size, e.mtime * 1000, e.mtime * 1000,
+                                                                   e.nlink, want):
+            fail('stat: %s: %s, want size %d mtime %d µs nlink %d %s' % (
+                show(p), attrs.decode(), e.size, e.mtime, e.nlink, want.decode()))
+        if inodes.get(p) != int(ino):
+            fail('stat: %s: inode %s, find said %s' % (show(p), ino.decode(), inodes.get(p)))
+
+
+LS_LINE = re.compile(rb'([d-])([rwx-]{9}) +(\d+) +\S+ +\S+ +(\d+) +(\d+)\.(\d{9}) (.*)\Z')
+
+
+def check_ls(mnt, ents, tops):
+    """ls -laRU of each table in TOPS: names in directory order (".", ".." first), type, permissions,
+    nlink, size, mtime."""
+    for top in tops:
+        out = run(['ls', '-laRU', '--quoting-style=literal', '--time-style=+%s.%N', top], cwd=mnt)
+        for block in out.split(b'\n\n'):
+            lines = block.split(b'\n')
+            head = lines[0].rstrip(b':')
+            p = tuple(head.split(b'/'))
+            e = ents.get(p)
+            if e is None or not e.dir:
+                fail('ls: unexpected directory %s' % show(p))
+                continue
+            names = []
+            for line in lines[1:]:
+                if not line or line.startswith(b'total '):
+                    continue
+                m = LS_LINE.match(line)
+                if not m:
+                    fail('ls: %s: cannot parse %r' % (show(p), line[:100]))
+                    continue
+                typ, perm, nlink, size, sec, ns, name = m.groups()
+                names.append(name)
+                if name in (b'.', b'..'):
+                    continue
+                c = ents.get(p + (name,))
+                if c is None:
+                    fail('ls: unexpected %s' % show(p + (name,)))
+                    continue
+                want = (b'd' if c.dir else b'-', b'rwxr-xr-x' if c.dir else b'rw-r--r--', c.nlink, c.size,
+                        c.mtime * 1000)
+                if (typ, perm, int(nlink), int(size), int(sec) * 10**9 + int(ns)) != want:
+                    fail('ls: %s: %r' % (show(p + (name,)), line[:120]))
+            if names != [b'.', b'..'] + e.children:
+                fail('ls: %s lists %d names, want ., .. and %d (or another order)' % (show(p), len(names),
+                                                                                     len(e.children)))
+
+
+def check_pread(mnt, ents, vals):
+    """Reads at offsets, across page and chunk boundaries and past the end, of every file over 1 MiB."""
+    n = 0
+    for p, e in ents.items():
+        if e.dir or e.size < (1 << 20):
+            continue
+        want = vals.get(e.val)
+        fd = os.open(mount_path(mnt, p), os.O_RDONLY)
+        try:
+            for off, ln in ((0, 1), (4095, 2), (131071, 131074), (1 << 20, 4097), (e.size - 3, 10),
+                            (e.size, 5), (e.size + 4096, 1), (e.size // 2 + 17, 1 << 20)):
+                got = os.pread(fd, ln, off)
+                n += 1
+                if got != want[off:off + ln]:
+                    fail('%s: pread(%d, %d) gives %d bytes that differ' % (show(p), ln, off, len(got)))
+        finally:
+            os.close(fd)
+    return n
+
+
+def check_cat(mnt, ents, vals):
+    """cat(1) of every file reachable by a path under PATH_MAX."""
+    n = 0
+    for p, e in ents.items():
+        if e.dir or len(b'/'.join(p)) >= PATH_MAX - 1:
+            continue
+        out = run(['cat', b'/'.join(p)], cwd=mnt)
+        if hashlib.sha256(out).hexdigest() != vals.sha(e.val):
+            fail('cat: %s: %d bytes differ from the store\'s %d' % (show(p), len(out), e.size))
+        n += 1
+    return n
+
+
+AWK_SCHEMA = {b'user.cellfs.delimiter': b'#', b'user.cellfs.family.MD': b'never',
+              b'user.cellfs.family.cf': b'maxversions=60',
+              b'user.cellfs.family.g': b'(maxversions=2 and maxage=1d) or maxversions=5',
+              b'user.cellfs.family.meta': b'maxage=36500d or maxversions=1000',
+              b'user.cellfs.family.unused': b'never', b'user.cellfs.family.x-y.z': b'never'}
+
+
+def check_xattrs(mnt, tables):
+    """getfattr -d on each table directory: the delimiter and every family's canonical GC policy; nothing
+    on other directories and files; the root's counters hidden from listings but readable by name."""
+    for tname, t in tables.items():
+        out = run(['getfattr', '--absolute-names', '-d', '-m', '-', '-e', 'hex', mount_path(mnt, (tname,))])
+        got = {}
+        for line in out.split(b'\n')[1:]:
+            if line:
+                k, _, v = line.partition(b'=')
+                got[k] = bytes.fromhex(v[2:].decode())
+        want = {b'user.cellfs.delimiter': bytes([t.delim])}
+        for f, gc in t.families.items():
+            want[b'user.cellfs.family.' + f] = gc
+        if got != want:
+            fail('getfattr %s: %r, want %r' % (tname.decode(), got, want))
+        if tname == b'awk' and got != AWK_SCHEMA:  # what gen_awkward.c asked for, in canonical form
+            fail('getfattr awk: %r, want %r' % (got, AWK_SCHEMA))
+    out = run(['getfattr', '--absolute-names', '-d', '-m', '-', mnt])
+    if out:
+        fail('getfattr -d of the root lists %r' % out)
+    out = run(['getfattr', '--absolute-names', '--only-values', '-n', 'user.cellfs.stats', mnt])
+    if not out.startswith(b'lookup '):
+        fail('user.cellfs.stats: %r' % out[:100])
+
+
+def check_names(mnt, ents, unlisted, tables, vals):
+    """Unlisted newest Q@TS names work; non-canonical spellings of every listed name are ENOENT."""
+    for fp, vname, bare in unlisted:
+        p = fp + (vname,)
+        try:
+            st = os.stat(mount_path(mnt, p)) if len(b'/'.join(p)) < PATH_MAX - 200 else None
+        except OSError as e:
+            fail('%s: the newest version by its Q@TS name: %s' % (show(p), e))
+            continue
+        if st is not None and (st.st_size, st.st_mtime_ns) != (ents[bare].size, ents[bare].mtime * 1000):
+            fail('%s: size %d mtime %d, want those of %s' % (show(p), st.st_size, st.st_mtime_ns, show(bare)))
+        if st is not None:
+            with open(mount_path(mnt, p), 'rb') as f:
+                if hashlib.sha256(f.read()).hexdigest() != vals.sha(ents[bare].val):
+                    fail('%s: contents differ from %s' % (show(p), show(bare)))
+    unl = {fp + (vname,) for fp, vname, _ in unlisted}
+    tried = 0
+    for p, e in ents.items():
+        if not e.dir or not p or len(p) > 24:  # (the deep table's 2048 levels all look alike)
+            continue
+        t = tables[p[0]]
+        try:
+            dfd = os.open(mount_path(mnt, p), os.O_RDONLY | os.O_DIRECTORY)
+        except OSError as x:
+            fail('%s: %s' % (show(p), x))
+            continue
+        try:
+            for name in e.children:
+                for v in variants(name, t.delim):
+                    q = p + (v,)
+                    if v in (b'.', b'..') or q in ents or q in unl or b'/' in v or b'\0' in v:
+                        continue
+                    tried += 1
+                    try:
+                        os.stat(v, dir_fd=dfd, follow_symlinks=False)
+                        fail('%s: a non-canonical name that resolves' % show(q))
+                    except OSError as x:
+                        want = errno.ENAMETOOLONG if len(v) > NAME_MAX else errno.ENOENT
+                        if x.errno != want:
+                            fail('%s: %s, want %s' % (show(q), x, errno.errorcode[want]))
+        finally:
+            os.close(dfd)
+    return tried
+
+
+ESC = re.compile(rb'%([0-9A-F]{2})')
+
+
+def variants(name, delim):
+    """Spellings of NAME that are not canonical for anything else in its directory (the caller removes
+    those that are): lower-case hex, an escape undone, a needless escape, junk after '%', a short form's
+    hash changed, a delimiter escaped inside a segment, version timestamps of the wrong width."""
+    out = []
+    for m in ESC.finditer(name):
+        s, x = m.start(), m.group(1)
+        if x.lower() != x:
+            out.append(name[:s] + b'%' + x.lower() + name[m.end():])
+        out.append(name[:s] + bytes([int(x, 16)]) + name[m.end():])
+    for i, c in enumerate(name):
+        if c != 0x25 and c < 0x80 and c != 0x40:
+            out.append(name[:i] + b'%%%02X' % c + name[i + 1:])
+            break
+    out += [name + b'%', name + b'%G0', b'%' + name, name + b'%%%02X' % delim, b'%%%02X' % delim + name]
+    m = re.search(rb'%~([0-9A-F]{16})', name)
+    if m:
+        h = m.group(1)
+        out.append(name[:m.start(1)] + (b'0' if h[0:1] != b'0' else b'1') + h[1:] + name[m.end(1):])
+        if re.search(rb'[A-F]', h):
+            out.append(name[:m.start(1)] + h.lower() + name[m.end(1):])
+        out.append(name[:m.start()] + name[m.end():])
+    m = re.search(rb'@(\d+)\Z', name)
+    if m:
+        ts = m.group(1)
+        out += [name[:m.start(1)] + b'0' + ts, name[:m.start(1)] + ts.lstrip(b'0')[:15] + b'x',
+                name[:m.start(1)] + ts[1:], name[:m.start(1)] + b'%0*d' % (len(ts), int(ts) + 1)]
+    else:
+        out.append(name + b'@' + b'%015d' % 1)
+        out.append(name + b'@' + b'%017d' % 1)
+    return out
+
+
+def save_state(path, got):
+    with open(path, 'w') as f:
+        json.dump({'/'.join(x.hex() for x in p): [g.ino, g.mtime_ns, S.S_ISDIR(g.mode)] for p, g in got.items()}, f)
+
+
+def cmd_tree(dumpdir, mnt, state):
+    tables = load_dump(dumpdir)
+    ents, unlisted = expected(tables)
+    vals = Values(dumpdir)
+    t0 = time.monotonic()
+    got = walk(mnt, read=True)
+    compare_tree(ents, got, vals)
+    t1 = time.monotonic()
+    inodes = check_find(mnt, ents)
+    check_du(mnt, ents)
+    check_stat(mnt, ents, inodes)
+    check_ls(mnt, ents, [t for t in sorted(tables) if t != b'deep'])
+    ncat = check_cat(mnt, ents, vals)
+    npread = check_pread(mnt, ents, vals)
+    check_xattrs(mnt, tables)
+    t2 = time.monotonic()
+    tried = check_names(mnt, ents, unlisted, tables, vals)
+    t3 = time.monotonic()
+    save_state(state, got)
+    print('tree: %d entries (%d files), %d read with cat, %d preads, %d unlisted Q@TS, %d non-canonical names '
+          'tried; walk %.1fs, tools %.1fs, names %.1fs' % (len(ents), sum(not e.dir for e in ents.values()), ncat,
+                                                           npread, len(unlisted), tried, t1 - t0, t2 - t1, t3 - t2))
+    done('tree')
+
+
+def cmd_remount(dumpdir, mnt, state):
+    with open(state) as f:
+        before = json.load(f)
+    got = walk(mnt, read=False)
+    now = {'/'.join(x.hex() for x in p): [g.ino, g.mtime_ns, S.S_ISDIR(g.mode)] for p, g in got.items()}
+    if set(now) != set(before):
+        fail('the remounted tree has other paths: %d vs %d' % (len(now), len(before)))
+    for k, v in before.items():
+        w = now.get(k)
+        if w and w[0] != v[0]:
+            fail('%s: inode %d, was %d before the remount' % (k[:80], w[0], v[0]))
+        if w and w[1] != v[1]:
+            fail('%s: mtime %d, was %d before the remount' % (k[:80], w[1], v[1]))
+    print('remount: %d inode numbers and times compared' % len(before))
+    done('remount')
+
+
+# ---- 100k rows ---------------------------------------------------------------------------------------------
+
+def rss_kib(pid):
+    with open('/proc/%d/status' % pid) as f:
+        for line in f:
+            if line.startswith('VmRSS:'):
+                return int(line.split()[1])
+    return -1
+
+
+def stats(mnt):
+    v = os.getxattr(mnt, 'user.cellfs.stats')
+    return {k: int(n) for k, n in (line.split() for line in v.decode().splitlines())}
+
+
+def cmd_bigdir(dumpdir, mnt, pid, db):
+    pid = int(pid)
+    tables = load_dump(dumpdir)
+    ents, _ = expected(tables)
+    big = os.path.join(mnt, 'big', 'big')
+    want = ents[(b'big', b'big')].children
+    rss0 = rss_kib(pid)
+
+    # Three listings at once of the uncached directory (each must see every entry once), then one more.
+    t0 = time.monotonic()
+    procs = [subprocess.Popen(['ls', '-f'], cwd=big, stdout=subprocess.PIPE) for _ in range(3)]
+    for pr in procs:
+        got = pr.communicate()[0].split(b'\n')[:-1]
+        if pr.returncode or sorted(got) != sorted([b'.', b'..'] + want):
+            fail('ls -f of big/big, three at once: %d names, %d distinct' % (len(got), len(set(got))))
+    out = subprocess.run('ls -f | wc -l', shell=True, cwd=big, stdout=subprocess.PIPE, check=True).stdout
+    t1 = time.monotonic()
+    if int(out) != 100002:
+        fail('ls -f | wc -l in big/big: %s, want 100002 (., .. and 100k rows)' % out.strip().decode())
+    rss1 = rss_kib(pid)
+    with os.scandir(big) as it:
+        names = [os.fsencode(e.name) for e in it]
+    if len(names) != 100000 or len(set(names)) != 100000:
+        fail('scandir big/big: %d entries, %d distinct' % (len(names), len(set(names))))
+    if names != want:
+        fail('scandir big/big: not the 100k rows in key order')
+    t2 = time.monotonic()
+
+    # Every row directory's attributes (from readdirplus: no more requests), and a sample of rows walked
+    # to the bottom with their contents.
+    fd = os.open(big, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for n in names:
+            st, e = os.stat(n, dir_fd=fd, follow_symlinks=False), ents[(b'big', b'big', n)]
+            if (st.st_mode, st.st_nlink, st.st_mtime_ns) != (S.S_IFDIR | 0o755, 1, e.mtime * 1000):
+                fail('big/big/%s: mode %o nlink %d mtime %d' % (n.decode(), st.st_mode, st.st_nlink, st.st_mtime_ns))
+        # Resuming at an offset mid-listing (the kernel's seekdir): offsets are entry numbers, ., .. first.
+        for k in (1, 2, 3, 50002, 99999, 100001):
+            os.lseek(fd, k, os.SEEK_SET)
+            with os.scandir(fd) as it:
+                rest = [os.fsencode(e.name) for e in it]
+            if rest != want[max(k - 2, 0):]:
+                fail('big/big from offset %d: %d entries, want %d' % (k, len(rest), len(want) - k + 2))
+    finally:
+        os.close(fd)
+    for i in range(0, 100000, 997):
+        p = (b'big', b'big', b'%06d' % i)
+        for q in (p, p + (b'f',), p + (b'f', b'v')):
+            st, e = os.stat(mount_path(mnt, q)), ents[q]
+            if (st.st_size, st.st_mtime_ns, st.st_nlink) != (e.size, e.mtime * 1000, e.nlink):
+                fail('%s: size %d mtime %d nlink %d' % (show(q), st.st_size, st.st_mtime_ns, st.st_nlink))
+        if os.listdir(mount_path(mnt, p)) != [b'f'] or os.listdir(mount_path(mnt, p + (b'f',))) != [b'v']:
+            fail('%s: wrong listing' % show(p))
+        if cat(mount_path(mnt, p + (b'f', b'v'))) != b'%d' % i:
+            fail('%s/f/v: wrong contents' % show(p))
+    t3 = time.monotonic()
+
+    # A prefix whose 100k rows share three next segments: a few seeks, not 100k rows.
+    s0 = stats(mnt)
+    t4 = time.monotonic()
+    pre = os.listdir(os.path.join(mnt, 'few', 'pre'))
+    t5 = time.monotonic()
+    s1 = stats(mnt)
+    if pre != ['a', 'b', 'c']:
+        fail('few/pre lists %r, want a, b, c' % pre[:10])
+    nplus = s1['readdirplus'] - s0['readdirplus'] + s1['readdir'] - s0['readdir']
+    if nplus > 4:
+        fail('listing few/pre took %d readdir(plus) requests' % nplus)
+    # The same on a directory the kernel has not cached: the daemon itself resumes at the offset.
+    c = (b'few', b'pre', b'c')
+    fd = os.open(mount_path(mnt, c), os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.lseek(fd, 20002, os.SEEK_SET)
+        with os.scandir(fd) as it:
+            rest = [os.fsencode(e.name) for e in it]
+        if rest != ents[c].children[20000:]:
+            fail('few/pre/c from offset 20002: %d entries, want %d' % (len(rest), len(ents[c].children) - 20000))
+    finally:
+        os.close(fd)
+    # The store changes in the middle of a listing: every row it did not touch comes once, the deleted
+    # one and the new one at most once; then the listing is the new one.
+    b = (b'few', b'pre', b'b')
+    seen = []
+    with os.scandir(mount_path(mnt, b)) as it:
+        for e in it:
+            seen.append(e.name)
+            if len(seen) == 5000:
+                cellctl(db, 'deleterow', 'few', 'pre#b#099997')
+                cellctl(db, 'set', 'few', 'pre#b#099998x', 'f:v=new')
+    old, new = ents[b].children, ents[b].children[:-1] + [b'099998x']
+    if old[-1] != b'099997':
+        fail('few/pre/b: the expected listing does not end with 099997')
+    counts = {}
+    for n in seen:
+        counts[n] = counts.get(n, 0) + 1
+    if any(counts.get(n) != 1 for n in old[:-1]) or counts.get(b'099997', 0) > 1 or \
+            counts.get(b'099998x', 0) > 1 or len(counts) > len(old) + 1:
+        fail('few/pre/b changed mid-listing: %d names, %d distinct, %d of %d unchanged rows once' % (
+            len(seen), len(counts), sum(counts.get(n) == 1 for n in old[:-1]), len(old) - 1))
+    until('few/pre/b after the change', lambda: [os.fsencode(n) for n in os.listdir(mount_path(mnt, b))] == new)
+    ents[b].children = new
+    for seg in (b'a', b'b', b'c'):
+        p = (b'few', b'pre', seg)
+        if [os.fsencode(n) for n in os.listdir(mount_path(mnt, p))] != ents[p].children:
+            fail('%s: not the rows of the store, in key order' % show(p))
+    t6 = time.monotonic()
+    rss2 = rss_kib(pid)
+    print('bigdir: ls -f of 100k entries (3 at once, then | wc -l) %.2fs, scandir %.2fs, attributes, offsets and a sample %.1fs; '
+          'few/pre (3 segments of 100k rows) %.3fs with %d readdir(plus) requests, then 3 x 33k rows %.1fs' % (
+              t1 - t0, t2 - t1, t3 - t2, t5 - t4, nplus, t6 - t5))
+    print('bigdir: daemon VmRSS %d KiB before, %d KiB after listing 100k, %d KiB at the end' % (rss0, rss1, rss2))
+    # Readdirplus hands the kernel a node per entry, which the daemon keeps while the kernel does; beyond
+    # that, listing must not hold the rows: 1 KiB a node is generous (4 under AddressSanitizer).
+    with open('/proc/%d/maps' % pid) as f:
+        factor = 4 if 'libasan' in f.read() else 1
+    if rss1 - rss0 > 100000 * factor:
+        fail('listing 100k entries grew the daemon by %d KiB' % (rss1 - rss0))
+    if rss2 > 300 * 1024 * factor:
+        fail('the daemon holds %d KiB at the end' % rss2)
+    done('bigdir')
+
+
+# ---- against cellctl ---------------------------------------------------------------------------------------
+
+def cellctl(db, *args, env=None, check=True):
+    r = subprocess.run([os.environ['CELLCTL'], '--db', db] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, env=env)
+    if check and (r.returncode or r.stderr):
+        fail('cellctl %s: exit %d, stderr %r' % (' '.join(args), r.returncode, r.stderr))
+    return r.stdout
+
+
+def go_unquote(s):
+    """Undo Go's %q (cbt's value format)."""
+    assert s[:1] == b'"' and s[-1:] == b'"', s
+    s, out, i = s[1:-1], bytearray(), 0
+    simple = {ord('a'): 7, ord('b'): 8, ord('f'): 12, ord('n'): 10, ord('r'): 13, ord('t'): 9, ord('v'): 11,
+              ord('\\'): 92, ord('"'): 34, ord("'"): 39}
+    while i < len(s):
+        if s[i] != 0x5C:
+            out.append(s[i])
+            i += 1
+            continue
+        c = s[i + 1]
+        if c in simple:
+            out.append(simple[c])
+            i += 2
+        elif c == ord('x'):
+            out.append(int(s[i + 2:i + 4], 16))
+            i += 4
+        elif c in (ord('u'), ord('U')):
+            n = 4 if c == ord('u') else 8
+            out += chr(int(s[i + 2:i + 2 + n], 16)).encode()
+            i += 2 + n
+        else:
+            raise ValueError(s)
+    return bytes(out)
+
+
+CBT_TIME = re.compile(rb'@ (\d{4})/(\d\d)/(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{6})\Z')
+
+
+def parse_cbt(out):
+    """cbt's read/lookup output -> [(row, [(family, qualifier, ts µs, value)])] (TZ=UTC)."""
+    import calendar
+    rows = []
+    for block in out.split(b'-' * 40 + b'\n'):
+        lines = block.split(b'\n')
+        if not lines[0]:
+            continue
+        cells, i = [], 1
+        while i < len(lines) and lines[i].startswith(b'  '):
+            col, _, when = lines[i][2:].rpartition(b' @ ')  # COLUMN padded to 40 runes, then @ TIME
+            col = col.rstrip(b' ')  # (so no qualifier here ends in a space)
+            m = CBT_TIME.match(b'@ ' + when)
+            fam, _, q = col.partition(b':')
+            y, mo, d, h, mi, s, us = (int(x) for x in m.groups())
+            ts = calendar.timegm((y, mo, d, h, mi, s)) * 10**6 + us
+            cells.append((fam, q, ts, go_unquote(lines[i + 1].strip())))
+            i += 2
+        rows.append((lines[0], cells))
+    return rows
+
+
+def cmd_cellctl(mnt, db, table):
+    env = dict(os.environ, TZ='UTC')
+    tb = table.encode()
+    schema = cellctl(db, 'ls', table, env=env)
+    fams = [line.split(b'\t')[0] for line in schema.split(b'\n')[2:] if line]
+    out = cellctl(db, 'read', table, env=env)
+    rows = parse_cbt(out)
+    if not rows:
+        fail('cellctl read %s printed no rows' % table)
+    delim = os.getxattr(os.path.join(mnt, table), 'user.cellfs.delimiter')
+    xfams = sorted(a[len('user.cellfs.family.'):].encode() for a in os.listxattr(os.path.join(mnt, table))
+                   if a.startswith('user.cellfs.family.'))
+    if xfams != sorted(fams):
+        fail('families: getfattr says %r, cellctl ls %r' % (xfams, fams))
+    nrows = 0
+    for row, cells in rows:
+        nrows += 1
+        rp = (tb,) + tuple(encode(s, families=fams) for s in row.split(delim))
+        # cellctl lookup of the row prints the same as its part of read
+        lk = parse_cbt(cellctl(db, 'lookup', table, row.decode(), env=env))
+        if lk != [(row, cells)]:
+            fail('lookup %s differs from read' % row.decode())
+        byfam = {}
+        for fam, q, ts, v in cells:
+            byfam.setdefault(fam, []).append((q, ts, v))
+        listed = [n for n in os.listdir(mount_path(mnt, rp)) if n in fams]
+        if listed != sorted(byfam):
+            fail('%s: families %r, cellctl shows %r' % (show(rp), listed, sorted(byfam)))
+        for fam, cl in byfam.items():
+            fp = rp + (fam,)
+            names, prevq = [], None
+            for q, ts, v in cl:
+                name = encode(q, qual=True) if q != prevq else version_name(q, ts)
+                prevq = q
+                names.append(name)
+                path = mount_path(mnt, fp + (name,))
+                try:
+                    st = os.stat(path)
+                    with open(path, 'rb') as f:
+                        data = f.read()
+                except OSError as e:
+                    fail('%s: %s (cellctl shows it)' % (show(fp + (name,)), e))
+                    continue
+                if data != v or st.st_size != len(v) or st.st_mtime_ns != ts * 1000:
+                    fail('%s: %r size %d mtime %d; cellctl: %r @ %d' % (show(fp + (name,)), data[:40], st.st_size,
+                                                                      st.st_mtime_ns, v[:40], ts))
+            got = sorted(os.fsencode(n) for n in os.listdir(mount_path(mnt, fp)))
+            if got != sorted(names):
+                fail('%s lists %r, cellctl shows %r' % (show(fp), got, sorted(names)))
+    count = cellctl(db, 'count', table, env=env).strip()
+    if int(count) != nrows:
+        fail('cellctl count %s: %s, read printed %d rows' % (table, count.decode(), nrows))
+    find = subprocess.run(['find', os.path.join(mnt, table), '-type', 'f'], stdout=subprocess.PIPE).stdout
+    ncells = sum(len(c) for _, c in rows)
+    if find.count(b'\n') != ncells:
+        fail('find -type f: %d files, cellctl read shows %d cells' % (find.count(b'\n'), ncells))
+    print('cellctl: %d rows, %d cells compared' % (nrows, ncells))
+    done('cellctl')
+
+
+# ---- following the store -------------------------------------------------------------------------------------
+
+DEADLINE = float(os.environ.get('FOLLOW_DEADLINE', '1.5'))
+latencies = []
+
+
+def until(what, cond):
+    """Poll COND until it holds; fail if that takes over DEADLINE seconds."""
+    t0 = time.monotonic()
+    while True:
+        try:
+            ok = cond()
+        except OSError:
+            ok = False
+        dt = time.monotonic() - t0
+        if ok:
+            latencies.append((what, dt))
+            return True
+        if dt > DEADLINE:
+            fail('after %.1fs the mount still does not show: %s' % (dt, what))
+            return False
+        time.sleep(0.01)
+
+
+def cat(p):
+    with open(p, 'rb') as f:
+        return f.read()
+
+
+def gone(p):
+    try:
+        os.lstat(p)
+    except FileNotFoundError:
+        return True
+    return False
+
+
+def cmd_follow(mnt, db):
+    j = os.path.join
+    live = j(mnt, 'live')
+    # Fill every cache: listings, attributes, contents, negative entries.
+    for d in (mnt, live, j(live, 'r1'), j(live, 'r1', 'cf'), j(live, 'r2'), j(live, 'r2', 'x')):
+        os.listdir(d)
+    a = j(live, 'r1', 'cf', 'a')
+    st0 = os.stat(a)
+    if cat(a) != b'one':
+        fail('r1/cf/a before: %r' % cat(a))
+    for p in (j(live, 'r3'), j(live, 'r1', 'cf', 'c'), j(mnt, 'new'), j(live, 'r1', 'meta')):
+        if not gone(p):
+            fail('%s exists before it is written' % p)
+
+    # A value of the same length: only the mtime tells. A handle opened before the change reads its own
+    # value; its pages must not be served to later opens as the new value.
+    cf = j(live, 'r1', 'cf')
+    cf0 = os.stat(cf).st_mtime_ns
+    held = os.open(a, os.O_RDONLY)
+    cellctl(db, 'set', 'live', 'r1', 'cf:a=two')
+    old = 'a@%016d' % (st0.st_mtime_ns // 1000)
+    # The family directory's cached mtime (its newest cell's) changes only when the daemon's watcher has
+    # told the kernel to drop what it holds, r1/cf/a's pages included. (A stat of a file just read asks
+    # the daemon at once, for its atime, so it tells nothing.)
+    until('the new mtime of r1/cf (stat)', lambda: os.stat(cf).st_mtime_ns != cf0)
+    until('the new mtime of r1/cf/a (stat)', lambda: os.stat(a).st_mtime_ns != st0.st_mtime_ns)
+    ts2 = os.stat(a).st_mtime_ns // 1000
+    if os.read(held, 100) != b'one':
+        fail('a handle opened before the change does not read the value it opened')
+    until('the new value of r1/cf/a (cat)', lambda: cat(a) == b'two')
+    for _ in range(3):
+        if cat(a) != b'two':
+            fail('r1/cf/a reads %r again: the old handle\'s pages were kept' % cat(a))
+    os.close(held)
+    if cat(a) != b'two':
+        fail('r1/cf/a reads %r after the old handle closed' % cat(a))
+    cellctl(db, 'set', 'live', 'r1', 'cf:a=uno-longer')
+    until('a longer value of r1/cf/a (cat)', lambda: cat(a) == b'uno-longer')
+    until('its new size (stat)', lambda: os.stat(a).st_size == 10)
+    until('the old values as a@TS', lambda: os.listdir(j(live, 'r1', 'cf')) == ['a', 'a@%016d' % ts2, old])
+
+    # The same cell rewritten: same timestamp, same size; only the contents differ.
+    ts3 = os.stat(a).st_mtime_ns // 1000
+    if ts3 % 1000:
+        fail('cellctl wrote a timestamp that is not whole milliseconds: %d' % ts3)
+    cat(a)
+    cellctl(db, 'set', 'live', 'r1', 'cf:a=UNO-LONGER@%d' % ts3)
+    until('r1/cf/a rewritten in place (cat)', lambda: cat(a) == b'UNO-LONGER')
+
+    cellctl(db, 'set', 'live', 'r3', 'cf:c=three')
+    until('a new row r3 (ls)', lambda: 'r3' in os.listdir(live))
+    until('r3/cf/c (cat)', lambda: cat(j(live, 'r3', 'cf', 'c')) == b'three')
+    cellctl(db, 'set', 'live', 'r1', 'cf:c=see', 'meta:m=meta')
+    until('r1/cf/c after a negative lookup', lambda: cat(j(live, 'r1', 'cf', 'c')) == b'see')
+    until('r1/meta, a family directory', lambda: os.listdir(j(live, 'r1')) == ['cf', 'meta'])
+    cellctl(db, 'set', 'live', 'r1#sub', 'cf:s=s')
+    until('r1/sub, a prefix directory next to families', lambda: os.listdir(j(live, 'r1')) == ['cf', 'meta', 'sub'])
+
+    cellctl(db, 'deletecolumn', 'live', 'r1', 'cf', 'a')
+    until('r1/cf/a deleted (stat)', lambda: gone(a))
+    until('r1/cf/a and its versions gone from ls', lambda: os.listdir(j(live, 'r1', 'cf')) == ['c'])
+    os.listdir(j(live, 'r2', 'x', 'cf'))
+    cellctl(db, 'deleterow', 'live', 'r2#x')
+    until('row r2#x deleted: r2 gone (ls)', lambda: 'r2' not in os.listdir(live))
+    until('row r2#x deleted: r2/x/cf/b gone (stat)', lambda: gone(j(live, 'r2', 'x', 'cf', 'b')))
+
+    cellctl(db, 'createtable', 'new')
+    until('table new (ls of the root)', lambda: 'new' in os.listdir(mnt))
+    until('table new (stat)', lambda: os.path.isdir(j(mnt, 'new')))
+    cellctl(db, 'createfamily', 'live', 'fresh:maxversions=2')
+    until('family fresh in the schema (getfattr)',
+          lambda: os.getxattr(live, 'user.cellfs.family.fresh') == b'maxversions=2')
+    cellctl(db, 'set', 'live', 'r1', 'fresh:v=1@1000', 'fresh:v=2@2000', 'fresh:v=3@3000')
+    until('two of three versions in r1/fresh (maxversions=2)', lambda: len(os.listdir(j(live, 'r1', 'fresh'))) == 2)
+    cellctl(db, 'setgcpolicy', 'live', 'fresh', 'maxversions=1')
+    until('setgcpolicy: the policy (getfattr)',
+          lambda: os.getxattr(live, 'user.cellfs.family.fresh') == b'maxversions=1')
+    until('setgcpolicy: collected versions gone', lambda: os.listdir(j(live, 'r1', 'fresh')) == ['v'])
+    cellctl(db, 'deletefamily', 'live', 'meta')
+    until('deletefamily: r1/meta gone (ls)', lambda: 'meta' not in os.listdir(j(live, 'r1')))
+    until('deletefamily: r1/meta/m gone (stat)', lambda: gone(j(live, 'r1', 'meta', 'm')))
+    until('deletefamily: its attribute gone', lambda: 'user.cellfs.family.meta' not in os.listxattr(live))
+    cellctl(db, 'deletetable', 'new')
+    until('table new deleted (ls)', lambda: 'new' not in os.listdir(mnt))
+    until('table new deleted (stat)', lambda: gone(j(mnt, 'new')))
+    cellctl(db, 'deleteallrows', 'live')
+    until('deleteallrows: the table is empty', lambda: os.listdir(live) == [])
+    until('deleteallrows: r3/cf/c gone', lambda: gone(j(live, 'r3', 'cf', 'c')))
+
+    worst = max(latencies, key=lambda x: x[1])
+    print('follow: %d changes seen; slowest %.2fs (%s); mean %.2fs' % (
+        len(latencies), worst[1], worst[0], sum(x[1] for x in latencies) / len(latencies)))
+    done('follow')
+
+
+def main():
+    cmds = {'tree': cmd_tree, 'remount': cmd_remount, 'bigdir': cmd_bigdir, 'cellctl': cmd_cellctl,
+            'follow': cmd_follow}
+    if len(sys.argv) < 2 or sys.argv[1] not in cmds:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    cmds[sys.argv[1]](*sys.argv[2:])
+
+
+if __name__ == '__main__':
+    main()
