@@ -467,8 +467,8 @@ static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
 	cs_txn *txn;
 	int rc;
 	/* Only user.* attributes exist here. Any other namespace (security.selinux, system.posix_acl_*) is
-	 * "not supported" rather than "no such attribute": ls -l and cp remember that per filesystem and stop
-	 * asking, where ENODATA costs them two requests for every file. */
+	 * "not supported" rather than "no such attribute": ls -l remembers that for the filesystem and stops
+	 * asking, where ENODATA costs it two requests for every file it lists. */
 	if (strncmp(name, "user.", 5)) {
 		reply_xattr(req, size, -EOPNOTSUPP, NULL, 0);
 		return;
