@@ -109,8 +109,7 @@ wl_target() { # the pinned target as a ratio to tmpfs
 # The request counters of the mounted cellfs, as "name count" lines.
 stats() { getfattr --only-values -n user.cellfs.stats "$cmnt" 2>/dev/null; }
 declare -A req_before req_over
-# (a bash nameref: fills the array named by $1)
-stats_into() { # ARRAY: fill an associative array from the counters
+stats_into() { # ARRAY: fill the associative array named ARRAY from the counters
 	local -n a=$1
 	local k v
 	a=()
@@ -200,7 +199,7 @@ run_mode() {
 		done
 		reqs[$mode,$wl]="$(awk -v n="$total" -v e="$nentries" 'BEGIN { printf "%.2f", n / e }')|${line# }"
 		cpu[$mode,$wl]=$(awk -v a="$c0" -v b="$c1" -v n="$total" 'BEGIN {
-			printf "%.3f s, %.1f us/request", (b - a) / 1e9, n ? (b - a) / 1e3 / n : 0 }')
+			printf "%.3f s", (b - a) / 1e9; if (n >= 100) printf ", %.1f us/request", (b - a) / 1e3 / n }')
 		mount_bindfs # a fresh bindfs for the next workload's warm-up as well
 	done
 	unmount "$cmnt" "$cpid"
