@@ -230,35 +230,32 @@ void node_forget(struct node_table *t, uint64_t ino, uint64_t nl)
 	pthread_mutex_unlock(&t->lock);
 }
 
-bool node_open_file(struct node_table *t, uint64_t ino, uint64_t ver)
+enum node_cache node_open_file(struct node_table *t, uint64_t ino, uint64_t ver)
 {
-	bool keep = false;
+	enum node_cache how = NODE_CACHE_DIRECT;
 	struct node *n;
 
 	pthread_mutex_lock(&t->lock);
 	if ((n = find(t, ino))) {
-		if (n->nopen && n->open_ver != ver) { /* older handles may still fill the cache with theirs */
-			n->open_ver = 0;
-			n->cache_ver = 0;
-		} else if (ver && n->cache_ver == ver) {
-			keep = true;
+		if (n->ncached && (!ver || n->cache_ver != ver)) {
+			how = NODE_CACHE_DIRECT; /* the pages are another open value's: stay out of them */
 		} else {
-			n->cache_ver = ver; /* this open drops the cache; only VER's pages fill it from now on */
+			how = ver && n->cache_ver == ver ? NODE_CACHE_KEEP : NODE_CACHE_DROP;
+			n->cache_ver = ver;
+			n->ncached++;
 		}
-		if (!n->nopen++)
-			n->open_ver = ver;
 	}
 	pthread_mutex_unlock(&t->lock);
-	return keep;
+	return how;
 }
 
-void node_close_file(struct node_table *t, uint64_t ino)
+void node_close_file(struct node_table *t, uint64_t ino, bool cached)
 {
 	struct node *n;
 
 	pthread_mutex_lock(&t->lock);
-	if ((n = find(t, ino)) && n->nopen)
-		n->nopen--;
+	if (cached && (n = find(t, ino)) && n->ncached)
+		n->ncached--;
 	pthread_mutex_unlock(&t->lock);
 }
 

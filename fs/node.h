@@ -38,9 +38,8 @@ struct node {
 	char *name;          /* its name there */
 	struct node *next;   /* hash chain */
 	/* files, protected by the table's lock: what the kernel's page cache for this inode may hold */
-	uint64_t cache_ver;  /* the store version of the value in the cached pages (0: unknown) */
-	uint64_t open_ver;   /* the store version every open handle read (0: unknown or several) */
-	uint32_t nopen;      /* open handles */
+	uint64_t cache_ver;  /* the value whose pages the kernel may hold (its hash; 0: unknown) */
+	uint32_t ncached;    /* open handles reading through the page cache (all of value cache_ver) */
 };
 
 struct node_table {
@@ -66,13 +65,19 @@ void node_forget(struct node_table *t, uint64_t ino, uint64_t n);
 /* The inode number ID would get (its identity hash; stable across mounts). */
 uint64_t node_ino_of(const struct node_id *id);
 
-/* A handle on file INO is opened with the value of store version VER (0: not known). Returns whether it
- * may keep the kernel's page cache, which all handles on the inode share: only if the pages can hold
- * nothing but that value (no handle reading another version is open, and the cache was filled at VER).
- * Otherwise the open drops the cache, which must not be trusted again until every older handle is
- * closed. Pair with node_close_file(). */
-bool node_open_file(struct node_table *t, uint64_t ino, uint64_t ver);
-void node_close_file(struct node_table *t, uint64_t ino);
+/* How a handle on a file reads: the kernel's page cache is shared by every handle on the inode, so only
+ * handles holding one same value may use it. */
+enum node_cache {
+	NODE_CACHE_KEEP,   /* through the page cache, which holds this value already: keep it */
+	NODE_CACHE_DROP,   /* through the page cache, dropped at open: it may hold another value */
+	NODE_CACHE_DIRECT, /* around it (direct I/O): handles on another value are reading through it */
+};
+
+/* A handle on file INO is opened with the value identified by VER (a hash of it; 0: none, never kept).
+ * Returns how the handle must read. A handle that reads through the cache is counted until
+ * node_close_file(INO, true); a direct one is not counted (close it with CACHED false). */
+enum node_cache node_open_file(struct node_table *t, uint64_t ino, uint64_t ver);
+void node_close_file(struct node_table *t, uint64_t ino, bool cached);
 
 /* Call FN for every node (under the lock: FN must not call back into the table). */
 void node_foreach(struct node_table *t, void (*fn)(const struct node *n, void *arg), void *arg);

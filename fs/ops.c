@@ -368,14 +368,24 @@ static void fs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 struct fileh {
 	void *buf;
 	size_t len;
+	bool cached; /* reads through the page cache (counted in the node) */
 };
+
+/* What identifies a value for the page cache: FNV-1a over its length and bytes (never 0). */
+static uint64_t value_id(const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	uint64_t h = 0xcbf29ce484222325u ^ len;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3u;
+	return h ? h : 1;
+}
 
 static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
 	struct node *n = node_get(&fs->nodes, ino);
 	struct fileh *h;
-	uint64_t v0, v1;
 	cs_txn *txn;
 	int rc;
 
@@ -385,16 +395,25 @@ static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return EROFS; /* writing through the mount is not there yet */
 	if (!(h = calloc(1, sizeof(*h))))
 		return ENOMEM;
-	v0 = cs_store_version(fs->st); /* the same before and after: the snapshot read is exactly that one */
 	if ((rc = fs_txn(fs, &txn)) || (rc = view_read(txn, &n->id, &h->buf, &h->len))) {
 		free(h);
 		return -rc;
 	}
-	v1 = cs_store_version(fs->st);
 	fi->fh = (uintptr_t)h;
-	/* Keep the page cache only if it holds this very value: a handle opened before a change, read after
-	 * the watcher dropped the cache, refills it with the old value, which later opens must not keep. */
-	fi->keep_cache = node_open_file(&fs->nodes, ino, v0 == v1 ? v0 : 0);
+	/* The handle reads its own copy; the kernel's page cache, shared by all handles on the inode, is
+	 * used only while every handle reading through it holds this same value. */
+	switch (node_open_file(&fs->nodes, ino, value_id(h->buf, h->len))) {
+	case NODE_CACHE_KEEP:
+		fi->keep_cache = 1;
+		h->cached = true;
+		break;
+	case NODE_CACHE_DROP:
+		h->cached = true;
+		break;
+	case NODE_CACHE_DIRECT:
+		fi->direct_io = 1;
+		break;
+	}
 	return 0;
 }
 
@@ -422,7 +441,7 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 {
 	count_req(req, OP_RELEASE);
 	struct fileh *h = (struct fileh *)(uintptr_t)fi->fh;
-	node_close_file(&fs_of(req)->nodes, ino);
+	node_close_file(&fs_of(req)->nodes, ino, h->cached);
 	free(h->buf);
 	free(h);
 	fuse_reply_err(req, 0);

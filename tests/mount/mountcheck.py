@@ -972,6 +972,33 @@ def cmd_follow(mnt, db):
     os.close(held)
     if cat(a) != b'two':
         fail('r1/cf/a reads %r after the old handle closed' % cat(a))
+    # A larger value read in pieces: a handle opened before a change keeps reading the value it opened
+    # even after another reader has read the new one (the page cache is shared by all handles).
+    big = j(live, 'r1', 'cf', 'big')
+    cellctl(db, 'set', 'live', 'r1', 'cf:big=' + 'A' * 120000)
+    until('r1/cf/big (cat)', lambda: cat(big) == b'A' * 120000)
+    held = os.open(big, os.O_RDONLY)
+    first = os.read(held, 4096)
+    big0 = os.stat(big).st_mtime_ns
+    cellctl(db, 'set', 'live', 'r1', 'cf:big=' + 'B' * 120000)
+    until('the new mtime of r1/cf/big (stat)', lambda: os.stat(big).st_mtime_ns != big0)
+    if cat(big) != b'B' * 120000:
+        fail('a new reader of r1/cf/big does not read the new value')
+    rest = b''
+    while True:
+        chunk = os.read(held, 4096)
+        if not chunk:
+            break
+        rest += chunk
+    os.close(held)
+    if first + rest != b'A' * 120000:
+        fail('a handle opened before a change read a mix of values: %d bytes, %d of them B'
+             % (len(first + rest), (first + rest).count(b'B')))
+    if cat(big) != b'B' * 120000:
+        fail('r1/cf/big after the old handle closed reads the old value')
+    cellctl(db, 'deletecolumn', 'live', 'r1', 'cf', 'big')
+    until('r1/cf/big deleted', lambda: gone(big))
+
     cellctl(db, 'set', 'live', 'r1', 'cf:a=uno-longer')
     until('a longer value of r1/cf/a (cat)', lambda: cat(a) == b'uno-longer')
     until('its new size (stat)', lambda: os.stat(a).st_size == 10)
