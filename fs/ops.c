@@ -50,7 +50,9 @@ static void txn_drop(void *p)
 	cs_txn_abort(p);
 }
 
-/* This thread's read transaction, on the newest snapshot. */
+/* This thread's read transaction, on the newest snapshot; txn_idle() lets go of it when the request has
+ * been answered (called after the reply, when REQ is gone: hence FS), so that a daemon idling between
+ * requests keeps no old snapshot's pages from being reused by writers. */
 static int fs_txn(struct fs *fs, cs_txn **out)
 {
 	cs_txn *t = pthread_getspecific(fs->txn_key);
@@ -68,6 +70,11 @@ static int fs_txn(struct fs *fs, cs_txn **out)
 	}
 	*out = t;
 	return 0;
+}
+
+static void txn_idle(struct fs *fs)
+{
+	cs_txn_reset(pthread_getspecific(fs->txn_key));
 }
 
 static void fill_stat(struct fs *fs, uint64_t ino, const struct view_attr *a, struct stat *st)
@@ -132,6 +139,7 @@ static int fs_do_lookup(fuse_req_t req, fuse_ino_t parent, const char *name, str
 
 static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
+	struct fs *fs = fs_of(req);
 	count_req(req, OP_LOOKUP);
 	struct fuse_entry_param e;
 	int err = fs_do_lookup(req, parent, name, &e);
@@ -144,6 +152,7 @@ static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	} else {
 		fuse_reply_entry(req, &e);
 	}
+	txn_idle(fs);
 }
 
 static void fs_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
@@ -179,6 +188,7 @@ static int fs_do_getattr(fuse_req_t req, fuse_ino_t ino, struct stat *st)
 
 static void fs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct fs *fs = fs_of(req);
 	count_req(req, OP_GETATTR);
 	struct stat st;
 	int err = fs_do_getattr(req, ino, &st);
@@ -186,6 +196,7 @@ static void fs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		fuse_reply_err(req, err);
 	else
 		fuse_reply_attr(req, &st, fs_of(req)->attr_timeout);
+	txn_idle(fs);
 }
 
 /* ---- directories ---- */
@@ -352,14 +363,18 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 
 static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
+	struct fs *fs = fs_of(req);
 	count_req(req, OP_READDIR);
 	readdir_common(req, ino, size, off, fi, false);
+	txn_idle(fs);
 }
 
 static void fs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
+	struct fs *fs = fs_of(req);
 	count_req(req, OP_READDIRPLUS);
 	readdir_common(req, ino, size, off, fi, true);
+	txn_idle(fs);
 }
 
 /* ---- files ---- */
@@ -419,12 +434,14 @@ static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct fs *fs = fs_of(req);
 	count_req(req, OP_OPEN);
 	int err = fs_do_open(req, ino, fi);
 	if (err)
 		fuse_reply_err(req, err);
 	else
 		fuse_reply_open(req, fi);
+	txn_idle(fs);
 }
 
 static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
@@ -474,6 +491,7 @@ static void fs_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	if (!rc)
 		rc = view_xattr_list(txn, &n->id, &val, &len);
 	reply_xattr(req, size, rc, val, len);
+	txn_idle(fs);
 }
 
 static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
@@ -498,6 +516,7 @@ static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
 	else if (!rc)
 		rc = view_xattr_get(txn, &n->id, name, &val, &len);
 	reply_xattr(req, size, rc, val, len);
+	txn_idle(fs);
 }
 
 static void fs_statfs(fuse_req_t req, fuse_ino_t ino)
