@@ -14,7 +14,12 @@ struct conf {
 	const char *pos[3];
 	int npos;
 	int help, version;
+	int strict_schema;
+	char *delimiter;
+	bool ro;
 };
+
+enum { KEY_RO = 1 };
 
 #define OPT(t, p) { t, offsetof(struct conf, p), 1 }
 static const struct fuse_opt conf_opts[] = {
@@ -22,12 +27,17 @@ static const struct fuse_opt conf_opts[] = {
 	OPT("--help", help),
 	OPT("-V", version),
 	OPT("--version", version),
+	OPT("strict_schema", strict_schema),
+	{ "delimiter=%s", offsetof(struct conf, delimiter), 0 },
+	FUSE_OPT_KEY("ro", KEY_RO),
 	FUSE_OPT_END,
 };
 
 static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
 {
 	struct conf *c = data;
+	if (key == KEY_RO)
+		c->ro = true;
 	if (key != FUSE_OPT_KEY_NONOPT)
 		return 1; /* keep: for libfuse */
 	if (c->npos == 3)
@@ -45,6 +55,8 @@ static void usage(const char *prog)
 	       "  -d            debug: print every FUSE request (implies -f)\n"
 	       "  -s            single-threaded\n"
 	       "  -o ro         read-only\n"
+	       "  -o strict_schema  refuse to create a family for a file written in an unknown one\n"
+	       "  -o delimiter=C  the row-key delimiter of tables made with mkdir (default '#')\n"
 	       "  -o allow_other  let other users in (needs user_allow_other in /etc/fuse.conf)\n",
 	       prog);
 }
@@ -117,11 +129,16 @@ int main(int argc, char *argv[])
 		goto free_args;
 	if (fuse_parse_cmdline(&args, &opts))
 		goto free_args;
-	for (int i = 0; i < args.argc; i++)
-		if (!strcmp(args.argv[i], "-oro") || (!strncmp(args.argv[i], "-o", 2) && strstr(args.argv[i], "ro") &&
-		      (strstr(args.argv[i], ",ro,") || !strcmp(args.argv[i] + strlen(args.argv[i]) - 3, ",ro") ||
-		       !strncmp(args.argv[i], "-oro,", 5))))
-			fs.ro = true;
+	fs.ro = conf.ro;
+	fs.strict_schema = conf.strict_schema;
+	fs.delim = CS_DEFAULT_DELIM;
+	if (conf.delimiter) {
+		if (strlen(conf.delimiter) != 1 || conf.delimiter[0] == '/') {
+			fprintf(stderr, "cellfs: -o delimiter=%s: the delimiter is one byte, not '/'\n", conf.delimiter);
+			goto free_opts;
+		}
+		fs.delim = conf.delimiter[0];
+	}
 
 	/* Check the store before going to the background, where errors could not be seen; LMDB handles
 	 * must not cross fork(), so it is opened again after daemonising. */
@@ -135,6 +152,8 @@ int main(int argc, char *argv[])
 	if (node_table_init(&fs.nodes) || fs_txn_key_init(&fs))
 		goto free_opts;
 	cursor_cache_init(&fs.cursors);
+	pending_init(&fs.pending);
+	pthread_mutex_init(&fs.wlock, NULL);
 	if (!(fs.se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), &fs)))
 		goto free_nodes; /* libfuse has said why: an unknown option, say */
 	if (fuse_set_signal_handlers(fs.se))
@@ -162,6 +181,7 @@ destroy:
 	fuse_session_destroy(fs.se);
 free_nodes:
 	cursor_cache_release(&fs.cursors);
+	pending_release(&fs.pending);
 	node_table_release(&fs.nodes);
 free_opts:
 	free(opts.mountpoint);
@@ -169,5 +189,6 @@ free_args:
 	fuse_opt_free_args(&args);
 	free(store);
 	free(fsname);
+	free(conf.delimiter);
 	return ret ? 1 : 0;
 }

@@ -11,11 +11,14 @@
 #include "cellstore.h"
 #include "cursor.h"
 #include "node.h"
+#include "pending.h"
 
 /* Requests served, by kind: read through the root's "user.cellfs.stats" attribute (benchmarks report
  * FUSE requests per operation from it). */
 enum fs_op { OP_LOOKUP, OP_FORGET, OP_GETATTR, OP_OPENDIR, OP_READDIR, OP_READDIRPLUS, OP_RELEASEDIR, OP_OPEN,
-	     OP_READ, OP_RELEASE, OP_LISTXATTR, OP_GETXATTR, OP_STATFS, OP_COUNT };
+	     OP_READ, OP_RELEASE, OP_LISTXATTR, OP_GETXATTR, OP_STATFS, OP_CREATE, OP_WRITE, OP_FLUSH, OP_FSYNC,
+	     OP_SETATTR, OP_UNLINK, OP_MKDIR, OP_RMDIR, OP_RENAME, OP_MKNOD, OP_SYMLINK, OP_LINK, OP_SETXATTR,
+	     OP_REMOVEXATTR, OP_COUNT };
 
 struct fs {
 	_Atomic uint64_t nreq[OP_COUNT]; /* lock-free counters */
@@ -28,7 +31,14 @@ struct fs {
 	uid_t uid;
 	gid_t gid;
 	bool ro;
+	bool strict_schema;       /* -o strict_schema: files never create families */
+	char delim;               /* -o delimiter=C: for tables made with mkdir */
+	struct pending_set pending; /* directories made through the mount, not yet in the store */
 	bool no_opendir;          /* the kernel lists directories unopened (set at init) */
+	/* the daemon's own writes, so the watcher need not drop every cache for them (wops.c, watch.c) */
+	pthread_mutex_t wlock;    /* held around each write transaction of the daemon's */
+	uint64_t acct;            /* the newest store version accounted for (seen by the watcher, or ours) */
+	bool foreign;             /* another process changed the store since the watcher last looked */
 	/* the watcher thread: only it reads or writes these */
 	pthread_t watcher;
 	bool watching;
@@ -41,6 +51,11 @@ extern const struct fuse_lowlevel_ops fs_ops;
 
 /* Create the key of the per-thread read transactions (ops.c). Errors: -ENOMEM. */
 int fs_txn_key_init(struct fs *fs);
+
+/* Around each write transaction of the daemon's: write_begin() returns the store version before it,
+ * write_end() takes note of what changed (watch.c). */
+uint64_t write_begin(struct fs *fs);
+void write_end(struct fs *fs, uint64_t before);
 
 /* Start/stop the thread that follows the store's changes and invalidates the kernel's caches. */
 int fs_watch_start(struct fs *fs);

@@ -55,7 +55,7 @@ uint64_t node_ino_of(const struct node_id *id)
 	return h < 2 ? h + 2 : h; /* 0 is invalid, 1 is the root */
 }
 
-static bool id_equal(const struct node_id *a, const struct node_id *b)
+bool node_id_equal(const struct node_id *a, const struct node_id *b)
 {
 	if (a->kind != b->kind)
 		return false;
@@ -79,14 +79,39 @@ static void *dupb(const void *p, size_t n)
 	return d;
 }
 
+void node_id_free(struct node_id *id)
+{
+	free((char *)id->table);
+	free((uint8_t *)id->key);
+	free((char *)id->family);
+	free((uint8_t *)id->qual);
+	memset(id, 0, sizeof(*id));
+}
+
+int node_id_copy(struct node_id *dst, const struct node_id *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->kind = src->kind;
+	dst->keyn = src->keyn;
+	dst->lead_empty = src->lead_empty;
+	dst->qualn = src->qualn;
+	dst->ts = src->ts;
+	if (src->kind == NODE_ROOT)
+		return 0;
+	if (!(dst->table = strdup(src->table)) || !(dst->key = dupb(src->key, src->keyn)) ||
+	    (src->kind >= NODE_FAMILY && !(dst->family = strdup(src->family))) ||
+	    (src->kind >= NODE_COLUMN && !(dst->qual = dupb(src->qual, src->qualn)))) {
+		node_id_free(dst);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static void node_free(struct node *n)
 {
 	if (!n)
 		return;
-	free((char *)n->id.table);
-	free((uint8_t *)n->id.key);
-	free((char *)n->id.family);
-	free((uint8_t *)n->id.qual);
+	node_id_free(&n->id);
 	free(n->name);
 	free(n);
 }
@@ -98,20 +123,7 @@ static struct node *node_new(const struct node_id *id, uint64_t ino, uint64_t pa
 		return NULL;
 	n->ino = ino;
 	n->parent = parent;
-	n->id.kind = id->kind;
-	n->id.keyn = id->keyn;
-	n->id.lead_empty = id->lead_empty;
-	n->id.qualn = id->qualn;
-	n->id.ts = id->ts;
-	if (!(n->name = strdup(name ? name : "")))
-		goto fail;
-	if (id->kind == NODE_ROOT)
-		return n;
-	if (!(n->id.table = strdup(id->table)) || !(n->id.key = dupb(id->key, id->keyn)))
-		goto fail;
-	if (id->kind >= NODE_FAMILY && !(n->id.family = strdup(id->family)))
-		goto fail;
-	if (id->kind >= NODE_COLUMN && !(n->id.qual = dupb(id->qual, id->qualn)))
+	if (!(n->name = strdup(name ? name : "")) || node_id_copy(&n->id, id))
 		goto fail;
 	return n;
 fail:
@@ -190,7 +202,7 @@ int node_ref(struct node_table *t, const struct node_id *id, uint64_t parent, co
 	int rc = 0;
 
 	pthread_mutex_lock(&t->lock);
-	while ((n = find(t, i)) && !id_equal(&n->id, id))
+	while ((n = find(t, i)) && !node_id_equal(&n->id, id))
 		i = i + 1 < 2 ? 2 : i + 1; /* a collision with another live node */
 	if (!n) {
 		if (!(n = node_new(id, i, parent, name))) {
@@ -257,6 +269,80 @@ void node_close_file(struct node_table *t, uint64_t ino, bool cached)
 	if (cached && (n = find(t, ino)) && n->ncached)
 		n->ncached--;
 	pthread_mutex_unlock(&t->lock);
+}
+
+/* The writers are chained through a pointer the handle keeps first: struct fileh is the daemon's, so the
+ * table sees only this. */
+struct writer_link {
+	struct fileh *next;
+};
+
+static struct writer_link *link_of(struct fileh *h)
+{
+	return (struct writer_link *)(void *)h;
+}
+
+void node_add_writer(struct node_table *t, uint64_t ino, struct fileh *h)
+{
+	struct node *n;
+	pthread_mutex_lock(&t->lock);
+	if ((n = find(t, ino))) {
+		link_of(h)->next = n->writers;
+		n->writers = h;
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+void node_remove_writer(struct node_table *t, uint64_t ino, struct fileh *h)
+{
+	struct node *n;
+	pthread_mutex_lock(&t->lock);
+	if ((n = find(t, ino)))
+		for (struct fileh **pp = &n->writers; *pp; pp = &link_of(*pp)->next)
+			if (*pp == h) {
+				*pp = link_of(h)->next;
+				break;
+			}
+	pthread_mutex_unlock(&t->lock);
+}
+
+size_t node_foreach_writer(struct node_table *t, uint64_t ino, void (*fn)(struct fileh *h, void *arg), void *arg)
+{
+	struct node *n;
+	size_t cnt = 0;
+	pthread_mutex_lock(&t->lock);
+	if ((n = find(t, ino)))
+		for (struct fileh *h = n->writers; h; h = link_of(h)->next, cnt++)
+			fn(h, arg);
+	pthread_mutex_unlock(&t->lock);
+	return cnt;
+}
+
+void node_rewrite(struct node_table *t, bool (*fn)(struct node_id *id, void *arg),
+		  void (*wfn)(struct fileh *h, const struct node_id *id, void *arg), void *arg)
+{
+	pthread_mutex_lock(&t->lock);
+	for (size_t i = 0; i < t->nbuckets; i++)
+		for (struct node *n = t->buckets[i]; n; n = n->next)
+			if (fn(&n->id, arg))
+				for (struct fileh *h = n->writers; h; h = link_of(h)->next)
+					wfn(h, &n->id, arg);
+	pthread_mutex_unlock(&t->lock);
+}
+
+void node_moved(struct node_table *t, uint64_t ino, uint64_t parent, const char *name)
+{
+	struct node *n;
+	char *nm = strdup(name);
+	pthread_mutex_lock(&t->lock);
+	if ((n = find(t, ino)) && nm) {
+		free(n->name);
+		n->name = nm;
+		nm = NULL;
+		n->parent = parent;
+	}
+	pthread_mutex_unlock(&t->lock);
+	free(nm);
 }
 
 void node_foreach(struct node_table *t, void (*fn)(const struct node *n, void *arg), void *arg)

@@ -30,6 +30,12 @@ struct node_id {
 	int64_t ts;          /* NODE_VERSION */
 };
 
+/* Copy SRC into DST, which then owns its strings (free with node_id_free()). Errors: -ENOMEM (DST is
+ * left empty). */
+int node_id_copy(struct node_id *dst, const struct node_id *src);
+void node_id_free(struct node_id *id); /* frees what an owning ID holds and zeroes it */
+bool node_id_equal(const struct node_id *a, const struct node_id *b);
+
 struct node {
 	uint64_t ino;
 	uint64_t nlookup;    /* protected by the table's lock */
@@ -40,6 +46,8 @@ struct node {
 	/* files, protected by the table's lock: what the kernel's page cache for this inode may hold */
 	uint64_t cache_ver;  /* the value whose pages the kernel may hold (its hash; 0: unknown) */
 	uint32_t ncached;    /* open handles reading through the page cache (all of value cache_ver) */
+	bool as_family;      /* a key directory P<delim>F in which a file made F a family (see view_effective) */
+	struct fileh *writers; /* handles open for writing on it (protected by the table's lock) */
 };
 
 struct node_table {
@@ -78,6 +86,24 @@ enum node_cache {
  * node_close_file(INO, true); a direct one is not counted (close it with CACHED false). */
 enum node_cache node_open_file(struct node_table *t, uint64_t ino, uint64_t ver);
 void node_close_file(struct node_table *t, uint64_t ino, bool cached);
+
+/* Handles open for writing on file INO: the kernel sends futimens() and utimensat() alike without a
+ * handle, so a time set on the file goes to them. node_set_times() calls FN(h, arg) for each under the
+ * table's lock and returns how many there were. */
+struct fileh;
+void node_add_writer(struct node_table *t, uint64_t ino, struct fileh *h);
+void node_remove_writer(struct node_table *t, uint64_t ino, struct fileh *h);
+size_t node_foreach_writer(struct node_table *t, uint64_t ino, void (*fn)(struct fileh *h, void *arg), void *arg);
+
+/* After a rename in the store: FN(id, arg) rewrites, in place, the identity of every node the rename
+ * moved (returning true if it did; -ENOMEM leaves it as it was and returns false) and WFN(h, id, arg) is
+ * then called for each handle open for writing on that node, to follow it. Inode numbers stay: the kernel
+ * keeps its inodes across a rename. Under the table's lock: FN and WFN must not call back into it. */
+void node_rewrite(struct node_table *t, bool (*fn)(struct node_id *id, void *arg),
+		  void (*wfn)(struct fileh *h, const struct node_id *id, void *arg), void *arg);
+
+/* The node INO now has NAME in directory PARENT (the kernel's rename moved its dentry). */
+void node_moved(struct node_table *t, uint64_t ino, uint64_t parent, const char *name);
 
 /* Call FN for every node (under the lock: FN must not call back into the table). */
 void node_foreach(struct node_table *t, void (*fn)(const struct node *n, void *arg), void *arg);

@@ -2,6 +2,7 @@
  * errno, fs_x() sends exactly one reply. Every request reads the store through its thread's read
  * transaction, renewed to the newest snapshot at the start of the request. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,21 +12,23 @@
 
 #include "cursor.h"
 #include "fs.h"
+#include "ops.h"
 #include "view.h"
 
-static struct fs *fs_of(fuse_req_t req)
+struct fs *fs_of(fuse_req_t req)
 {
 	return fuse_req_userdata(req);
 }
 
-static void count_req(fuse_req_t req, enum fs_op op)
+void count_req(fuse_req_t req, enum fs_op op)
 {
 	atomic_fetch_add_explicit(&fs_of(req)->nreq[op], 1, memory_order_relaxed);
 }
 
 static const char *const op_names[OP_COUNT] = {
 	"lookup", "forget", "getattr", "opendir", "readdir", "readdirplus", "releasedir", "open", "read",
-	"release", "listxattr", "getxattr", "statfs",
+	"release", "listxattr", "getxattr", "statfs", "create", "write", "flush", "fsync", "setattr", "unlink",
+	"mkdir", "rmdir", "rename", "mknod", "symlink", "link", "setxattr", "removexattr",
 };
 
 #define XA_STATS "user.cellfs.stats"
@@ -53,7 +56,7 @@ static void txn_drop(void *p)
 /* This thread's read transaction, on the newest snapshot; txn_idle() lets go of it when the request has
  * been answered (called after the reply, when REQ is gone: hence FS), so that a daemon idling between
  * requests keeps no old snapshot's pages from being reused by writers. */
-static int fs_txn(struct fs *fs, cs_txn **out)
+int fs_txn(struct fs *fs, cs_txn **out)
 {
 	cs_txn *t = pthread_getspecific(fs->txn_key);
 	int rc;
@@ -72,12 +75,21 @@ static int fs_txn(struct fs *fs, cs_txn **out)
 	return 0;
 }
 
-static void txn_idle(struct fs *fs)
+void txn_idle(struct fs *fs)
 {
 	cs_txn_reset(pthread_getspecific(fs->txn_key));
 }
 
-static void fill_stat(struct fs *fs, uint64_t ino, const struct view_attr *a, struct stat *st)
+int dir_now(cs_txn *txn, const struct node *n, struct node_id *eff, const struct node_id **dir)
+{
+	int rc = n->as_family ? view_effective(txn, &n->id, n->name, eff) : 0;
+	if (rc < 0)
+		return rc;
+	*dir = rc == 1 ? eff : &n->id;
+	return 0;
+}
+
+void fill_stat(struct fs *fs, uint64_t ino, const struct view_attr *a, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
@@ -100,13 +112,7 @@ static void fill_stat(struct fs *fs, uint64_t ino, const struct view_attr *a, st
 
 /* ---- lookup, forget, getattr ---- */
 
-struct entry_arg {
-	struct fs *fs;
-	fuse_ino_t parent;
-	struct fuse_entry_param e;
-};
-
-static int take_entry(void *arg, const char *name, const struct node_id *id, const struct view_attr *a)
+int take_entry(void *arg, const char *name, const struct node_id *id, const struct view_attr *a)
 {
 	struct entry_arg *ea = arg;
 	uint64_t ino;
@@ -125,14 +131,25 @@ static int fs_do_lookup(fuse_req_t req, fuse_ino_t parent, const char *name, str
 	struct fs *fs = fs_of(req);
 	struct node *p = node_get(&fs->nodes, parent);
 	struct entry_arg ea = { .fs = fs, .parent = parent };
+	struct node_id eff = { 0 };
+	const struct node_id *dir;
 	cs_txn *txn;
 	int rc;
 
 	if (!p)
 		return ESTALE;
-	if ((rc = fs_txn(fs, &txn)))
+	if ((rc = fs_txn(fs, &txn)) || (rc = dir_now(txn, p, &eff, &dir)))
 		return -rc;
-	rc = view_lookup(txn, &p->id, name, take_entry, &ea);
+	rc = view_lookup(txn, dir, name, take_entry, &ea);
+	if (rc == -ENOENT && fs->pending.count) { /* a directory made through the mount, still empty */
+		struct node_id id;
+		struct view_attr a = { .dir = true, .nlink = 2 };
+		if (!pending_lookup(&fs->pending, parent, name, &id, &a.mtime_us)) {
+			rc = take_entry(&ea, name, &id, &a);
+			node_id_free(&id);
+		}
+	}
+	node_id_free(&eff);
 	*e = ea.e;
 	return -rc;
 }
@@ -174,13 +191,24 @@ static int fs_do_getattr(fuse_req_t req, fuse_ino_t ino, struct stat *st)
 {
 	struct fs *fs = fs_of(req);
 	struct node *n = node_get(&fs->nodes, ino);
+	struct node_id eff = { 0 };
+	const struct node_id *id;
 	struct view_attr a;
 	cs_txn *txn;
 	int rc;
 
 	if (!n)
 		return ESTALE;
-	if ((rc = fs_txn(fs, &txn)) || (rc = view_getattr(txn, &n->id, &a)))
+	if ((rc = fs_txn(fs, &txn)) || (rc = dir_now(txn, n, &eff, &id)))
+		return -rc;
+	rc = view_getattr(txn, id, &a);
+	if (rc == -ENOENT && (pending_has(&fs->pending, node_ino_of(id), &a.mtime_us) ||
+			      pending_has(&fs->pending, ino, &a.mtime_us))) {
+		a = (struct view_attr){ .dir = true, .nlink = 2, .mtime_us = a.mtime_us };
+		rc = 0;
+	}
+	node_id_free(&eff);
+	if (rc)
 		return -rc;
 	fill_stat(fs, ino, &a, st);
 	return 0;
@@ -301,6 +329,37 @@ static int fill_dots(struct fill *f, const struct node *n)
 	return 0;
 }
 
+static int exists(void *arg, const char *name, const struct node_id *id, const struct view_attr *a)
+{
+	return 0;
+}
+
+/* After the store's entries, the directories made through the mount that the store does not have yet. */
+static int fill_pending(struct fill *f, cs_txn *txn, const struct node_id *dir, struct view_pos *pos)
+{
+	char **names;
+	size_t n;
+	int rc = pending_children(&f->fs->pending, f->dir, &names, &n);
+	if (rc)
+		return rc;
+	for (; !rc && pos->extra < n; pos->extra++) {
+		struct view_attr a = { .dir = true, .nlink = 2 };
+		struct node_id id;
+		if (view_lookup(txn, dir, names[pos->extra], exists, NULL) != -ENOENT)
+			continue; /* the store has it (listed already) */
+		if (pending_lookup(&f->fs->pending, f->dir, names[pos->extra], &id, &a.mtime_us))
+			continue; /* gone meanwhile */
+		rc = fill_entry(f, names[pos->extra], &id, &a);
+		node_id_free(&id);
+		if (rc == 1)
+			break; /* full: this one comes first next time */
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc < 0 ? rc : 0;
+}
+
 /* Entries from offset OFF on. Offsets are entry numbers: a request at the offset where a listing stopped
  * continues from its saved position; any other offset lists again from the start and skips. */
 static int fs_do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool plus, char **buf,
@@ -312,6 +371,8 @@ static int fs_do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	bool full;
 	off_t next_off = off;
 	struct fill f = { .req = req, .fs = fs, .dir = ino, .plus = plus, .size = size, .next_off = &next_off };
+	struct node_id eff = { 0 };
+	const struct node_id *dir = NULL;
 	cs_txn *txn;
 	int rc;
 
@@ -326,14 +387,19 @@ static int fs_do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		f.skip = off;
 	}
 	rc = fs_txn(fs, &txn);
+	if (!rc)
+		rc = dir_now(txn, n, &eff, &dir);
 	full = !rc && fill_dots(&f, n);
 	while (!rc && !full && pos.phase != 2) {
 		size_t before = f.used;
 		off_t skip = f.skip;
-		rc = view_list(txn, &n->id, &pos, fill_entry, &f);
+		rc = view_list(txn, dir, &pos, fill_entry, &f);
 		if (f.used == before && f.skip == skip)
 			break; /* the buffer is full (or the listing ended) */
 	}
+	if (!rc && !full && pos.phase == 2 && fs->pending.count)
+		rc = fill_pending(&f, txn, dir, &pos);
+	node_id_free(&eff);
 	if (rc || !f.used) { /* an error, or the end: the kernel will not ask again */
 		view_pos_release(&pos);
 		if (rc) {
@@ -379,13 +445,6 @@ static void fs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 
 /* ---- files ---- */
 
-/* An open file: a copy of the value taken at open, so a reader sees one consistent value. */
-struct fileh {
-	void *buf;
-	size_t len;
-	bool cached; /* reads through the page cache (counted in the node) */
-};
-
 /* What identifies a value for the page cache: FNV-1a over its length and bytes (never 0). */
 static uint64_t value_id(const void *buf, size_t len)
 {
@@ -394,6 +453,14 @@ static uint64_t value_id(const void *buf, size_t len)
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ p[i]) * 0x100000001b3u;
 	return h ? h : 1;
+}
+
+static void fileh_free(struct fileh *h)
+{
+	pthread_mutex_destroy(&h->lock);
+	node_id_free(&h->id);
+	free(h->buf);
+	free(h);
 }
 
 static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -406,15 +473,34 @@ static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 	if (!n)
 		return ESTALE;
-	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))
-		return EROFS; /* writing through the mount is not there yet */
+	if (n->id.kind < NODE_COLUMN)
+		return EISDIR;
 	if (!(h = calloc(1, sizeof(*h))))
 		return ENOMEM;
+	pthread_mutex_init(&h->lock, NULL);
+	h->set_ts = h->written_ts = -1;
+	h->parent = n->parent;
+	if (node_id_copy(&h->id, &n->id)) {
+		fileh_free(h);
+		return ENOMEM;
+	}
+	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
+		if ((rc = fileh_open_write(fs, h, fi->flags))) {
+			fileh_free(h);
+			return -rc;
+		}
+		fi->fh = (uintptr_t)h;
+		fi->direct_io = 1; /* its own copy, never the page cache other handles share */
+		h->ino = ino;
+		node_add_writer(&fs->nodes, ino, h);
+		return 0;
+	}
 	if ((rc = fs_txn(fs, &txn)) || (rc = view_read(txn, &n->id, &h->buf, &h->len))) {
-		free(h);
+		fileh_free(h);
 		return -rc;
 	}
 	fi->fh = (uintptr_t)h;
+	fi->noflush = 1; /* nothing to write back: no FLUSH on close */
 	/* The handle reads its own copy; the kernel's page cache, shared by all handles on the inode, is
 	 * used only while every handle reading through it holds this same value. */
 	switch (node_open_file(&fs->nodes, ino, value_id(h->buf, h->len))) {
@@ -448,19 +534,33 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, stru
 {
 	count_req(req, OP_READ);
 	struct fileh *h = (struct fileh *)(uintptr_t)fi->fh;
+	bool locked = h->writable; /* (read before the reply: once it is sent, RELEASE may free H) */
+	if (locked)
+		pthread_mutex_lock(&h->lock);
 	if (off < 0 || (size_t)off >= h->len)
 		fuse_reply_buf(req, NULL, 0);
 	else
 		fuse_reply_buf(req, (char *)h->buf + off, h->len - (size_t)off < size ? h->len - (size_t)off : size);
+	if (locked)
+		pthread_mutex_unlock(&h->lock); /* safe: its FLUSH, which precedes RELEASE, waits for the lock */
 }
 
 static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct fs *fs = fs_of(req);
 	count_req(req, OP_RELEASE);
 	struct fileh *h = (struct fileh *)(uintptr_t)fi->fh;
-	node_close_file(&fs_of(req)->nodes, ino, h->cached);
-	free(h->buf);
-	free(h);
+	if (h->writable) {
+		node_remove_writer(&fs->nodes, h->ino, h);
+		int rc = fileh_commit(fs, h); /* normally done by the flush of close(), which reports errors */
+		if (rc > 0)
+			fuse_lowlevel_notify_inval_inode(fs->se, h->parent, 0, 0);
+		else if (rc)
+			fprintf(stderr, "cellfs: writing back %s on release: %s\n", h->id.table, strerror(-rc));
+	}
+	if (h->cached)
+		node_close_file(&fs->nodes, ino, true);
+	fileh_free(h);
 	fuse_reply_err(req, 0);
 }
 
@@ -532,6 +632,9 @@ static void fs_init(void *userdata, struct fuse_conn_info *conn)
 	if (conn->capable & FUSE_CAP_READDIRPLUS)
 		conn->want |= FUSE_CAP_READDIRPLUS;
 	conn->want &= ~(unsigned)FUSE_CAP_READDIRPLUS_AUTO; /* always plus: ls -l needs no more requests */
+	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
+		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC; /* O_TRUNC comes with the open: the handle starts empty */
+	conn->want &= ~(unsigned)FUSE_CAP_WRITEBACK_CACHE; /* writes reach the handle as they are made */
 	fs->no_opendir = conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT;
 }
 
@@ -562,4 +665,18 @@ const struct fuse_lowlevel_ops fs_ops = {
 	.listxattr = fs_listxattr,
 	.getxattr = fs_getxattr,
 	.statfs = fs_statfs,
+	.create = fs_create,
+	.write = fs_write,
+	.flush = fs_flush,
+	.fsync = fs_fsync,
+	.setattr = fs_setattr,
+	.unlink = fs_unlink,
+	.mkdir = fs_mkdir,
+	.rmdir = fs_rmdir,
+	.rename = fs_rename,
+	.mknod = fs_mknod,
+	.symlink = fs_symlink,
+	.link = fs_link,
+	.setxattr = fs_setxattr,
+	.removexattr = fs_removexattr,
 };

@@ -722,3 +722,153 @@ int view_xattr_get(cs_txn *txn, const struct node_id *id, const char *name, char
 	cs_table_info_free(info);
 	return rc;
 }
+
+/* ---- names of things that do not exist yet (writing) ---- */
+
+/* Split key directory K = P<delim>X into its row part P and last segment X. Returns false if K has no
+ * delimiter (a first-level directory: no row above it). */
+static bool split_last(const struct node_id *dir, char delim, size_t *pn)
+{
+	const uint8_t *k = dir->key;
+	for (size_t i = dir->keyn; i-- > 0;)
+		if (k[i] == (uint8_t)delim) {
+			*pn = i;
+			return true;
+		}
+	return false;
+}
+
+int view_effective(cs_txn *txn, const struct node_id *dir, const char *name, struct node_id *out)
+{
+	struct tctx t = { 0 };
+	size_t pn;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (dir->kind != NODE_DIR || !dir->keyn || !name)
+		return 0;
+	if ((rc = tctx_load(txn, dir->table, &t)))
+		return rc == -ENOENT ? 0 : rc;
+	if (split_last(dir, t.info->delim, &pn) && dir->keyn - pn - 1 == strlen(name) &&
+	    !memcmp(dir->key + pn + 1, name, dir->keyn - pn - 1) && is_family(t.info, name, strlen(name))) {
+		struct node_id f = { .kind = NODE_FAMILY, .table = dir->table, .key = dir->key, .keyn = pn,
+				     .lead_empty = false, .family = name };
+		rc = node_id_copy(out, &f) ? -ENOMEM : 1;
+	}
+	cs_table_info_free(t.info);
+	return rc;
+}
+
+int view_resolve_new(cs_txn *txn, const struct node_id *dir, const char *name, bool want_dir, struct node_id *out)
+{
+	struct tctx t = { 0 };
+	struct node_id id = { 0 };
+	name_result res;
+	uint8_t *key = NULL;
+	size_t keyn, pn;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (strlen(name) > NAME_MAX)
+		return -ENAMETOOLONG;
+	if (dir->kind == NODE_ROOT) {
+		if (!want_dir)
+			return -EPERM; /* the top holds tables only */
+		if (cs_check_table_name(name))
+			return -EINVAL;
+		id = (struct node_id){ .kind = NODE_DIR, .table = name, .key = (const uint8_t *)"" };
+		return node_id_copy(out, &id);
+	}
+	if (dir->kind > NODE_FAMILY)
+		return -ENOTDIR;
+	if ((rc = tctx_load(txn, dir->table, &t)))
+		return rc;
+	if (dir->kind == NODE_FAMILY) {
+		if (want_dir) {
+			rc = -EPERM; /* a family holds columns only */
+			goto out;
+		}
+		id = (struct node_id){ .kind = NODE_COLUMN, .table = dir->table, .key = dir->key, .keyn = dir->keyn,
+				       .family = dir->family, .ts = -1 };
+		if (strchr(name, '@')) {
+			id.kind = NODE_VERSION;
+			rc = name_decode_version(name, &res, &id.ts);
+		} else {
+			rc = name_decode(NAME_QUALIFIER, name, NULL, &res);
+		}
+		if (rc) {
+			rc = rc == -ENOENT ? -EINVAL : rc;
+			goto out;
+		}
+		if (res.partial) {
+			rc = -ENAMETOOLONG; /* a short form names a qualifier it does not hold */
+			goto out;
+		}
+		id.qual = res.bytes;
+		id.qualn = res.len;
+		rc = node_id_copy(out, &id);
+		goto out;
+	}
+	if (!want_dir) {
+		/* A file in key directory P<delim>F: row P, family F. */
+		if (!below_table(dir) || !split_last(dir, t.info->delim, &pn) || !pn) {
+			rc = -EPERM; /* no row above this directory to hold a cell */
+			goto out;
+		}
+		{
+			size_t fn = dir->keyn - pn - 1;
+			char fam[CS_MAX_FAMILY + 1];
+			if (fn > CS_MAX_FAMILY || !fn) {
+				rc = -EINVAL;
+				goto out;
+			}
+			memcpy(fam, dir->key + pn + 1, fn);
+			fam[fn] = 0;
+			if (strlen(fam) != fn || cs_check_family_name(fam)) {
+				rc = -EINVAL;
+				goto out;
+			}
+			if (is_family(t.info, fam, fn)) {
+				rc = -EPERM; /* reached as a key segment (its name escaped): not the family */
+				goto out;
+			}
+			struct node_id f = { .kind = NODE_FAMILY, .table = dir->table, .key = dir->key, .keyn = pn,
+					     .family = fam };
+			cs_table_info_free(t.info);
+			return view_resolve_new(txn, &f, name, false, out);
+		}
+	}
+	if (below_table(dir) && is_family(t.info, name, strlen(name))) {
+		id = (struct node_id){ .kind = NODE_FAMILY, .table = dir->table, .key = dir->key, .keyn = dir->keyn,
+				       .family = name };
+		rc = node_id_copy(out, &id);
+		goto out;
+	}
+	if ((rc = name_decode(NAME_SEGMENT, name, &t.seg, &res))) {
+		rc = rc == -ENOENT ? -EINVAL : rc;
+		goto out;
+	}
+	if (res.partial) {
+		rc = -ENAMETOOLONG;
+		goto out;
+	}
+	keyn = below_table(dir) ? dir->keyn + 1 + res.len : res.len;
+	if (keyn > CS_MAX_ROW_KEY) {
+		rc = -ENAMETOOLONG;
+		goto out;
+	}
+	if (!(key = malloc(keyn + 1))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	memcpy(key, dir->key, dir->keyn);
+	if (below_table(dir))
+		key[dir->keyn] = (uint8_t)t.info->delim;
+	memcpy(key + keyn - res.len, res.bytes, res.len);
+	id = (struct node_id){ .kind = NODE_DIR, .table = dir->table, .key = key, .keyn = keyn, .lead_empty = !keyn };
+	rc = node_id_copy(out, &id);
+out:
+	free(key);
+	cs_table_info_free(t.info);
+	return rc;
+}

@@ -29,6 +29,7 @@ struct view_pos {
 	uint8_t *resume;  /* phase 1 of a key directory: the row key to continue from */
 	size_t resumen;
 	bool resume_set;
+	uint64_t extra;   /* phase 2: entries the caller has added after the store's (the daemon's own) */
 };
 void view_pos_release(struct view_pos *pos); /* frees what POS holds and resets it */
 
@@ -51,5 +52,23 @@ int view_read(cs_txn *txn, const struct node_id *id, void **buf, size_t *len);
  * names to *BUF (caller frees). Errors: -ENOENT; view_xattr_get: -ENODATA for an unknown name. */
 int view_xattr_list(cs_txn *txn, const struct node_id *id, char **buf, size_t *len);
 int view_xattr_get(cs_txn *txn, const struct node_id *id, const char *name, char **val, size_t *len);
+
+/* What directory DIR, named NAME in its parent, stands for now. A key directory P<delim>X made (or looked
+ * up) when X was not a family becomes family X's directory of row P once a file written in it has made X
+ * a family; the kernel keeps the old inode until the watcher tells it. Returns 1 and the family's identity
+ * in *OUT (owned: node_id_free()) in that case, 0 (nothing in *OUT) when DIR stands for itself, or an
+ * error. */
+int view_effective(cs_txn *txn, const struct node_id *dir, const char *name, struct node_id *out);
+
+/* The identity a new entry NAME in directory DIR would have (it need not exist, nor DIR in the store): a
+ * file (WANT_DIR false) or a directory. In the root a directory is a table. In a family directory a file
+ * is the column Q or the cell Q@TS. In a key directory P<delim>F a file is column F:Q of row P (F becomes
+ * a family if it is not one); a directory is the next key segment, or family NAME's directory of the row.
+ * *OUT is owned (node_id_free()). Errors: -EPERM (nothing of that kind can be there: a file at the top,
+ * in a table or first-level directory, or in a directory reached as an escaped key segment; a
+ * directory in a family), -EINVAL (not a canonical name; not a valid table or family name),
+ * -ENAMETOOLONG (a row key or qualifier over the limit, or a short-form name: it cannot be created),
+ * -ENOTDIR, -ENOENT (no such table), store errors. */
+int view_resolve_new(cs_txn *txn, const struct node_id *dir, const char *name, bool want_dir, struct node_id *out);
 
 #endif

@@ -10,6 +10,7 @@
 #include "fs.h"
 
 #define POLL_MS 200
+#define SYNC_POLLS 25 /* every 5 s: what the daemon wrote is flushed to disk (power-loss safe) */
 
 struct inval {
 	uint64_t ino, parent;
@@ -62,26 +63,65 @@ static void invalidate_all(struct fs *fs)
 		fuse_log(FUSE_LOG_ERR, "cellfs: out of memory while invalidating caches\n");
 }
 
+uint64_t write_begin(struct fs *fs)
+{
+	uint64_t v;
+	pthread_mutex_lock(&fs->wlock);
+	v = cs_store_version(fs->st);
+	if (v != fs->acct) /* someone else wrote since */
+		fs->foreign = true;
+	return v;
+}
+
+void write_end(struct fs *fs, uint64_t before)
+{
+	uint64_t v = cs_store_version(fs->st);
+	if (v != before && v != before + 1) /* more than our one transaction */
+		fs->foreign = true;
+	fs->acct = v;
+	pthread_mutex_unlock(&fs->wlock);
+}
+
+/* The daemon's own writes need no invalidation here: the kernel made them, knows the names they
+ * added or removed, and the write-back tells it the rest (wops.c). Anything else (cellctl, another
+ * mount) drops everything. */
 static void *watch_main(void *arg)
 {
 	struct fs *fs = arg;
 	struct timespec ts = { 0, POLL_MS * 1000000L };
+	uint64_t synced = cs_store_version(fs->st);
+	unsigned polls = 0;
 
 	while (!fs->stop) {
+		bool ours;
 		uint64_t v;
 		nanosleep(&ts, NULL);
 		v = cs_store_version(fs->st);
+		/* syncfs() and sync(1) reach no FUSE daemon: a periodic sync bounds what a power loss can take
+		 * from files already closed (fsync() syncs at once) */
+		if (++polls >= SYNC_POLLS) {
+			polls = 0;
+			if (v != synced && !fs->ro && !cs_store_sync(fs->st))
+				synced = v;
+		}
 		if (v == fs->version_seen)
 			continue;
+		pthread_mutex_lock(&fs->wlock);
+		ours = !fs->foreign && v == fs->acct;
+		fs->foreign = false;
+		fs->acct = v;
+		pthread_mutex_unlock(&fs->wlock);
 		fs->version_seen = v;
-		invalidate_all(fs);
+		if (!ours)
+			invalidate_all(fs);
 	}
 	return NULL;
 }
 
 int fs_watch_start(struct fs *fs)
 {
-	fs->version_seen = cs_store_version(fs->st);
+	fs->version_seen = fs->acct = cs_store_version(fs->st);
+	fs->foreign = false;
 	fs->stop = false;
 	if (pthread_create(&fs->watcher, NULL, watch_main, fs))
 		return -EAGAIN;

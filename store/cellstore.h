@@ -12,9 +12,10 @@
  * - Byte strings are passed as cs_bytes, borrowed for the duration of the call.
  * - Memory this API returns is owned by the caller unless the comment says "borrowed".
  * - Writes happen inside a write transaction (cs_txn_begin without CS_TXN_RDONLY). Validation errors
- *   (-EINVAL, -ENOENT, -EEXIST, -ENAMETOOLONG, -EFBIG) are detected before anything is written and leave the
- *   transaction usable. Any other error leaves it failed: cs_txn_commit() then returns that error and
- *   nothing of the transaction is stored. So a row mutation is all-or-nothing, and so is a transaction.
+ *   (-EINVAL, -ENOENT, -EEXIST, -ENAMETOOLONG, -EFBIG, -EXDEV) are detected before anything is written
+ *   and leave the transaction usable. Any other error leaves it failed: cs_txn_commit() then returns
+ *   that error and nothing of the transaction is stored. So a row mutation is all-or-nothing, and so is
+ *   a transaction.
  */
 #ifndef CELLSTORE_H
 #define CELLSTORE_H
@@ -151,6 +152,13 @@ int cs_table_create(cs_txn *txn, const char *name, char delim);
 /* Delete table NAME and all its data (the space is reclaimed by cs_gc()). Errors: -ENOENT, -EROFS. */
 int cs_table_delete(cs_txn *txn, const char *name);
 
+/* Rename table FROM to TO. The table keeps its id, and with it every cell, its families and GC policies,
+ * delimiter, creation time and dropped ranges: only the table's record changes, in constant time. The
+ * name FROM is free afterwards (a table of that name may be created, empty); scans of the table already
+ * open in TXN go on. FROM equal to TO is -EEXIST.
+ * Errors: -ENOENT (no table FROM), -EEXIST (a table TO exists), -EINVAL (TO not a valid name), -EROFS. */
+int cs_table_rename(cs_txn *txn, const char *from, const char *to);
+
 /* The table names, sorted. Caller frees with cs_strv_free(*NAMES, *N). */
 int cs_table_list(cs_txn *txn, char ***names, size_t *n);
 void cs_strv_free(char **v, size_t n);
@@ -223,6 +231,30 @@ int cs_check_and_mutate(cs_txn *txn, const char *table, cs_bytes row, const cs_p
  * of the number of cells dropped; space is reclaimed by cs_gc() (after an empty PREFIX, by cs_gc() with
  * TABLE NULL). Errors: -ENOENT, -ENAMETOOLONG (PREFIX longer than CS_MAX_ROW_KEY), -EROFS. */
 int cs_drop_prefix(cs_txn *txn, const char *table, cs_bytes prefix);
+
+/* Move the subtree of row keys FROM to TO, as renaming a directory of the mount moves its rows: the row
+ * FROM itself and every row whose key starts with FROM followed by TABLE's delimiter D. Row FROM becomes
+ * TO and row FROM D REST becomes TO D REST, with every cell (family, qualifier, timestamp, value)
+ * unchanged. FROM is a whole key, not a byte prefix: rows that merely start with its bytes (for FROM
+ * "a#b": "a#bc", "a#b\0") stay. So `mv T/a/b T/a/c` is one call with FROM "a#b", TO "a#c".
+ * Only what a read would return moves: cells hidden by a GC policy, a dropped range or a deleted family
+ * are not moved and never come back (they are removed, under FROM and under TO). Moved cells count as
+ * written now: a range of TO dropped earlier (in TXN or before) does not hide them; a later drop does.
+ * Everything happens in TXN, atomically with the caller's other changes (abort undoes it). Time is
+ * proportional to the cells stored under FROM and TO (a range dropped and not written since is skipped
+ * in one seek), not to the table's size; memory is constant. Nothing visible under FROM: returns 0 and
+ * writes nothing. *MOVED (if not NULL) gets the number of cells moved (0 on error).
+ * Errors, all detected before anything is written (the transaction stays usable), checked in this order:
+ *   -EROFS; -ENOENT (no table); -EINVAL (FROM or TO empty, or the subtrees overlap: TO equals FROM, lies
+ *   under it (starts with FROM D: a directory moved into itself), or FROM lies under TO);
+ *   -ENAMETOOLONG (FROM or TO longer than CS_MAX_ROW_KEY); -EEXIST (a read of TO's subtree returns a
+ *   cell: moving would merge rows); then, while counting the cells to move, -ENAMETOOLONG (a row with a
+ *   visible cell would get a key longer than CS_MAX_ROW_KEY) or -EXDEV (more than MAX_CELLS cells would
+ *   move; MAX_CELLS 0 = no limit; returned as soon as the count passes it, so the caller's cost is
+ *   bounded: fall back to copying, as mv(1) does for EXDEV).
+ *   Then -ENOSPC, -EIO, -ENOMEM, -E2BIG (the transaction failed). */
+int cs_move_prefix(cs_txn *txn, const char *table, cs_bytes from, cs_bytes to, uint64_t max_cells,
+		   uint64_t *moved);
 
 /* ---- Reads ---------------------------------------------------------------------------------------- */
 

@@ -148,6 +148,30 @@ int codec_encode(const void *value, size_t n, uint64_t seq, void **scratch, size
 	return 0;
 }
 
+int codec_reseq(const void *rec, size_t n, uint64_t seq, void **scratch, size_t *scratch_cap,
+		const void **out, size_t *outlen)
+{
+	codec_hdr h;
+	uint8_t *p;
+	size_t hl, pn;
+	int rc = codec_header(rec, n, &h);
+
+	if (rc)
+		return rc;
+	pn = n - h.hdrlen;
+	if ((rc = grow(scratch, scratch_cap, HDR_MAX + pn)))
+		return rc;
+	p = *scratch;
+	p[0] = h.kind;
+	hl = 1 + codec_put_varint(p + 1, seq);
+	hl += codec_put_varint(p + hl, h.rawlen);
+	if (pn)
+		memcpy(p + hl, (const uint8_t *)rec + h.hdrlen, pn);
+	*out = p;
+	*outlen = hl + pn;
+	return 0;
+}
+
 int codec_header(const void *rec, size_t n, codec_hdr *h)
 {
 	const uint8_t *p = rec;

@@ -22,6 +22,12 @@ enum { CODEC_RAW = 0, CODEC_ZSTD = 1 };
 int codec_encode(const void *value, size_t n, uint64_t seq, void **scratch, size_t *scratch_cap,
 		 const void **out, size_t *outlen);
 
+/* The record REC (N bytes) with its write sequence replaced by SEQ: the same kind, length and payload
+ * (a compressed value is copied as it is, never recompressed). *OUT points into *SCRATCH as for
+ * codec_encode(). Errors: -EIO (REC malformed), -ENOMEM. */
+int codec_reseq(const void *rec, size_t n, uint64_t seq, void **scratch, size_t *scratch_cap,
+		const void **out, size_t *outlen);
+
 /* Parse the header of the record REC (N bytes). Errors: -EIO (malformed). */
 int codec_header(const void *rec, size_t n, codec_hdr *h);
 

@@ -1,6 +1,6 @@
 /* mutate.c — row mutations (atomic per row: everything is validated before the first write, and a
  * failed write fails the whole transaction), ReadModifyWrite, CheckAndMutate, dropping row ranges and
- * physical clean-up (cs_gc). */
+ * moving a subtree of rows to another key (cs_move_prefix). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,4 +329,271 @@ int cs_drop_prefix(cs_txn *txn, const char *table, cs_bytes prefix)
 	t->ndrops++;
 	t->drops_loaded = false;
 	return sch_table_put(txn, t);
+}
+
+/* ---- moving rows ---- */
+
+/* The state of cs_move_prefix(): a walk over the cells under one key prefix, deciding each cell's
+ * visibility as a read does (cell_visible(), per column in key order), and what the callbacks need. */
+struct mv {
+	cs_txn *txn;
+	struct sch_table *t;
+	kv_cursor *c;
+	int64_t now;
+	cs_bytes from, to;
+	uint64_t max, count;
+	uint64_t seq;      /* the sequence moved cells are written at */
+	uint8_t *k;        /* the current cell's key, copied: a write invalidates the cursor's */
+	uint8_t *rpfx;     /* 'd' tid enc(row) of the current row */
+	size_t rpfxn;
+	uint8_t *row;      /* the current row, decoded */
+	size_t rown;
+	uint8_t *col;      /* the current column: its key without the timestamp */
+	size_t coln;
+	uint32_t version;  /* cells of the column so far, for GC policies */
+	uint64_t hide;     /* cells of the row written before this sequence are dropped */
+	bool new_row;      /* the current cell is its row's first */
+	bool marked;       /* the current row's destination has had its drops marked */
+	uint8_t *nrow;     /* the destination row: TO + the row after FROM */
+	size_t nrown;
+	uint8_t *dk;       /* the destination key */
+};
+
+enum { MV_NEXT, MV_RESEEK };
+/* Called for each cell (key m->k, KN bytes, row part ending at ROW_END; value V, VN bytes, borrowed
+ * until the first write). Returns MV_NEXT, MV_RESEEK (the cell was deleted: seek again from its key)
+ * or a negative errno, which ends the walk. */
+typedef int (*mv_fn)(struct mv *m, size_t kn, size_t row_end, const void *v, size_t vn, bool visible);
+
+/* A drop covering ROW that no write has touched since it was made: nothing under it is visible. */
+static const struct sch_drop *clean_drop(const struct sch_table *t, const uint8_t *row, size_t n)
+{
+	for (size_t i = 0; i < t->ndrop_list; i++)
+		if (!t->drops[i].dirty && drop_covers(&t->drops[i], row, n))
+			return &t->drops[i];
+	return NULL;
+}
+
+/* Call FN for every cell whose key starts with the PFXN bytes at PFX, in key order, skipping in one seek
+ * each range under a clean drop (as scans do: its cells are hidden, and may stay where they are). */
+static int mv_walk(struct mv *m, const uint8_t *pfx, size_t pfxn, mv_fn fn)
+{
+	size_t seekn = pfxn;
+	int rc;
+
+	memcpy(m->k, pfx, pfxn);
+	m->rpfxn = m->coln = 0;
+	for (rc = kv_seek(m->c, m->k, seekn); !rc;) {
+		const uint8_t *k, *v;
+		size_t kn, vn, row_end;
+		const struct sch_drop *clean;
+		struct sch_family *f = NULL;
+		key_parts kp;
+		codec_hdr h;
+		bool vis;
+
+		if ((rc = kv_pair(m->c, (const void **)&k, &kn, (const void **)&v, &vn)))
+			break;
+		if (kn < pfxn || memcmp(k, pfx, pfxn))
+			break;
+		if (key_parse_cell(k, kn, &kp) || codec_header(v, vn, &h)) {
+			rc = -EIO;
+			break;
+		}
+		row_end = kp.row_off + kp.row_len;
+		if (row_end != m->rpfxn || memcmp(k, m->rpfx, row_end)) {
+			memcpy(m->rpfx, k, row_end);
+			m->rpfxn = row_end;
+			if (key_dec(k + kp.row_off, kp.row_len, m->row, &m->rown) < 0) {
+				rc = -EIO;
+				break;
+			}
+			if ((clean = clean_drop(m->t, m->row, m->rown))) {
+				if (!clean->has_end)
+					break;
+				seekn = key_table_data(m->k, m->t->id);
+				seekn += key_esc(m->k + seekn, clean->end, clean->endn);
+				m->rpfxn = 0;
+				rc = kv_seek(m->c, m->k, seekn);
+				continue;
+			}
+			m->hide = drop_hide_seq(m->t, m->row, m->rown);
+			m->new_row = true;
+		}
+		if (kn - 8 != m->coln || memcmp(k, m->col, m->coln)) {
+			m->coln = kn - 8;
+			memcpy(m->col, k, m->coln);
+			m->version = 0;
+		}
+		if (kp.fam_len <= CS_MAX_FAMILY) {
+			char fam[CS_MAX_FAMILY + 1];
+			memcpy(fam, k + kp.fam_off, kp.fam_len);
+			fam[kp.fam_len] = 0;
+			f = sch_family_find(m->t, fam);
+		}
+		vis = cell_visible(f, h.seq, m->hide, &m->version, kp.ts, m->now);
+		memcpy(m->k, k, kn);
+		rc = fn(m, kn, row_end, v, vn, vis);
+		m->new_row = false;
+		if (rc < 0)
+			break;
+		rc = rc == MV_RESEEK ? kv_seek(m->c, m->k, kn) : kv_next(m->c);
+	}
+	return rc == -ENOENT ? 0 : rc;
+}
+
+/* Validation, source side: count what would move; refuse too many and keys that would be too long. */
+static int mv_count(struct mv *m, size_t kn, size_t row_end, const void *v, size_t vn, bool visible)
+{
+	if (!visible)
+		return MV_NEXT;
+	if (m->rown - m->from.len + m->to.len > CS_MAX_ROW_KEY)
+		return -ENAMETOOLONG;
+	if (++m->count > m->max && m->max)
+		return -EXDEV;
+	return MV_NEXT;
+}
+
+/* Validation, destination side: a visible cell there means the rows would merge. */
+static int mv_check_dest(struct mv *m, size_t kn, size_t row_end, const void *v, size_t vn, bool visible)
+{
+	return visible ? -EEXIST : MV_NEXT;
+}
+
+/* Before moving: remove the destination's hidden cells, so that none of them (a GC-collected version
+ * still counted as one) can hide or be revealed by the cells moved in. */
+static int mv_clear_dest(struct mv *m, size_t kn, size_t row_end, const void *v, size_t vn, bool visible)
+{
+	int rc;
+	if (visible)
+		return -EIO; /* checked before: cannot happen */
+	return (rc = kv_del(m->txn->kv, m->k, kn)) ? rc : MV_RESEEK;
+}
+
+/* Move a visible cell (same key after the row, same timestamp and value, a fresh sequence so that drops
+ * of the destination made before the move do not hide it); delete a hidden one. */
+static int mv_move(struct mv *m, size_t kn, size_t row_end, const void *v, size_t vn, bool visible)
+{
+	cs_txn *txn = m->txn;
+	int rc;
+
+	if (m->new_row) {
+		size_t rest = m->rown - m->from.len;
+		/* A row whose key would be too long has no visible cell (checked before): it is only deleted. */
+		m->nrown = 0;
+		if (m->rown >= m->from.len && rest + m->to.len <= CS_MAX_ROW_KEY) {
+			memcpy(m->nrow, m->to.data, m->to.len);
+			if (rest)
+				memcpy(m->nrow + m->to.len, m->row + m->from.len, rest);
+			m->nrown = m->to.len + rest;
+		}
+		m->marked = false;
+	}
+	if (visible) {
+		const void *rec;
+		size_t recn, dkn;
+		if (!m->nrown)
+			return -EIO; /* checked before: cannot happen */
+		/* The record first: V is borrowed until the first write. */
+		if ((rc = codec_reseq(v, vn, m->seq, &txn->scratch, &txn->scratch_cap, &rec, &recn)))
+			return rc;
+		if (!m->marked) {
+			if ((rc = mut_mark_drops(txn, m->t, CS_BYTES(m->nrow, m->nrown))))
+				return rc;
+			m->marked = true;
+		}
+		dkn = key_row(m->dk, m->t->id, CS_BYTES(m->nrow, m->nrown));
+		memcpy(m->dk + dkn, m->k + row_end, kn - row_end);
+		dkn += kn - row_end;
+		if ((rc = kv_put(txn->kv, m->dk, dkn, rec, recn)))
+			return rc;
+		m->count++;
+	}
+	return (rc = kv_del(txn->kv, m->k, kn)) ? rc : MV_RESEEK;
+}
+
+/* Whether A is B or lies under it: A == B, or A starts with B followed by DELIM. */
+static bool row_under(cs_bytes a, cs_bytes b, char delim)
+{
+	return a.len >= b.len && !memcmp(a.data, b.data, b.len) &&
+	       (a.len == b.len || ((const uint8_t *)a.data)[b.len] == (uint8_t)delim);
+}
+
+/* The key prefix of the exact row R (SUB false) or of the rows under R + DELIM (SUB true). TMP has room
+ * for R and one byte. */
+static size_t mv_prefix(uint8_t *out, uint32_t tid, cs_bytes r, char delim, bool sub, uint8_t *tmp)
+{
+	size_t n;
+	if (!sub)
+		return key_row(out, tid, r);
+	memcpy(tmp, r.data, r.len);
+	tmp[r.len] = (uint8_t)delim;
+	n = key_table_data(out, tid);
+	return n + key_esc(out + n, tmp, r.len + 1);
+}
+
+int cs_move_prefix(cs_txn *txn, const char *table, cs_bytes from, cs_bytes to, uint64_t max_cells,
+		   uint64_t *moved)
+{
+	struct sch_table *t;
+	struct mv m = { 0 };
+	/* Prefixes: source row, source subtree, destination row, destination subtree. */
+	size_t pn[4], pcap = 5 + 2 * (CS_MAX_ROW_KEY + 1) + 2;
+	uint8_t *pfx[4], *mem;
+	int rc = txn_write_check(txn);
+
+	if (moved)
+		*moved = 0;
+	if (rc)
+		return rc;
+	if ((rc = sch_table_get(txn, table, &t)))
+		return rc == -ENOENT ? rc : txn_fail(txn, rc);
+	if (!from.len || !to.len)
+		return -EINVAL;
+	if (row_under(to, from, t->delim) || row_under(from, to, t->delim))
+		return -EINVAL; /* the subtrees overlap: moving a directory into itself, or onto an ancestor */
+	if (from.len > CS_MAX_ROW_KEY || to.len > CS_MAX_ROW_KEY)
+		return -ENAMETOOLONG;
+	if ((rc = sch_drops_load(txn, t)))
+		return txn_fail(txn, rc);
+	if (!(mem = malloc(5 * (size_t)KEY_MAX + CS_MAX_ROW_KEY + 1 + 4 * pcap)))
+		return -ENOMEM;
+	m.txn = txn;
+	m.t = t;
+	m.now = cs_now_us();
+	m.from = from;
+	m.to = to;
+	m.max = max_cells;
+	m.k = mem;
+	m.rpfx = m.k + KEY_MAX;
+	m.row = m.rpfx + KEY_MAX;
+	m.col = m.row + KEY_MAX;
+	m.dk = m.col + KEY_MAX;
+	m.nrow = m.dk + KEY_MAX;
+	for (int i = 0; i < 4; i++) {
+		pfx[i] = m.nrow + CS_MAX_ROW_KEY + 1 + (size_t)i * pcap;
+		pn[i] = mv_prefix(pfx[i], t->id, i < 2 ? from : to, t->delim, i & 1, m.nrow);
+	}
+	if ((rc = kv_cursor_open(txn->kv, &m.c)))
+		goto out;
+	/* Validate, writing nothing: the destination is empty (as reads see it), then count the source. */
+	if ((rc = mv_walk(&m, pfx[2], pn[2], mv_check_dest)) || (rc = mv_walk(&m, pfx[3], pn[3], mv_check_dest)) ||
+	    (rc = mv_walk(&m, pfx[0], pn[0], mv_count)) || (rc = mv_walk(&m, pfx[1], pn[1], mv_count)))
+		goto out;
+	if (!m.count)
+		goto out; /* nothing visible to move: leave everything as it is */
+	/* Write: from here any failure fails the transaction. */
+	m.count = 0;
+	if ((rc = txn_seq(txn, &m.seq)) || (rc = mv_walk(&m, pfx[2], pn[2], mv_clear_dest)) ||
+	    (rc = mv_walk(&m, pfx[3], pn[3], mv_clear_dest)) || (rc = mv_walk(&m, pfx[0], pn[0], mv_move)) ||
+	    (rc = mv_walk(&m, pfx[1], pn[1], mv_move)))
+		txn_fail(txn, rc);
+out:
+	kv_cursor_close(m.c);
+	free(mem);
+	if (rc && rc != -EEXIST && rc != -EXDEV && rc != -ENAMETOOLONG)
+		txn_fail(txn, rc); /* (the validation errors above leave the transaction usable) */
+	if (!rc && moved)
+		*moved = m.count;
+	return rc;
 }

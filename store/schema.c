@@ -323,6 +323,37 @@ int cs_table_delete(cs_txn *txn, const char *name)
 	return 0;
 }
 
+/* Renaming rewrites only the 'T' record: cells ('d') and drop records ('X') are keyed by the table id,
+ * which the table keeps. The schema cache entry (the one index of tables by name) is renamed in place,
+ * so scans already open in TXN go on, and the old name misses the cache and the store alike. */
+int cs_table_rename(cs_txn *txn, const char *from, const char *to)
+{
+	struct sch_table *t, *u;
+	char *name;
+	int rc = txn_write_check(txn);
+
+	if (rc)
+		return rc;
+	if ((rc = sch_table_get(txn, from, &t)))
+		return rc == -ENOENT ? rc : txn_fail(txn, rc);
+	if (cs_check_table_name(to))
+		return -EINVAL;
+	rc = sch_table_get(txn, to, &u);
+	if (!rc)
+		return -EEXIST;
+	if (rc != -ENOENT)
+		return txn_fail(txn, rc);
+	if (!(name = strdup(to)))
+		return -ENOMEM;
+	if ((rc = kv_del(txn->kv, txn->kbuf2, table_key(txn->kbuf2, t->name)))) {
+		free(name);
+		return txn_fail(txn, rc);
+	}
+	free(t->name);
+	t->name = name;
+	return sch_table_put(txn, t);
+}
+
 int cs_table_list(cs_txn *txn, char ***names, size_t *n)
 {
 	kv_cursor *c;

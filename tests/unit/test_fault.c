@@ -274,6 +274,28 @@ static int drop_all(cs_store *st)
 	return finish(txn, rc);
 }
 
+/* Renaming the table, then moving rows: a long row to a short key, a short one to a long key, a row
+ * onto an existing one (refused, the transaction goes on). */
+static int rename_and_move(cs_store *st)
+{
+	uint64_t moved;
+	cs_txn *txn;
+	int rc = cs_txn_begin(st, 0, &txn);
+	if (rc)
+		return rc;
+	if (!(rc = cs_table_rename(txn, "t", "moved")) &&
+	    !(rc = cs_move_prefix(txn, "moved", CS_BYTES(big_row, sizeof(big_row)), CS_STR("short"), 0, &moved)) &&
+	    !(rc = cs_move_prefix(txn, "moved", CS_STR("keep"), CS_BYTES(big_row, 4000), 0, &moved)) &&
+	    !(rc = cs_move_prefix(txn, "moved", CS_STR("k1"), CS_STR("z#k1"), 0, &moved))) {
+		rc = cs_move_prefix(txn, "moved", CS_STR("r"), CS_STR("k2"), 0, &moved);
+		if (!rc)
+			fail_msg("moving row r onto row k2 was not refused");
+		if (rc == -EEXIST)
+			rc = tu_set(txn, "moved", CS_STR("k1"), "a", CS_STR("after"), 3, CS_BYTES(text, 200));
+	}
+	return finish(txn, rc);
+}
+
 /* ---- tests ---- */
 
 static const struct {
@@ -318,6 +340,11 @@ static void test_fault__bulk_transaction_is_atomic(void **state)
 static void test_fault__schema_changes_are_atomic(void **state)
 {
 	run_all_kinds("schema", prepare_versions, schema);
+}
+
+static void test_fault__rename_and_move_are_atomic(void **state)
+{
+	run_all_kinds("rename and move", prepare_versions, rename_and_move);
 }
 
 static void test_fault__drop_and_gc_are_atomic(void **state)
@@ -479,6 +506,7 @@ int main(void)
 		cmocka_unit_test(test_fault__bulk_transaction_is_atomic),
 		cmocka_unit_test(test_fault__schema_changes_are_atomic),
 		cmocka_unit_test(test_fault__drop_and_gc_are_atomic),
+		cmocka_unit_test(test_fault__rename_and_move_are_atomic),
 		cmocka_unit_test(test_fault__read_modify_write_is_atomic),
 		cmocka_unit_test(test_fault__reads_return_data_or_clean_error),
 		cmocka_unit_test(test_fault__open),

@@ -1,11 +1,14 @@
 /* test_schema.c — tables and column families: names, GC policies (canonical and as cbt shows them),
- * delimiters, errors that leave the transaction usable, and deletion that hides data at once. */
+ * delimiters, errors that leave the transaction usable, deletion that hides data at once, and renaming
+ * tables. */
 #include "testutil.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "store_internal.h"
 
 static char *repeat(char c, size_t n)
 {
@@ -321,6 +324,240 @@ static void test_schema__abort_leaves_nothing(void **state)
 	tu_commit(txn);
 }
 
+/* The table's whole state as text: delimiter, creation time, families and GC policies, every cell. */
+static char *table_state(cs_txn *txn, const char *name)
+{
+	cs_table_info *info;
+	char *d, *s;
+	struct tu_buf b = { 0 };
+
+	assert_int_equal(cs_table_info_get(txn, name, &info), 0);
+	assert_true(asprintf(&s, "delim %c created %lld\n", info->delim, (long long)info->created) > 0);
+	tu_buf_add(&b, s, strlen(s));
+	free(s);
+	for (size_t i = 0; i < info->nfamilies; i++) {
+		assert_true(asprintf(&s, "%s: %s\n", info->families[i].name, info->families[i].gc) > 0);
+		tu_buf_add(&b, s, strlen(s));
+		free(s);
+	}
+	cs_table_info_free(info);
+	d = tu_dump(txn, name, NULL);
+	tu_buf_add(&b, d, strlen(d));
+	free(d);
+	return b.s;
+}
+
+static void expect_tables(cs_txn *txn, const char *want)
+{
+	char **names;
+	size_t n;
+	struct tu_buf b = { 0 };
+
+	tu_buf_add(&b, "", 0);
+	assert_int_equal(cs_table_list(txn, &names, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		tu_buf_add(&b, names[i], strlen(names[i]));
+		tu_buf_add(&b, " ", 1);
+	}
+	cs_strv_free(names, n);
+	assert_string_equal(b.s, want);
+	free(b.s);
+}
+
+/* A table with a delimiter, GC policies, versions (some collected), a dropped range with a row written
+ * again after the drop, and a deleted-and-recreated family. */
+static void populate_renamed(cs_store *st)
+{
+	cs_txn *txn;
+
+	tu_table(st, "t", "f", NULL, "g", "maxversions=1", "h", NULL, NULL);
+	txn = tu_begin(st, 0);
+	assert_int_equal(cs_table_create(txn, "x", '/'), 0); /* another table, left alone */
+	assert_int_equal(cs_family_create(txn, "x", "f", NULL), 0);
+	assert_int_equal(tu_set(txn, "x", CS_STR("r"), "f", CS_STR("q"), 1, CS_STR("x")), 0);
+	for (int64_t ts = 1; ts <= 3; ts++) {
+		assert_int_equal(tu_set(txn, "t", CS_STR("a#1"), "f", CS_STR("q"), ts, CS_STR("f")), 0);
+		assert_int_equal(tu_set(txn, "t", CS_STR("a#1"), "g", CS_STR("q"), ts, CS_STR("g")), 0);
+		assert_int_equal(tu_set(txn, "t", CS_STR("b#2"), "h", CS_STR("q"), ts, CS_STR("h-old")), 0);
+	}
+	assert_int_equal(tu_set(txn, "t", CS_STR("d#1"), "f", CS_STR("q"), 1, CS_STR("dropped")), 0);
+	assert_int_equal(tu_set(txn, "t", CS_STR("d#2"), "f", CS_STR("q"), 1, CS_STR("dropped")), 0);
+	tu_commit(txn);
+	txn = tu_begin(st, 0);
+	assert_int_equal(cs_drop_prefix(txn, "t", CS_STR("d")), 0);
+	assert_int_equal(cs_family_delete(txn, "t", "h"), 0);
+	assert_int_equal(cs_family_create(txn, "t", "h", "maxversions=2"), 0);
+	tu_commit(txn);
+	tu_put(st, "t", "d#2", "f", "q", 2, "again");
+}
+
+/* Renaming keeps the table whole (id, schema, delimiter, creation time, cells, dropped ranges) in a
+ * constant number of writes, frees the old name, and lasts. */
+static void test_schema__rename_keeps_cells_and_schema_and_frees_the_name(void **state)
+{
+	struct tu_store *ts = *state;
+	char *before, *s;
+	cs_txn *txn;
+	cs_scan *scan;
+	const cs_row *row;
+	uint64_t w;
+	cs_gc_stats gs;
+
+	populate_renamed(ts->st);
+	txn = tu_begin(ts->st, CS_TXN_RDONLY);
+	before = table_state(txn, "t");
+	tu_commit(txn);
+	s = strstr(before, "\nf: never\n");
+	assert_non_null(s);
+	assert_string_equal(s, "\nf: never\ng: maxversions=1\nh: maxversions=2\n"
+			       "a#1 f:q@3=f f:q@2=f f:q@1=f g:q@3=g\nd#2 f:q@2=again\n");
+
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(cs_scan_open(txn, "t", NULL, &scan), 0); /* open across the rename */
+	w = kv_txn_writes(txn->kv);
+	assert_int_equal(cs_table_rename(txn, "t", "u"), 0);
+	assert_true(kv_txn_writes(txn->kv) - w <= 2); /* the record only: no cell is touched */
+	assert_int_equal(cs_scan_next(scan, &row), 1);
+	assert_memory_equal(row->key.data, "a#1", 3);
+	cs_scan_close(scan);
+	/* Within the transaction: the old name is gone everywhere, the new one is the same table. */
+	assert_int_equal(cs_scan_open(txn, "t", NULL, &scan), -ENOENT);
+	assert_int_equal(tu_set(txn, "t", CS_STR("r"), "f", CS_STR("q"), 1, CS_STR("v")), -ENOENT);
+	assert_int_equal(cs_family_create(txn, "t", "k", NULL), -ENOENT);
+	assert_int_equal(cs_drop_prefix(txn, "t", CS_STR("a")), -ENOENT);
+	s = table_state(txn, "u");
+	assert_string_equal(s, before);
+	free(s);
+	expect_tables(txn, "u x ");
+	tu_commit(txn);
+
+	tu_reopen(ts, 0, 0);
+	txn = tu_begin(ts->st, CS_TXN_RDONLY);
+	s = table_state(txn, "u");
+	assert_string_equal(s, before);
+	free(s);
+	expect_tables(txn, "u x ");
+	assert_int_equal(cs_table_info_get(txn, "t", &(cs_table_info *){ NULL }), -ENOENT);
+	tu_commit(txn);
+
+	/* The old name is free: a new table "t" starts empty, and "u" is untouched by it. */
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(cs_table_create(txn, "t", 0), 0);
+	assert_int_equal(cs_family_create(txn, "t", "f", NULL), 0);
+	s = tu_dump(txn, "t", NULL);
+	assert_string_equal(s, "");
+	free(s);
+	assert_int_equal(tu_set(txn, "t", CS_STR("a#1"), "f", CS_STR("q"), 9, CS_STR("new")), 0);
+	tu_commit(txn);
+	txn = tu_begin(ts->st, 0);
+	s = table_state(txn, "u");
+	assert_string_equal(s, before);
+	free(s);
+	/* The dropped range and collected versions still apply: GC removes them, and then the same shows. */
+	assert_int_equal(cs_gc(txn, NULL, &gs), 0);
+	assert_true(gs.cells_removed >= 2 + 2 + 3);
+	s = table_state(txn, "u");
+	assert_string_equal(s, before);
+	free(s);
+	tu_commit(txn);
+	s = tu_dump_st(ts->st, "t", NULL);
+	assert_string_equal(s, "a#1 f:q@9=new\n");
+	free(s);
+	s = tu_dump_st(ts->st, "x", NULL);
+	assert_string_equal(s, "r f:q@1=x\n");
+	free(s);
+	free(before);
+}
+
+/* Renaming within one transaction: back and forth, after creating, then writing and dropping under the
+ * new name. */
+static void test_schema__rename_chains_within_a_transaction(void **state)
+{
+	struct tu_store *ts = *state;
+	cs_txn *txn = tu_begin(ts->st, 0);
+	char *s;
+
+	assert_int_equal(cs_table_create(txn, "a", '/'), 0);
+	assert_int_equal(cs_family_create(txn, "a", "f", NULL), 0);
+	assert_int_equal(tu_set(txn, "a", CS_STR("r/1"), "f", CS_STR("q"), 1, CS_STR("v")), 0);
+	assert_int_equal(cs_table_rename(txn, "a", "b"), 0);
+	assert_int_equal(cs_table_rename(txn, "b", "c"), 0);
+	assert_int_equal(cs_table_rename(txn, "c", "a"), 0);
+	assert_int_equal(cs_table_rename(txn, "a", "b"), 0);
+	assert_int_equal(tu_set(txn, "b", CS_STR("r/2"), "f", CS_STR("q"), 1, CS_STR("w")), 0);
+	assert_int_equal(cs_drop_prefix(txn, "b", CS_STR("r/1")), 0);
+	expect_tables(txn, "b ");
+	tu_commit(txn);
+	txn = tu_begin(ts->st, CS_TXN_RDONLY);
+	expect_tables(txn, "b ");
+	s = table_state(txn, "b");
+	assert_non_null(strstr(s, "delim /"));
+	assert_non_null(strstr(s, "f: never\nr/2 f:q@1=w\n"));
+	free(s);
+	tu_commit(txn);
+}
+
+/* Errors change nothing and leave the transaction usable: onto an existing table (or itself), from a
+ * missing one, to a bad name; a read-only transaction. An aborted rename leaves the old name. */
+static void test_schema__rename_onto_existing_fails_and_changes_nothing(void **state)
+{
+	struct tu_store *ts = *state;
+	char *bt, *bu, *s, *long_name;
+	cs_txn *txn;
+
+	tu_table(ts->st, "t", "f", NULL, NULL);
+	tu_table(ts->st, "u", "g", "maxversions=1", NULL);
+	tu_put(ts->st, "t", "r", "f", "q", 1, "t-data");
+	tu_put(ts->st, "u", "r", "g", "q", 1, "u-data");
+	txn = tu_begin(ts->st, CS_TXN_RDONLY);
+	bt = table_state(txn, "t");
+	bu = table_state(txn, "u");
+	assert_int_equal(cs_table_rename(txn, "t", "v"), -EROFS);
+	tu_commit(txn);
+
+	long_name = repeat('n', CS_MAX_TABLE + 1);
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(cs_table_rename(txn, "t", "u"), -EEXIST);
+	assert_int_equal(cs_table_rename(txn, "u", "t"), -EEXIST);
+	assert_int_equal(cs_table_rename(txn, "t", "t"), -EEXIST);
+	assert_int_equal(cs_table_rename(txn, "nosuch", "v"), -ENOENT);
+	assert_int_equal(cs_table_rename(txn, "nosuch", "t"), -ENOENT);
+	assert_int_equal(cs_table_rename(txn, "bad name", "v"), -ENOENT);
+	assert_int_equal(cs_table_rename(txn, "t", "bad name"), -EINVAL);
+	assert_int_equal(cs_table_rename(txn, "t", ""), -EINVAL);
+	assert_int_equal(cs_table_rename(txn, "t", "-x"), -EINVAL);
+	assert_int_equal(cs_table_rename(txn, "t", long_name), -EINVAL);
+	long_name[CS_MAX_TABLE] = 0;
+	expect_tables(txn, "t u ");
+	/* Still usable: a longest name is fine. */
+	assert_int_equal(cs_table_rename(txn, "t", long_name), 0);
+	assert_int_equal(cs_table_rename(txn, long_name, "t"), 0);
+	tu_commit(txn);
+	txn = tu_begin(ts->st, CS_TXN_RDONLY);
+	expect_tables(txn, "t u ");
+	s = table_state(txn, "t");
+	assert_string_equal(s, bt);
+	free(s);
+	s = table_state(txn, "u");
+	assert_string_equal(s, bu);
+	free(s);
+	tu_commit(txn);
+
+	/* Aborted: nothing happened. */
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(cs_table_rename(txn, "t", "v"), 0);
+	cs_txn_abort(txn);
+	txn = tu_begin(ts->st, CS_TXN_RDONLY);
+	expect_tables(txn, "t u ");
+	s = table_state(txn, "t");
+	assert_string_equal(s, bt);
+	free(s);
+	tu_commit(txn);
+	free(long_name);
+	free(bt);
+	free(bu);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +571,9 @@ int main(void)
 		T(test_schema__delete_family_then_recreate),
 		T(test_schema__persists_and_ids_not_reused),
 		T(test_schema__abort_leaves_nothing),
+		T(test_schema__rename_keeps_cells_and_schema_and_frees_the_name),
+		T(test_schema__rename_chains_within_a_transaction),
+		T(test_schema__rename_onto_existing_fails_and_changes_nothing),
 #undef T
 	};
 	return cmocka_run_group_tests_name("schema", tests, NULL, NULL);

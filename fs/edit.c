@@ -1,0 +1,273 @@
+/* edit.c — tree writes as store mutations (see edit.h). Every function runs one write transaction: it reads
+ * what it needs inside it, so nothing another writer commits in between can be lost. */
+#include "edit.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The newest cell's timestamp of column ID, or -ENOENT. */
+static int column_newest(cs_txn *txn, const struct node_id *id, int64_t *ts)
+{
+	cs_bytes row = { id->key, id->keyn }, q = { id->qual, id->qualn };
+	cs_column_sel sel = { .family = id->family, .qualifier = &q };
+	cs_read_opts o = { .row = &row, .ncolumns = 1, .columns = &sel, .keys_only = true, .cells_per_column = 1 };
+	const cs_row *r;
+	cs_scan *s;
+	int rc = cs_scan_open(txn, id->table, &o, &s);
+	if (rc)
+		return rc;
+	rc = cs_scan_next(s, &r);
+	if (rc == 1) {
+		*ts = r->cells[0].ts;
+		rc = 0;
+	} else if (rc == 0) {
+		rc = -ENOENT;
+	}
+	cs_scan_close(s);
+	return rc;
+}
+
+/* Whether column ID has a cell at exactly TS: 1, 0, or an error. */
+static int cell_exists(cs_txn *txn, const struct node_id *id, int64_t ts)
+{
+	cs_bytes row = { id->key, id->keyn }, q = { id->qual, id->qualn };
+	cs_column_sel sel = { .family = id->family, .qualifier = &q };
+	cs_read_opts o = { .row = &row, .ncolumns = 1, .columns = &sel, .keys_only = true, .ts_start = ts,
+			   .ts_end = ts == INT64_MAX ? CS_TS_MAX : ts + 1 };
+	const cs_row *r;
+	cs_scan *s;
+	int rc = cs_scan_open(txn, id->table, &o, &s);
+	if (rc)
+		return rc;
+	rc = cs_scan_next(s, &r);
+	cs_scan_close(s);
+	return rc;
+}
+
+static int ensure_family(cs_txn *txn, const char *table, const char *family, bool strict)
+{
+	cs_table_info *info;
+	bool found = false;
+	int rc = cs_table_info_get(txn, table, &info);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < info->nfamilies && !found; i++)
+		found = !strcmp(info->families[i].name, family);
+	cs_table_info_free(info);
+	if (found)
+		return 0;
+	if (strict)
+		return -EPERM;
+	return cs_family_create(txn, table, family, NULL);
+}
+
+static int finish(cs_txn *txn, int rc)
+{
+	if (rc) {
+		cs_txn_abort(txn);
+		return rc;
+	}
+	return cs_txn_commit(txn);
+}
+
+int edit_put(cs_store *st, const struct node_id *id, int64_t ts, const void *val, size_t len, int64_t drop_ts,
+	     bool strict, int64_t *ts_out)
+{
+	cs_mutation m[2];
+	size_t n = 0;
+	cs_txn *txn;
+	int rc;
+
+	if (id->kind != NODE_COLUMN && id->kind != NODE_VERSION)
+		return -EISDIR;
+	if ((rc = cs_txn_begin(st, 0, &txn)))
+		return rc;
+	if ((rc = ensure_family(txn, id->table, id->family, strict)))
+		return finish(txn, rc);
+	if (id->kind == NODE_VERSION) {
+		ts = id->ts;
+	} else if (ts < 0) {
+		int64_t newest, now = cs_now_us() / 1000 * 1000;
+		rc = column_newest(txn, id, &newest);
+		if (rc && rc != -ENOENT)
+			return finish(txn, rc);
+		ts = !rc && newest >= now ? (newest / 1000 + 1) * 1000 : now;
+	}
+	if (drop_ts >= 0 && drop_ts != ts)
+		m[n++] = (cs_mutation){ .op = CS_DELETE_COLUMN, .family = id->family, .qualifier = { id->qual, id->qualn },
+					.ts_start = drop_ts, .ts_end = drop_ts + 1 };
+	m[n++] = (cs_mutation){ .op = CS_SET_CELL, .family = id->family, .qualifier = { id->qual, id->qualn },
+				.ts = ts, .value = { val, len } };
+	rc = cs_row_mutate(txn, id->table, (cs_bytes){ id->key, id->keyn }, m, n);
+	if (!(rc = finish(txn, rc)) && ts_out)
+		*ts_out = ts;
+	return rc;
+}
+
+int edit_restamp(cs_store *st, const struct node_id *id, int64_t ts)
+{
+	cs_bytes row = { id->key, id->keyn }, q = { id->qual, id->qualn };
+	cs_column_sel sel = { .family = id->family, .qualifier = &q };
+	cs_read_opts o = { .row = &row, .ncolumns = 1, .columns = &sel, .cells_per_column = 1 };
+	const cs_row *r;
+	cs_scan *s;
+	cs_txn *txn;
+	int64_t old = 0;
+	void *val = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (id->kind != NODE_COLUMN)
+		return id->kind == NODE_VERSION ? 0 : -EISDIR;
+	if ((rc = cs_txn_begin(st, 0, &txn)))
+		return rc;
+	if ((rc = cs_scan_open(txn, id->table, &o, &s)))
+		return finish(txn, rc);
+	rc = cs_scan_next(s, &r);
+	if (rc == 1) { /* a copy: the scan's bytes may not outlive writes in the same transaction */
+		old = r->cells[0].ts;
+		len = r->cells[0].value.len;
+		rc = (val = malloc(len ? len : 1)) ? 0 : -ENOMEM;
+		if (val && len)
+			memcpy(val, r->cells[0].value.data, len);
+	} else if (rc == 0) {
+		rc = -ENOENT;
+	}
+	cs_scan_close(s);
+	if (!rc && old != ts && !(rc = cell_exists(txn, id, ts) == 1 ? -EEXIST : 0)) {
+		cs_mutation m[2] = {
+			{ .op = CS_SET_CELL, .family = id->family, .qualifier = q, .ts = ts, .value = { val, len } },
+			{ .op = CS_DELETE_COLUMN, .family = id->family, .qualifier = q, .ts_start = old, .ts_end = old + 1 },
+		};
+		rc = cs_row_mutate(txn, id->table, row, m, 2);
+	}
+	free(val);
+	return finish(txn, rc);
+}
+
+int edit_delete(cs_store *st, const struct node_id *id)
+{
+	cs_mutation m = { .op = CS_DELETE_COLUMN, .family = id->family, .qualifier = { id->qual, id->qualn } };
+	cs_txn *txn;
+	int rc;
+
+	if (id->kind != NODE_COLUMN && id->kind != NODE_VERSION)
+		return -EISDIR;
+	if (id->kind == NODE_VERSION) {
+		m.ts_start = id->ts;
+		m.ts_end = id->ts == INT64_MAX ? CS_TS_MAX : id->ts + 1;
+	}
+	if ((rc = cs_txn_begin(st, 0, &txn)))
+		return rc;
+	rc = cs_row_mutate(txn, id->table, (cs_bytes){ id->key, id->keyn }, &m, 1);
+	return finish(txn, rc);
+}
+
+int edit_table_create(cs_store *st, const char *name, char delim)
+{
+	cs_txn *txn;
+	int rc = cs_txn_begin(st, 0, &txn);
+	if (rc)
+		return rc;
+	return finish(txn, cs_table_create(txn, name, delim));
+}
+
+int edit_table_drop_empty(cs_store *st, const char *name)
+{
+	cs_read_opts o = { .keys_only = true, .cells_per_column = 1, .limit = 1 };
+	const cs_row *r;
+	cs_scan *s;
+	cs_txn *txn;
+	int rc = cs_txn_begin(st, 0, &txn);
+	if (rc)
+		return rc;
+	if ((rc = cs_scan_open(txn, name, &o, &s)))
+		return finish(txn, rc);
+	rc = cs_scan_next(s, &r);
+	cs_scan_close(s);
+	if (rc == 1)
+		rc = -ENOTEMPTY;
+	else if (rc == 0)
+		rc = cs_table_delete(txn, name);
+	return finish(txn, rc);
+}
+
+int edit_move(cs_store *st, const struct node_id *from, const struct node_id *to, bool strict)
+{
+	cs_bytes frow = { from->key, from->keyn }, fq = { from->qual, from->qualn };
+	cs_column_sel sel = { .family = from->family, .qualifier = &fq };
+	cs_read_opts o = { .row = &frow, .ncolumns = 1, .columns = &sel };
+	const cs_row *r;
+	cs_scan *s;
+	cs_txn *txn;
+	int64_t ts = 0;
+	void *val = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (from->kind < NODE_COLUMN || to->kind < NODE_COLUMN)
+		return -EISDIR;
+	if (!strcmp(from->table, to->table) && from->keyn == to->keyn && !memcmp(from->key, to->key, from->keyn) &&
+	    !strcmp(from->family, to->family) && from->qualn == to->qualn && !memcmp(from->qual, to->qual, from->qualn) &&
+	    (from->kind == NODE_COLUMN || to->kind == NODE_COLUMN || from->ts == to->ts))
+		return 0; /* the cell is a version of the target already */
+	if (from->kind == NODE_VERSION) {
+		o.ts_start = from->ts;
+		o.ts_end = from->ts == INT64_MAX ? CS_TS_MAX : from->ts + 1;
+	} else {
+		o.cells_per_column = 1;
+	}
+	if ((rc = cs_txn_begin(st, 0, &txn)))
+		return rc;
+	if ((rc = cs_scan_open(txn, from->table, &o, &s)))
+		return finish(txn, rc);
+	rc = cs_scan_next(s, &r);
+	if (rc == 1 && (from->kind == NODE_COLUMN || r->cells[0].ts == from->ts)) {
+		ts = r->cells[0].ts;
+		len = r->cells[0].value.len;
+		rc = (val = malloc(len ? len : 1)) ? 0 : -ENOMEM;
+		if (val && len)
+			memcpy(val, r->cells[0].value.data, len);
+	} else if (rc >= 0) {
+		rc = -ENOENT;
+	}
+	cs_scan_close(s);
+	if (!rc)
+		rc = ensure_family(txn, to->table, to->family, strict);
+	if (!rc) {
+		cs_mutation del = { .op = CS_DELETE_COLUMN, .family = from->family, .qualifier = fq };
+		cs_mutation set = { .op = CS_SET_CELL, .family = to->family, .qualifier = { to->qual, to->qualn },
+				    .ts = to->kind == NODE_VERSION ? to->ts : ts, .value = { val, len } };
+		if (from->kind == NODE_VERSION) {
+			del.ts_start = from->ts;
+			del.ts_end = from->ts == INT64_MAX ? CS_TS_MAX : from->ts + 1;
+		}
+		/* the source first: the target may be in the same row (and column) */
+		if (!(rc = cs_row_mutate(txn, from->table, frow, &del, 1)))
+			rc = cs_row_mutate(txn, to->table, (cs_bytes){ to->key, to->keyn }, &set, 1);
+	}
+	free(val);
+	return finish(txn, rc);
+}
+
+int edit_family_drop_empty(cs_store *st, const char *table, const char *family)
+{
+	cs_column_sel sel = { .family = family };
+	cs_read_opts o = { .ncolumns = 1, .columns = &sel, .keys_only = true, .cells_per_column = 1, .limit = 1 };
+	const cs_row *r;
+	cs_scan *s;
+	cs_txn *txn;
+	int rc = cs_txn_begin(st, 0, &txn);
+	if (rc)
+		return rc;
+	if ((rc = cs_scan_open(txn, table, &o, &s)))
+		return finish(txn, rc);
+	rc = cs_scan_next(s, &r);
+	cs_scan_close(s);
+	if (rc == 1)
+		rc = -ENOTEMPTY;
+	else if (rc == 0)
+		rc = cs_family_delete(txn, table, family);
+	return finish(txn, rc);
+}

@@ -1,0 +1,55 @@
+/* edit.h — what writing through the mount does to the store: a handle's value written back as a cell, a
+ * cell re-stamped, columns and cells deleted, tables made and dropped. Each call is one write transaction
+ * of its own, so a failure leaves the store as it was. Uses only the store's public API; knows nothing of
+ * FUSE (like view.c). */
+#ifndef CELLFS_EDIT_H
+#define CELLFS_EDIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cellstore.h"
+#include "node.h"
+
+#define EDIT_TS_NEW (-1) /* as a timestamp: a new version, now (see edit_put) */
+
+/* Write LEN bytes at VAL as a cell of file ID (NODE_COLUMN or NODE_VERSION). The timestamp is ID's own
+ * for a NODE_VERSION; else TS if >= 0; else (EDIT_TS_NEW) now in whole milliseconds, or the next
+ * millisecond after the column's newest cell if that lies in the future. If DROP_TS >= 0 and differs, the
+ * cell at DROP_TS is deleted in the same transaction (a version written earlier by the same handle, now
+ * moved to another timestamp). The family is created (GC policy "never") if the table lacks it, unless
+ * STRICT. *TS_OUT (if not NULL) gets the timestamp written.
+ * Errors: -EPERM (STRICT and no such family), -EFBIG, -ENAMETOOLONG, -ENOENT (no table), -EINVAL,
+ *         -EROFS, -ENOSPC, -EIO, -ENOMEM. */
+int edit_put(cs_store *st, const struct node_id *id, int64_t ts, const void *val, size_t len, int64_t drop_ts,
+	     bool strict, int64_t *ts_out);
+
+/* Give column ID's newest cell (NODE_COLUMN) timestamp TS, value unchanged: touch -d on a bare name.
+ * A NODE_VERSION is named by its timestamp and is left as it is. Errors: -ENOENT (no such cell), -EEXIST
+ * (another cell of the column has timestamp TS: moving onto it would lose it), as edit_put(). */
+int edit_restamp(cs_store *st, const struct node_id *id, int64_t ts);
+
+/* Delete file ID: every cell of a column (NODE_COLUMN), or the one cell (NODE_VERSION).
+ * Errors: -ENOENT, -EROFS, -ENOSPC, -EIO, -ENOMEM. */
+int edit_delete(cs_store *st, const struct node_id *id);
+
+/* Rename file FROM to TO in the same table (mv): FROM's cell (the newest, for a bare name) becomes a
+ * version of TO (at its own timestamp, or at TO's for a Q@TS name), replacing a cell of TO at that
+ * timestamp, and FROM goes (the whole column for a bare name), in one transaction. TO's family is created
+ * if missing unless STRICT. FROM already a version of TO: nothing is done.
+ * Errors: -ENOENT (no FROM), -EPERM (STRICT), as edit_put(). */
+int edit_move(cs_store *st, const struct node_id *from, const struct node_id *to, bool strict);
+
+/* Create table NAME with row-key delimiter DELIM. Errors: -EEXIST, -EINVAL, as the store. */
+int edit_table_create(cs_store *st, const char *name, char delim);
+
+/* Delete table NAME if it has no rows (its families go with it). Errors: -ENOTEMPTY, -ENOENT, as the
+ * store. */
+int edit_table_drop_empty(cs_store *st, const char *name);
+
+/* Delete FAMILY of TABLE if no cell is in it (removing its extended attribute). Errors: -ENOTEMPTY,
+ * -ENOENT, as the store. */
+int edit_family_drop_empty(cs_store *st, const char *table, const char *family);
+
+#endif

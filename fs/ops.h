@@ -1,0 +1,73 @@
+/* ops.h — what the handler files (ops.c: reading, wops.c: writing) share. */
+#ifndef CELLFS_OPS_H
+#define CELLFS_OPS_H
+
+#include "fs.h"
+#include "view.h"
+
+struct fs *fs_of(fuse_req_t req);
+void count_req(fuse_req_t req, enum fs_op op);
+
+/* This thread's read transaction on the newest snapshot (ops.c). Errors: as cs_txn_begin(). */
+int fs_txn(struct fs *fs, cs_txn **out);
+/* Let go of it once the request is answered (see ops.c). */
+void txn_idle(struct fs *fs);
+
+/* The directory node N stands for now: *DIR points at N's identity or, for a key directory a file written
+ * in it has made a family's (node->as_family, view_effective()), at *EFF (owned: node_id_free()).
+ * Errors: as the store. */
+int dir_now(cs_txn *txn, const struct node *n, struct node_id *eff, const struct node_id **dir);
+
+void fill_stat(struct fs *fs, uint64_t ino, const struct view_attr *a, struct stat *st);
+
+/* A view_emit_fn that takes a lookup on the entry found and fills E. */
+struct entry_arg {
+	struct fs *fs;
+	fuse_ino_t parent;
+	struct fuse_entry_param e;
+};
+int take_entry(void *arg, const char *name, const struct node_id *id, const struct view_attr *a);
+
+/* An open file: a copy of the value taken at open, so a reader sees one consistent value; a handle open
+ * for writing edits its copy and writes it back as one version (wops.c). */
+struct fileh {
+	struct fileh *next_writer; /* first: the node table chains writable handles through it (node.h) */
+	uint64_t ino;          /* the file's inode (writable handles, to leave the node's list) */
+	pthread_mutex_t lock;  /* writable handles: writes, flushes and setattr may run in parallel */
+	void *buf;
+	size_t len, cap;
+	bool cached;           /* reads through the page cache (counted in the node) */
+	bool writable;
+	bool append;           /* O_APPEND: every write goes at the end */
+	bool created;          /* a new file: written back even if empty */
+	bool changed;          /* the copy differs from what was last written back (or read at open) */
+	int64_t set_ts;        /* a timestamp set on the handle (futimens), or -1 */
+	int64_t written_ts;    /* the version this handle has written back, or -1 */
+	struct node_id id;     /* owned: the file (its node may go before the handle) */
+	uint64_t parent;       /* the inode of the directory it was opened in */
+};
+
+/* Write handlers (wops.c). */
+void fs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, struct fuse_file_info *fi);
+void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off, struct fuse_file_info *fi);
+void fs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void fs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi);
+void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, struct fuse_file_info *fi);
+void fs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name);
+void fs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode);
+void fs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name);
+void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent, const char *newname,
+	       unsigned int flags);
+void fs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev);
+void fs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name);
+void fs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname);
+void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value, size_t size, int flags);
+void fs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name);
+
+/* A writable handle opened on an existing file (wops.c): fills H from the open flags. Errors: -errno. */
+int fileh_open_write(struct fs *fs, struct fileh *h, int flags);
+/* Write a writable handle back if it changed (flush, fsync, release). Returns 1 if it wrote, 0 if there
+ * was nothing to write. Errors: as edit_put(). */
+int fileh_commit(struct fs *fs, struct fileh *h);
+
+#endif

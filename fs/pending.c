@@ -1,0 +1,194 @@
+/* pending.c — directories held by the daemon until the store has them (see pending.h). The set stays small
+ * (directories made or emptied through the mount and not yet filled or removed), so it is a list. */
+#include "pending.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pending_init(struct pending_set *p)
+{
+	pthread_mutex_init(&p->lock, NULL);
+	p->head = NULL;
+	p->count = 0;
+}
+
+static void entry_free(struct pending_dir *d)
+{
+	node_id_free(&d->id);
+	free(d->name);
+	free(d);
+}
+
+void pending_release(struct pending_set *p)
+{
+	while (p->head) {
+		struct pending_dir *d = p->head;
+		p->head = d->next;
+		entry_free(d);
+	}
+	p->count = 0;
+	pthread_mutex_destroy(&p->lock);
+}
+
+static struct pending_dir *find(struct pending_set *p, uint64_t ino)
+{
+	for (struct pending_dir *d = p->head; d; d = d->next)
+		if (d->ino == ino)
+			return d;
+	return NULL;
+}
+
+int pending_add(struct pending_set *p, const struct node_id *id, uint64_t parent, const char *name, int64_t mtime_us)
+{
+	return pending_add_ino(p, id, node_ino_of(id), parent, name, mtime_us);
+}
+
+bool pending_under(struct pending_set *p, const char *table, const uint8_t *key, size_t keyn, char delim)
+{
+	bool any = false;
+
+	pthread_mutex_lock(&p->lock);
+	for (struct pending_dir *d = p->head; d && !any; d = d->next)
+		any = d->id.kind >= NODE_DIR && !strcmp(d->id.table, table) && d->id.keyn >= keyn &&
+		      !memcmp(d->id.key, key, keyn) && (d->id.keyn == keyn || d->id.key[keyn] == (uint8_t)delim);
+	pthread_mutex_unlock(&p->lock);
+	return any;
+}
+
+int pending_add_ino(struct pending_set *p, const struct node_id *id, uint64_t ino, uint64_t parent, const char *name,
+		    int64_t mtime_us)
+{
+	struct pending_dir *d;
+	int rc = 0;
+
+	pthread_mutex_lock(&p->lock);
+	if (find(p, ino))
+		goto out;
+	rc = -ENOMEM;
+	if (!(d = calloc(1, sizeof(*d))))
+		goto out;
+	if (!(d->name = strdup(name)) || node_id_copy(&d->id, id)) {
+		entry_free(d);
+		goto out;
+	}
+	d->ino = ino;
+	d->parent = parent;
+	d->mtime_us = mtime_us;
+	d->next = p->head;
+	p->head = d;
+	p->count++;
+	rc = 0;
+out:
+	pthread_mutex_unlock(&p->lock);
+	return rc;
+}
+
+bool pending_remove(struct pending_set *p, uint64_t ino)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&p->lock);
+	for (struct pending_dir **pp = &p->head; *pp; pp = &(*pp)->next) {
+		if ((*pp)->ino == ino) {
+			struct pending_dir *d = *pp;
+			*pp = d->next;
+			entry_free(d);
+			p->count--;
+			found = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	return found;
+}
+
+bool pending_remove_entry(struct pending_set *p, uint64_t parent, const char *name)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&p->lock);
+	for (struct pending_dir **pp = &p->head; *pp; pp = &(*pp)->next) {
+		if ((*pp)->parent == parent && !strcmp((*pp)->name, name)) {
+			struct pending_dir *d = *pp;
+			*pp = d->next;
+			entry_free(d);
+			p->count--;
+			found = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	return found;
+}
+
+int pending_lookup(struct pending_set *p, uint64_t parent, const char *name, struct node_id *id, int64_t *mtime_us)
+{
+	int rc = -ENOENT;
+
+	pthread_mutex_lock(&p->lock);
+	for (struct pending_dir *d = p->head; d; d = d->next) {
+		if (d->parent == parent && !strcmp(d->name, name)) {
+			rc = node_id_copy(id, &d->id);
+			*mtime_us = d->mtime_us;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	return rc;
+}
+
+bool pending_has(struct pending_set *p, uint64_t ino, int64_t *mtime_us)
+{
+	struct pending_dir *d;
+
+	pthread_mutex_lock(&p->lock);
+	d = find(p, ino);
+	if (d && mtime_us)
+		*mtime_us = d->mtime_us;
+	pthread_mutex_unlock(&p->lock);
+	return d != NULL;
+}
+
+bool pending_has_children(struct pending_set *p, uint64_t parent)
+{
+	bool any = false;
+
+	pthread_mutex_lock(&p->lock);
+	for (struct pending_dir *d = p->head; d && !any; d = d->next)
+		any = d->parent == parent;
+	pthread_mutex_unlock(&p->lock);
+	return any;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int pending_children(struct pending_set *p, uint64_t parent, char ***names, size_t *n)
+{
+	size_t cnt = 0, i = 0;
+	char **v;
+
+	pthread_mutex_lock(&p->lock);
+	for (struct pending_dir *d = p->head; d; d = d->next)
+		cnt += d->parent == parent;
+	if (!(v = calloc(cnt + 1, sizeof(*v))))
+		goto nomem;
+	for (struct pending_dir *d = p->head; d; d = d->next)
+		if (d->parent == parent && !(v[i++] = strdup(d->name)))
+			goto nomem;
+	pthread_mutex_unlock(&p->lock);
+	qsort(v, cnt, sizeof(*v), by_name);
+	*names = v;
+	*n = cnt;
+	return 0;
+nomem:
+	pthread_mutex_unlock(&p->lock);
+	if (v)
+		for (size_t j = 0; j < cnt; j++)
+			free(v[j]);
+	free(v);
+	return -ENOMEM;
+}

@@ -1,0 +1,64 @@
+/* pending.h — directories that exist only in the daemon. A directory made with mkdir below a table has
+ * nothing in the store until a file is written under it (a row cannot be empty), so the daemon holds it
+ * here: lookups, listings and getattr fall back on this set when the store has no such directory. A
+ * directory emptied through the mount (its last file removed) is held here too, so that it stays until
+ * rmdir, as a directory does. Entries whose directory exists in the store are harmless (the store wins)
+ * and go when removed with rmdir or at unmount. Thread-safe. Knows nothing of FUSE. */
+#ifndef CELLFS_PENDING_H
+#define CELLFS_PENDING_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "node.h"
+
+struct pending_dir {
+	struct node_id id;   /* owned: NODE_DIR (a prefix) or NODE_FAMILY (a family of a row) */
+	uint64_t ino;        /* node_ino_of(&id) */
+	uint64_t parent;     /* node_ino_of() of the directory it is in */
+	char *name;          /* its name there */
+	int64_t mtime_us;    /* when it was made */
+	struct pending_dir *next;
+};
+
+struct pending_set {
+	pthread_mutex_t lock;
+	struct pending_dir *head;
+	size_t count;
+};
+
+void pending_init(struct pending_set *p);
+void pending_release(struct pending_set *p); /* frees every entry */
+
+/* Hold directory ID, named NAME in the directory whose inode number is PARENT. Holding one already held
+ * is not an error. Its inode number is node_ino_of(ID) (pending_add_ino: INO, the kernel's inode of a
+ * directory renamed). Errors: -ENOMEM. */
+int pending_add(struct pending_set *p, const struct node_id *id, uint64_t parent, const char *name, int64_t mtime_us);
+int pending_add_ino(struct pending_set *p, const struct node_id *id, uint64_t ino, uint64_t parent, const char *name,
+		    int64_t mtime_us);
+
+/* Whether a held directory of TABLE has key KEY (KEYN bytes) or one below it (KEY DELIM ...). */
+bool pending_under(struct pending_set *p, const char *table, const uint8_t *key, size_t keyn, char delim);
+
+/* Let go of the directory with inode number INO (pending_remove_entry: named NAME in PARENT). Returns
+ * whether it was held. */
+bool pending_remove(struct pending_set *p, uint64_t ino);
+bool pending_remove_entry(struct pending_set *p, uint64_t parent, const char *name);
+
+/* Find the held directory named NAME in directory PARENT: copies its identity into *ID (owned, free with
+ * node_id_free()) and its time into *MTIME_US. Returns 0, -ENOENT or -ENOMEM. */
+int pending_lookup(struct pending_set *p, uint64_t parent, const char *name, struct node_id *id, int64_t *mtime_us);
+
+/* Whether directory INO is held; *MTIME_US (if not NULL) gets its time. */
+bool pending_has(struct pending_set *p, uint64_t ino, int64_t *mtime_us);
+
+/* Whether any held directory is in directory PARENT. */
+bool pending_has_children(struct pending_set *p, uint64_t parent);
+
+/* The names of the held directories in PARENT, sorted bytewise, as a NULL-terminated array of copies
+ * (*NAMES, caller frees each and the array) and their count. Errors: -ENOMEM. */
+int pending_children(struct pending_set *p, uint64_t parent, char ***names, size_t *n);
+
+#endif

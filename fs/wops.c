@@ -1,0 +1,959 @@
+/* wops.c — the write handlers: files written through handles (create, write, truncate, timestamps,
+ * write-back on flush, fsync and release), unlink, mkdir, rmdir, rename, the schema's extended attributes,
+ * and refusals (links, special files). Each handler is one reply; each change to the store is one write
+ * transaction (edit.c), so a failure leaves the store as it was.
+ *
+ * A handle open for writing holds a copy of the value (struct fileh). Writes edit the copy; flush (every
+ * close(), dup'd descriptors included), fsync and release write it back as ONE version: the first
+ * write-back creates the version, later ones rewrite that same version, and a handle with nothing changed
+ * writes nothing. A timestamp set on the handle (futimens, as cp -a, tar and rsync do) becomes the
+ * version's timestamp; set on an unchanged handle of an existing file (touch -d) it re-stamps the newest
+ * cell instead. Writable handles use direct I/O: the kernel's page cache, shared by every handle on the
+ * inode, only ever holds committed values. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+
+#include "edit.h"
+#include "ops.h"
+
+#define XA_FAMILY "user.cellfs.family."
+#define XA_DELIM "user.cellfs.delimiter"
+
+static int64_t ts_of(const struct timespec *t)
+{
+	int64_t us = (int64_t)t->tv_sec * 1000000 + t->tv_nsec / 1000;
+	return us < 0 ? 0 : us;
+}
+
+static int64_t now_us(void)
+{
+	return cs_now_us();
+}
+
+static bool is_table_dir(const struct node_id *id)
+{
+	return id->kind == NODE_DIR && !id->keyn && !id->lead_empty;
+}
+
+/* RC = CALL, a write of the daemon's own, noted so that the watcher does not drop every cache for it. */
+#define OWN(fs, rc, call)                        \
+	do {                                     \
+		uint64_t v0_ = write_begin(fs);  \
+		(rc) = (call);                   \
+		write_end((fs), v0_);            \
+	} while (0)
+
+struct found {
+	struct node_id id;
+	struct view_attr a;
+	bool ok;
+};
+
+static int take_found(void *arg, const char *name, const struct node_id *id, const struct view_attr *a)
+{
+	struct found *f = arg;
+	(void)name;
+	if (node_id_copy(&f->id, id))
+		return -ENOMEM;
+	f->a = *a;
+	f->ok = true;
+	return 0;
+}
+
+/* NAME in directory DIR, in the store: *F gets a copy. Errors: -ENOENT, ... */
+static int find_child(cs_txn *txn, const struct node_id *dir, const char *name, struct found *f)
+{
+	memset(f, 0, sizeof(*f));
+	return view_lookup(txn, dir, name, take_found, f);
+}
+
+/* Reply with an entry for ID (named NAME in PARENT) with attributes A. */
+static void reply_new_entry(fuse_req_t req, struct fs *fs, fuse_ino_t parent, const char *name,
+			    const struct node_id *id, const struct view_attr *a, struct fuse_file_info *fi,
+			    struct fileh *h)
+{
+	struct fuse_entry_param e = { 0 };
+	uint64_t ino;
+	int rc = node_ref(&fs->nodes, id, parent, name, &ino);
+	if (rc) {
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	e.ino = ino;
+	e.attr_timeout = fs->attr_timeout;
+	e.entry_timeout = fs->entry_timeout;
+	fill_stat(fs, ino, a, &e.attr);
+	if (fi) {
+		h->ino = ino;
+		node_add_writer(&fs->nodes, ino, h);
+		if (fuse_reply_create(req, &e, fi) == -ENOENT) /* interrupted: the kernel will not forget it */
+			node_forget(&fs->nodes, ino, 1); /* (nor release the handle: it leaks, as in libfuse) */
+	} else if (fuse_reply_entry(req, &e) == -ENOENT) {
+		node_forget(&fs->nodes, ino, 1);
+	}
+}
+
+/* ---- handles ---- */
+
+int fileh_open_write(struct fs *fs, struct fileh *h, int flags)
+{
+	struct view_attr a;
+	cs_txn *txn;
+	int rc;
+
+	if (fs->ro)
+		return -EROFS;
+	h->writable = true;
+	h->append = flags & O_APPEND;
+	if ((rc = fs_txn(fs, &txn)))
+		return rc;
+	if (flags & O_TRUNC) {
+		rc = view_getattr(txn, &h->id, &a);
+		if (rc == -ENOENT)
+			h->created = true;
+		else if (rc)
+			return rc;
+		else
+			h->changed = a.size > 0;
+		return 0;
+	}
+	rc = view_read(txn, &h->id, &h->buf, &h->len);
+	if (rc == -ENOENT) { /* gone since the kernel looked it up: written back as a new file */
+		h->created = true;
+		return 0;
+	}
+	h->cap = h->len;
+	return rc;
+}
+
+/* Forget the directories above cell ID held by the daemon: the store has them now. */
+static void pending_filled(struct fs *fs, const struct node_id *id)
+{
+	struct node_id d = { .kind = NODE_DIR, .table = id->table, .key = id->key };
+	cs_table_info *info;
+	cs_txn *txn;
+	uint8_t *k;
+
+	if (!fs->pending.count || fs_txn(fs, &txn) || cs_table_info_get(txn, id->table, &info))
+		return;
+	/* the row's family directory, and the key directory row<delim>family it may have been made as */
+	struct node_id f = { .kind = NODE_FAMILY, .table = id->table, .key = id->key, .keyn = id->keyn,
+			     .family = id->family };
+	pending_remove(&fs->pending, node_ino_of(&f));
+	if ((k = malloc(id->keyn + 1 + strlen(id->family)))) {
+		memcpy(k, id->key, id->keyn);
+		k[id->keyn] = (uint8_t)info->delim;
+		memcpy(k + id->keyn + 1, id->family, strlen(id->family));
+		d.key = k;
+		d.keyn = id->keyn + 1 + strlen(id->family);
+		pending_remove(&fs->pending, node_ino_of(&d));
+		free(k);
+	}
+	/* every key directory above the row, and the row's own */
+	d.key = id->key;
+	for (size_t i = 0; i <= id->keyn; i++) {
+		if (i < id->keyn && id->key[i] != (uint8_t)info->delim)
+			continue;
+		d.keyn = i;
+		d.lead_empty = !i;
+		pending_remove(&fs->pending, node_ino_of(&d));
+	}
+	cs_table_info_free(info);
+}
+
+int fileh_commit(struct fs *fs, struct fileh *h)
+{
+	int64_t ts;
+	int rc = 0;
+
+	pthread_mutex_lock(&h->lock);
+	if (!h->changed && h->set_ts < 0 && !(h->created && h->written_ts < 0))
+		goto out; /* nothing to write */
+	if (!h->changed && !h->created && h->written_ts < 0) {
+		OWN(fs, rc, edit_restamp(fs->st, &h->id, h->set_ts)); /* only a new time: touch -d */
+		if (!rc) {
+			h->set_ts = -1;
+			rc = 1;
+		}
+		goto out;
+	}
+	ts = h->set_ts >= 0 ? h->set_ts : h->written_ts >= 0 ? h->written_ts : EDIT_TS_NEW;
+	OWN(fs, rc, edit_put(fs->st, &h->id, ts, h->buf, h->len, h->written_ts, fs->strict_schema, &ts));
+	if (!rc) {
+		h->written_ts = ts;
+		h->set_ts = -1;
+		h->changed = false;
+		pending_filled(fs, &h->id);
+		rc = 1;
+	}
+out:
+	pthread_mutex_unlock(&h->lock);
+	return rc;
+}
+
+static struct fileh *handle_of(struct fuse_file_info *fi)
+{
+	return fi && fi->fh ? (struct fileh *)(uintptr_t)fi->fh : NULL;
+}
+
+/* Make the handle's copy LEN bytes long (zeros where it grows). Called with the lock held. */
+static int fileh_resize(struct fs *fs, struct fileh *h, size_t len)
+{
+	if (len > cs_store_max_value(fs->st))
+		return -EFBIG;
+	if (len > h->cap) {
+		size_t cap = h->cap ? h->cap : 64;
+		while (cap < len)
+			cap = cap > SIZE_MAX / 2 ? len : cap * 2;
+		if (cap > cs_store_max_value(fs->st))
+			cap = len;
+		void *b = realloc(h->buf, cap);
+		if (!b)
+			return -ENOMEM;
+		h->buf = b;
+		h->cap = cap;
+	}
+	if (len > h->len)
+		memset((char *)h->buf + h->len, 0, len - h->len);
+	h->len = len;
+	return 0;
+}
+
+static bool family_known(cs_txn *txn, const struct node_id *id)
+{
+	cs_table_info *info;
+	bool found = false;
+	if (cs_table_info_get(txn, id->table, &info))
+		return false;
+	for (size_t i = 0; i < info->nfamilies && !found; i++)
+		found = !strcmp(info->families[i].name, id->family);
+	cs_table_info_free(info);
+	return found;
+}
+
+void fs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct node *p = node_get(&fs->nodes, parent);
+	struct node_id eff = { 0 };
+	const struct node_id *dir;
+	struct view_attr a = { .nlink = 1 };
+	struct fileh *h = NULL;
+	cs_txn *txn;
+	int rc;
+
+	count_req(req, OP_CREATE);
+	if (!p) {
+		rc = -ESTALE;
+		goto fail;
+	}
+	if (fs->ro) {
+		rc = -EROFS;
+		goto fail;
+	}
+	if (!S_ISREG(mode)) {
+		rc = -EPERM;
+		goto fail;
+	}
+	if ((rc = fs_txn(fs, &txn)) || (rc = dir_now(txn, p, &eff, &dir)))
+		goto fail;
+	rc = -ENOMEM;
+	if (!(h = calloc(1, sizeof(*h))))
+		goto fail;
+	pthread_mutex_init(&h->lock, NULL);
+	h->set_ts = h->written_ts = -1;
+	if ((rc = view_resolve_new(txn, dir, name, false, &h->id)))
+		goto fail;
+	if (dir->kind == NODE_DIR)
+		p->as_family = true; /* its name is a family's now: see dir_now() */
+	if (fs->strict_schema && !family_known(txn, &h->id)) {
+		rc = -EPERM;
+		goto fail;
+	}
+	if ((rc = fileh_open_write(fs, h, fi->flags))) /* it may exist: the kernel's negative entry was old */
+		goto fail;
+	h->created = true;
+	h->parent = parent;
+	a.size = h->len;
+	a.mtime_us = h->id.kind == NODE_VERSION ? h->id.ts : now_us();
+	fi->fh = (uintptr_t)h;
+	fi->direct_io = 1;
+	node_id_free(&eff);
+	reply_new_entry(req, fs, parent, name, &h->id, &a, fi, h);
+	txn_idle(fs);
+	return;
+fail:
+	if (h) {
+		node_id_free(&h->id);
+		pthread_mutex_destroy(&h->lock);
+		free(h->buf);
+		free(h);
+	}
+	node_id_free(&eff);
+	fuse_reply_err(req, -rc);
+	txn_idle(fs);
+}
+
+void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct fileh *h = handle_of(fi);
+	size_t at, len;
+	int rc = 0;
+
+	count_req(req, OP_WRITE);
+	if (!h || !h->writable) {
+		fuse_reply_err(req, EBADF);
+		return;
+	}
+	pthread_mutex_lock(&h->lock);
+	at = h->append ? h->len : (size_t)off;
+	if (off < 0 || at > SIZE_MAX - size)
+		rc = -EFBIG;
+	else if (at + size > h->len)
+		rc = fileh_resize(fs, h, at + size);
+	if (!rc && size) {
+		memcpy((char *)h->buf + at, buf, size);
+		h->changed = true;
+	}
+	len = h->len;
+	pthread_mutex_unlock(&h->lock);
+	(void)len;
+	if (rc)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_write(req, size);
+}
+
+/* After a write-back, the directory's listing (a new Q@TS) and times are asked for again. Safe here:
+ * close() holds no directory lock, and the directory's cached pages are locked only briefly. */
+static int committed(struct fs *fs, struct fileh *h, int rc)
+{
+	if (rc > 0) {
+		fuse_lowlevel_notify_inval_inode(fs->se, h->parent, 0, 0);
+		rc = 0;
+	}
+	return rc;
+}
+
+void fs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct fileh *h = handle_of(fi);
+	count_req(req, OP_FLUSH);
+	fuse_reply_err(req, h && h->writable ? -committed(fs, h, fileh_commit(fs, h)) : 0);
+}
+
+void fs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct fileh *h = handle_of(fi);
+	int rc = 0;
+	count_req(req, OP_FSYNC);
+	if (h && h->writable)
+		rc = committed(fs, h, fileh_commit(fs, h));
+	if (!rc)
+		rc = cs_store_sync(fs->st);
+	fuse_reply_err(req, -rc);
+}
+
+/* truncate(2) on a path: the value cut or zero-extended to SIZE, written as a new version (or, for
+ * Q@TS, that cell rewritten). */
+static int truncate_path(struct fs *fs, const struct node_id *id, uint64_t size)
+{
+	void *buf = NULL, *nb;
+	size_t len;
+	cs_txn *txn;
+	int rc;
+
+	if (size > cs_store_max_value(fs->st))
+		return -EFBIG;
+	if ((rc = fs_txn(fs, &txn)) || (rc = view_read(txn, id, &buf, &len)))
+		return rc;
+	txn_idle(fs);
+	if (len == size) {
+		free(buf);
+		return 0;
+	}
+	if (!(nb = realloc(buf, size ? size : 1))) {
+		free(buf);
+		return -ENOMEM;
+	}
+	if (size > len)
+		memset((char *)nb + len, 0, size - len);
+	OWN(fs, rc, edit_put(fs->st, id, EDIT_TS_NEW, nb, size, -1, fs->strict_schema, NULL));
+	free(nb);
+	return rc;
+}
+
+/* The attributes a writable handle gives its file. Called with H's lock held. */
+static struct view_attr handle_attr(const struct fileh *h)
+{
+	return (struct view_attr){ .size = h->len, .nlink = 1,
+				   .mtime_us = h->id.kind == NODE_VERSION ? h->id.ts
+					       : h->set_ts >= 0	       ? h->set_ts
+					       : h->written_ts >= 0       ? h->written_ts
+									  : now_us() };
+}
+
+struct set_ts {
+	int64_t ts;         /* the time to set, or -1 */
+	bool have;
+	struct view_attr a; /* the first handle's attributes */
+};
+
+static void set_handle_ts(struct fileh *h, void *arg)
+{
+	struct set_ts *t = arg;
+	pthread_mutex_lock(&h->lock);
+	if (t->ts >= 0)
+		h->set_ts = t->ts;
+	if (!t->have)
+		t->a = handle_attr(h);
+	t->have = true;
+	pthread_mutex_unlock(&h->lock);
+}
+
+void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct node *n = node_get(&fs->nodes, ino);
+	struct fileh *h = handle_of(fi);
+	struct set_ts t = { 0 };
+	struct view_attr a;
+	struct stat st;
+	int64_t pend_mtime;
+	cs_txn *txn;
+	int rc = 0;
+
+	count_req(req, OP_SETATTR);
+	if (!n) {
+		fuse_reply_err(req, ESTALE);
+		return;
+	}
+	if (h && !h->writable)
+		h = NULL;
+	if (fs->ro && (to_set & (FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW))) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
+	if (to_set & FUSE_SET_ATTR_SIZE) {
+		if (n->id.kind < NODE_COLUMN) {
+			rc = -EISDIR;
+		} else if (h) {
+			pthread_mutex_lock(&h->lock);
+			if ((uint64_t)attr->st_size != h->len) {
+				rc = fileh_resize(fs, h, (size_t)attr->st_size);
+				h->changed = h->changed || !rc;
+			}
+			pthread_mutex_unlock(&h->lock);
+		} else {
+			rc = truncate_path(fs, &n->id, (uint64_t)attr->st_size);
+		}
+	}
+	/* Times: a file's mtime is its cell's timestamp; directory times are derived, so setting them (cp -a,
+	 * tar, rsync restore directories' times) succeeds without effect, as chmod and chown do. */
+	if (!rc && (to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW)) && n->id.kind >= NODE_COLUMN) {
+		int64_t ts = to_set & FUSE_SET_ATTR_MTIME_NOW ? now_us() / 1000 * 1000 : ts_of(&attr->st_mtim);
+		/* futimens() comes without the handle, as utimensat() does: a time set on a file open for
+		 * writing is its handles' (cp -a, tar and rsync set it before close) */
+		t.ts = ts;
+		if (n->id.kind != NODE_VERSION && /* (a Q@TS is named by its timestamp: nothing to move) */
+		    !node_foreach_writer(&fs->nodes, ino, set_handle_ts, &t))
+			OWN(fs, rc, edit_restamp(fs->st, &n->id, ts));
+	}
+	if (rc) {
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	/* The attributes now. */
+	if (h) {
+		pthread_mutex_lock(&h->lock);
+		a = handle_attr(h);
+		pthread_mutex_unlock(&h->lock);
+	} else if (t.have || (t.ts = -1, node_foreach_writer(&fs->nodes, ino, set_handle_ts, &t))) {
+		a = t.a; /* (chmod and the like on a file being written: the handle's) */
+	} else if ((rc = fs_txn(fs, &txn)) || (rc = view_getattr(txn, &n->id, &a))) {
+		if (rc == -ENOENT && (pending_has(&fs->pending, node_ino_of(&n->id), &pend_mtime) ||
+				      pending_has(&fs->pending, ino, &pend_mtime))) {
+			a = (struct view_attr){ .dir = true, .nlink = 2, .mtime_us = pend_mtime };
+			rc = 0;
+		}
+	}
+	txn_idle(fs);
+	if (rc) {
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	fill_stat(fs, ino, &a, &st);
+	fuse_reply_attr(req, &st, fs->attr_timeout);
+}
+
+/* ---- names: unlink, mkdir, rmdir ---- */
+
+/* After a removal in directory N: the directories the store no longer has (it held nothing else) stay,
+ * held by the daemon, until rmdir removes them, as directories do. */
+static void keep_emptied(struct fs *fs, struct node *n)
+{
+	struct view_attr a;
+	cs_txn *txn;
+
+	while (n && n->id.kind != NODE_ROOT && !is_table_dir(&n->id)) {
+		if (fs_txn(fs, &txn) || view_getattr(txn, &n->id, &a) != -ENOENT)
+			break;
+		if (pending_add(&fs->pending, &n->id, n->parent, n->name, now_us()))
+			break;
+		n = node_get(&fs->nodes, n->parent);
+	}
+}
+
+void fs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fs *fs = fs_of(req);
+	struct node *p = node_get(&fs->nodes, parent);
+	struct node_id eff = { 0 };
+	const struct node_id *dir;
+	struct found f = { 0 };
+	cs_txn *txn;
+	int rc;
+
+	count_req(req, OP_UNLINK);
+	if (!p)
+		rc = -ESTALE;
+	else if (fs->ro)
+		rc = -EROFS;
+	else if (!(rc = fs_txn(fs, &txn)) && !(rc = dir_now(txn, p, &eff, &dir)) &&
+		 !(rc = find_child(txn, dir, name, &f))) {
+		if (f.a.dir)
+			rc = -EISDIR;
+		else
+			OWN(fs, rc, edit_delete(fs->st, &f.id));
+	}
+	if (!rc)
+		keep_emptied(fs, p);
+	node_id_free(&f.id);
+	node_id_free(&eff);
+	fuse_reply_err(req, -rc);
+	txn_idle(fs);
+}
+
+void fs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	struct fs *fs = fs_of(req);
+	struct node *p = node_get(&fs->nodes, parent);
+	struct node_id eff = { 0 }, id = { 0 };
+	const struct node_id *dir;
+	struct view_attr a = { .dir = true, .nlink = 2, .mtime_us = now_us() };
+	cs_txn *txn;
+	int rc;
+
+	count_req(req, OP_MKDIR);
+	if (!p)
+		rc = -ESTALE;
+	else if (fs->ro)
+		rc = -EROFS;
+	else
+		rc = fs_txn(fs, &txn);
+	if (!rc && p->id.kind == NODE_ROOT) {
+		if (cs_check_table_name(name))
+			rc = -EINVAL;
+		else
+			OWN(fs, rc, edit_table_create(fs->st, name, fs->delim));
+		if (!rc && !(rc = fs_txn(fs, &txn)))
+			rc = view_resolve_new(txn, &p->id, name, true, &id);
+		if (!rc) {
+			cs_table_info *info;
+			if (!cs_table_info_get(txn, name, &info)) {
+				a.mtime_us = info->created;
+				cs_table_info_free(info);
+			}
+		}
+	} else if (!rc && !(rc = dir_now(txn, p, &eff, &dir)) && !(rc = view_resolve_new(txn, dir, name, true, &id))) {
+		struct view_attr have;
+		int ex = view_getattr(txn, &id, &have);
+		if (!ex || pending_has(&fs->pending, node_ino_of(&id), NULL))
+			rc = -EEXIST;
+		else if (ex != -ENOENT)
+			rc = ex;
+		else
+			rc = pending_add(&fs->pending, &id, parent, name, a.mtime_us);
+	}
+	if (rc)
+		fuse_reply_err(req, -rc);
+	else
+		reply_new_entry(req, fs, parent, name, &id, &a, NULL, NULL);
+	node_id_free(&id);
+	node_id_free(&eff);
+	txn_idle(fs);
+}
+
+void fs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fs *fs = fs_of(req);
+	struct node *p = node_get(&fs->nodes, parent);
+	struct node_id eff = { 0 }, id = { 0 };
+	const struct node_id *dir;
+	struct found f = { 0 };
+	int64_t mt;
+	cs_txn *txn;
+	int rc;
+
+	count_req(req, OP_RMDIR);
+	if (!p)
+		rc = -ESTALE;
+	else if (fs->ro)
+		rc = -EROFS;
+	else if (p->id.kind == NODE_ROOT)
+		OWN(fs, rc, edit_table_drop_empty(fs->st, name));
+	else if (!(rc = fs_txn(fs, &txn)) && !(rc = dir_now(txn, p, &eff, &dir))) {
+		rc = find_child(txn, dir, name, &f);
+		if (!rc) /* in the store: a directory there always holds something */
+			rc = f.a.dir ? -ENOTEMPTY : -ENOTDIR;
+		else if (rc == -ENOENT && !(rc = pending_lookup(&fs->pending, parent, name, &id, &mt)))
+			rc = pending_has_children(&fs->pending, node_ino_of(&id)) ? -ENOTEMPTY
+			     : (pending_remove_entry(&fs->pending, parent, name), 0);
+	}
+	node_id_free(&f.id);
+	node_id_free(&id);
+	node_id_free(&eff);
+	fuse_reply_err(req, -rc);
+	txn_idle(fs);
+}
+
+/* ---- rename ---- */
+
+#define MOVE_MAX_CELLS 100000 /* a directory rename moves at most this many cells, else EXDEV (mv copies) */
+
+/* What a rename moved, to rewrite the identities the daemon holds (node_rewrite): a table, a key subtree
+ * of a table, or one file. */
+struct move {
+	enum { MOVE_TABLE, MOVE_KEYS, MOVE_FILE } kind;
+	const char *table, *to_table; /* MOVE_TABLE: from, to; MOVE_KEYS: the table */
+	const uint8_t *from, *to;     /* MOVE_KEYS */
+	size_t fromn, ton;
+	char delim;
+	const struct node_id *ffrom, *fto; /* MOVE_FILE */
+};
+
+/* The identity ID becomes after the move M, into *OUT (owned); false if M does not touch it. */
+static bool moved_id(const struct node_id *id, const struct move *m, struct node_id *out)
+{
+	struct node_id t = *id;
+	uint8_t *k = NULL;
+	bool ok;
+
+	if (id->kind == NODE_ROOT)
+		return false;
+	switch (m->kind) {
+	case MOVE_FILE:
+		return node_id_equal(id, m->ffrom) && !node_id_copy(out, m->fto);
+	case MOVE_TABLE:
+		if (strcmp(id->table, m->table))
+			return false;
+		t.table = m->to_table;
+		return !node_id_copy(out, &t);
+	case MOVE_KEYS:
+		if (strcmp(id->table, m->table) || id->keyn < m->fromn || memcmp(id->key, m->from, m->fromn) ||
+		    (id->keyn > m->fromn && id->key[m->fromn] != (uint8_t)m->delim))
+			return false;
+		if (!(k = malloc(m->ton + id->keyn - m->fromn + 1)))
+			return false;
+		memcpy(k, m->to, m->ton);
+		memcpy(k + m->ton, id->key + m->fromn, id->keyn - m->fromn);
+		t.key = k;
+		t.keyn = m->ton + id->keyn - m->fromn;
+		t.lead_empty = false;
+		ok = !node_id_copy(out, &t);
+		free(k);
+		return ok;
+	}
+	return false;
+}
+
+static bool move_node(struct node_id *id, void *arg)
+{
+	struct node_id nid;
+	if (!moved_id(id, arg, &nid))
+		return false;
+	node_id_free(id);
+	*id = nid;
+	return true;
+}
+
+static void move_writer(struct fileh *h, const struct node_id *id, void *arg)
+{
+	struct node_id nid;
+	pthread_mutex_lock(&h->lock);
+	if (!node_id_copy(&nid, id)) {
+		node_id_free(&h->id);
+		h->id = nid;
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* A file onto a file name of the same table. */
+static int rename_file(struct fs *fs, cs_txn *txn, struct found *f, const struct node_id *ndir, struct node *np,
+		       const char *newname, unsigned int flags, struct move *m, struct node_id *to)
+{
+	struct found t = { 0 };
+	int rc, ex;
+
+	if ((rc = view_resolve_new(txn, ndir, newname, false, to)))
+		return rc;
+	ex = find_child(txn, ndir, newname, &t);
+	node_id_free(&t.id);
+	if (!ex && t.a.dir)
+		return -EISDIR;
+	if (!ex && (flags & RENAME_NOREPLACE))
+		return -EEXIST;
+	if (strcmp(to->table, f->id.table))
+		return -EXDEV;
+	if (fs->strict_schema && !family_known(txn, to))
+		return -EPERM;
+	OWN(fs, rc, edit_move(fs->st, &f->id, to, fs->strict_schema));
+	if (rc)
+		return rc;
+	if (ndir->kind == NODE_DIR)
+		np->as_family = true;
+	*m = (struct move){ .kind = MOVE_FILE, .ffrom = &f->id, .fto = to };
+	return 0;
+}
+
+/* A key directory (a row-key prefix) onto a new name among key directories of the same table. */
+static int rename_keydir(struct fs *fs, cs_txn *txn, struct found *f, const struct node_id *ndir, uint64_t newparent,
+			 const char *newname, struct move *m, struct node_id *to)
+{
+	cs_table_info *info;
+	struct view_attr a;
+	cs_txn *w;
+	int64_t mt;
+	int rc;
+
+	if ((rc = view_resolve_new(txn, ndir, newname, true, to)))
+		return rc;
+	if (to->kind != NODE_DIR || strcmp(to->table, f->id.table) || !f->id.keyn || !to->keyn)
+		return -EXDEV;
+	if ((rc = cs_table_info_get(txn, to->table, &info)))
+		return rc;
+	*m = (struct move){ .kind = MOVE_KEYS, .table = to->table, .from = f->id.key, .fromn = f->id.keyn,
+			    .to = to->key, .ton = to->keyn, .delim = info->delim };
+	cs_table_info_free(info);
+	if (!view_getattr(txn, to, &a))
+		return -ENOTEMPTY; /* the store's directories are never empty */
+	if (pending_under(&fs->pending, f->id.table, f->id.key, f->id.keyn, m->delim))
+		return -EXDEV; /* empty directories below: mv copies them */
+	if (pending_has(&fs->pending, node_ino_of(to), &mt) && pending_has_children(&fs->pending, node_ino_of(to)))
+		return -ENOTEMPTY;
+	uint64_t v0 = write_begin(fs);
+	if (!(rc = cs_txn_begin(fs->st, 0, &w))) {
+		rc = cs_move_prefix(w, to->table, (cs_bytes){ f->id.key, f->id.keyn }, (cs_bytes){ to->key, to->keyn },
+				    MOVE_MAX_CELLS, NULL);
+		if (rc)
+			cs_txn_abort(w);
+		else
+			rc = cs_txn_commit(w);
+	}
+	write_end(fs, v0);
+	if (!rc)
+		pending_remove(&fs->pending, node_ino_of(to)); /* an empty directory replaced */
+	(void)newparent;
+	return rc;
+}
+
+void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent, const char *newname,
+	       unsigned int flags)
+{
+	struct fs *fs = fs_of(req);
+	struct node *p = node_get(&fs->nodes, parent), *np = node_get(&fs->nodes, newparent);
+	struct node_id eff = { 0 }, neff = { 0 }, to = { 0 }, pid = { 0 };
+	const struct node_id *dir, *ndir;
+	struct found f = { 0 };
+	struct move m = { .kind = MOVE_FILE };
+	bool moved = false;
+	int64_t mt;
+	cs_txn *txn;
+	int rc;
+
+	count_req(req, OP_RENAME);
+	if (!p || !np)
+		rc = -ESTALE;
+	else if (fs->ro)
+		rc = -EROFS;
+	else if (flags & ~(unsigned)RENAME_NOREPLACE)
+		rc = -EINVAL; /* RENAME_EXCHANGE, RENAME_WHITEOUT */
+	else if (p->id.kind == NODE_ROOT || np->id.kind == NODE_ROOT) {
+		/* tables: renamed in place, cells and schema kept */
+		if (p->id.kind != np->id.kind)
+			rc = -EXDEV;
+		else if (cs_check_table_name(newname))
+			rc = -EINVAL;
+		else {
+			cs_txn *w;
+			uint64_t v0 = write_begin(fs);
+			if (!(rc = cs_txn_begin(fs->st, 0, &w))) {
+				if ((rc = cs_table_rename(w, name, newname)))
+					cs_txn_abort(w);
+				else
+					rc = cs_txn_commit(w);
+			}
+			write_end(fs, v0);
+			if (rc == -EEXIST && !(flags & RENAME_NOREPLACE))
+				rc = -ENOTEMPTY; /* (mv: "Directory not empty") */
+			m = (struct move){ .kind = MOVE_TABLE, .table = name, .to_table = newname };
+			moved = !rc;
+		}
+	} else if (!(rc = fs_txn(fs, &txn)) && !(rc = dir_now(txn, p, &eff, &dir)) &&
+		   !(rc = dir_now(txn, np, &neff, &ndir))) {
+		rc = find_child(txn, dir, name, &f);
+		if (!rc && !f.a.dir) {
+			rc = rename_file(fs, txn, &f, ndir, np, newname, flags, &m, &to);
+		} else if (!rc && f.id.kind == NODE_DIR) {
+			rc = rename_keydir(fs, txn, &f, ndir, newparent, newname, &m, &to);
+		} else if (!rc) {
+			rc = -EXDEV; /* a family's directory: mv copies */
+		} else if (rc == -ENOENT && !(rc = pending_lookup(&fs->pending, parent, name, &pid, &mt))) {
+			/* an empty directory made through the mount: it moves where the kernel moves it */
+			uint64_t ino = node_ino_of(&pid);
+			if (pending_has_children(&fs->pending, ino))
+				rc = -EXDEV;
+			else if (!(rc = view_resolve_new(txn, ndir, newname, true, &to))) {
+				pending_remove_entry(&fs->pending, parent, name);
+				if ((rc = pending_add(&fs->pending, &to, newparent, newname, mt)))
+					pending_add(&fs->pending, &pid, parent, name, mt); /* as it was */
+				m = (struct move){ .kind = MOVE_FILE, .ffrom = &pid, .fto = &to };
+			}
+		}
+		moved = !rc;
+	}
+	if (moved) {
+		uint64_t ino = m.kind == MOVE_FILE ? node_ino_of(m.ffrom) : node_ino_of(&f.id);
+		if (m.kind == MOVE_TABLE) {
+			struct node_id t = { .kind = NODE_DIR, .table = name, .key = (const uint8_t *)"" };
+			ino = node_ino_of(&t);
+		}
+		node_rewrite(&fs->nodes, move_node, move_writer, &m);
+		node_moved(&fs->nodes, ino, newparent, newname);
+		if (m.kind != MOVE_TABLE)
+			keep_emptied(fs, p);
+	}
+	node_id_free(&f.id);
+	node_id_free(&to);
+	node_id_free(&pid);
+	node_id_free(&eff);
+	node_id_free(&neff);
+	fuse_reply_err(req, -rc);
+	txn_idle(fs);
+}
+
+/* ---- what the store cannot hold ---- */
+
+void fs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
+{
+	count_req(req, OP_MKNOD);
+	fuse_reply_err(req, EPERM); /* fifos, sockets, devices; regular files come through create */
+}
+
+void fs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+{
+	count_req(req, OP_SYMLINK);
+	fuse_reply_err(req, EPERM);
+}
+
+void fs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+{
+	count_req(req, OP_LINK);
+	fuse_reply_err(req, EPERM);
+}
+
+/* ---- the schema as extended attributes of the table directory ---- */
+
+void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value, size_t size, int flags)
+{
+	struct fs *fs = fs_of(req);
+	struct node *n = node_get(&fs->nodes, ino);
+	char *text = NULL;
+	cs_txn *txn = NULL;
+	uint64_t v0;
+	int rc;
+
+	count_req(req, OP_SETXATTR);
+	if (!n) {
+		rc = -ESTALE;
+		goto out;
+	}
+	if (fs->ro) {
+		rc = -EROFS;
+		goto out;
+	}
+	if (!is_table_dir(&n->id) || strncmp(name, "user.cellfs.", 12)) {
+		rc = -EOPNOTSUPP; /* no other attributes are kept */
+		goto out;
+	}
+	if (!(text = malloc(size + 1))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	memcpy(text, value, size);
+	text[size] = 0;
+	v0 = write_begin(fs);
+	if ((rc = cs_txn_begin(fs->st, 0, &txn))) {
+		write_end(fs, v0);
+		goto out;
+	}
+	if (!strcmp(name, XA_DELIM)) {
+		cs_table_info *info;
+		if (!(rc = cs_table_info_get(txn, n->id.table, &info))) {
+			/* The delimiter is fixed when the table is made (-o delimiter=C for mkdir). */
+			rc = size == 1 && text[0] == info->delim ? (flags & XATTR_CREATE ? -EEXIST : 0) : -EPERM;
+			cs_table_info_free(info);
+		}
+	} else if (!strncmp(name, XA_FAMILY, strlen(XA_FAMILY))) {
+		const char *fam = name + strlen(XA_FAMILY);
+		if (strlen(text) != size || cs_check_gc_policy(text, NULL)) {
+			rc = -EINVAL;
+		} else {
+			rc = cs_family_set_gc(txn, n->id.table, fam, text);
+			if (rc == -ENOENT && !(flags & XATTR_REPLACE))
+				rc = cs_family_create(txn, n->id.table, fam, text);
+			else if (!rc && (flags & XATTR_CREATE))
+				rc = -EEXIST;
+		}
+	} else {
+		rc = -EOPNOTSUPP;
+	}
+	if (rc)
+		cs_txn_abort(txn);
+	else
+		rc = cs_txn_commit(txn);
+	write_end(fs, v0);
+	/* the table directory's attributes (listxattr) are asked for again; the families show at once */
+out:
+	free(text);
+	fuse_reply_err(req, -rc);
+}
+
+void fs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	struct fs *fs = fs_of(req);
+	struct node *n = node_get(&fs->nodes, ino);
+
+	count_req(req, OP_REMOVEXATTR);
+	if (!n)
+		fuse_reply_err(req, ESTALE);
+	else if (fs->ro)
+		fuse_reply_err(req, EROFS);
+	else if (strncmp(name, "user.", 5))
+		fuse_reply_err(req, EOPNOTSUPP);
+	else if (!is_table_dir(&n->id) || strncmp(name, XA_FAMILY, strlen(XA_FAMILY)))
+		fuse_reply_err(req, is_table_dir(&n->id) && !strcmp(name, XA_DELIM) ? EPERM : ENODATA);
+	else {
+		int rc;
+		OWN(fs, rc, edit_family_drop_empty(fs->st, n->id.table, name + strlen(XA_FAMILY)));
+		fuse_reply_err(req, rc == -ENOENT ? ENODATA : -rc);
+	}
+}
