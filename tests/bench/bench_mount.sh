@@ -2,22 +2,25 @@
 # bench_mount.sh — the mount against tmpfs and bindfs: ls -lR, find, cat of every file and tar c over a
 # 20k-cell table, each on a fresh mount and repeated (warm), pinned to one CPU and unpinned. Prints the
 # times, the ratios cellfs/tmpfs and cellfs/bindfs, the FUSE requests cellfs served per entry, and the
-# targets. A benchmark: it exits 0 whatever the figures (1 only if it could not run). See README.md.
+# targets. With -f FLOORFS, two more columns: the tmpfs tree served from memory by floorfs (floorfs.c, the
+# cheapest FUSE daemon: what FUSE itself costs), with OPEN (floor) and with -o no_open (floor-noopen).
+# A benchmark: it exits 0 whatever the figures (1 only if it could not run). See README.md.
 #
-# usage: bench_mount.sh CELLFS GEN_TABLE [-n CELLS] [-r REPEATS] [-s best|median] [-m "pinned unpinned"]
-#                       [-w "WORKLOADS"]
+# usage: bench_mount.sh CELLFS GEN_TABLE [-f FLOORFS] [-n CELLS] [-r REPEATS] [-s best|median]
+#                       [-m "pinned unpinned"] [-w "WORKLOADS"]
 set -u
 export LC_ALL=C
 
 die() { echo "bench_mount: $*" >&2; exit 1; }
 
-[ $# -ge 2 ] || die "usage: bench_mount.sh CELLFS GEN_TABLE [-n CELLS] [-r REPEATS] [-s best|median] [-m MODES] [-w WORKLOADS]"
+[ $# -ge 2 ] || die "usage: bench_mount.sh CELLFS GEN_TABLE [-f FLOORFS] [-n CELLS] [-r REPEATS] [-s best|median] [-m MODES] [-w WORKLOADS]"
 cellfs=$(realpath "$1") gen=$(realpath "$2")
 shift 2
-ncells=20000 repeats=5 stat=best modes="pinned unpinned"
+ncells=20000 repeats=5 stat=best modes="pinned unpinned" floorfs=""
 workloads="lsR-fresh lsR-warm find-fresh find-warm cat-fresh cat-warm tar-fresh tar-warm"
-while getopts n:r:s:m:w: o; do
+while getopts f:n:r:s:m:w: o; do
 	case $o in
+	f) floorfs=$(realpath "$OPTARG") || die "no floorfs at $OPTARG" ;;
 	n) ncells=$OPTARG ;;
 	r) repeats=$OPTARG ;;
 	s) stat=$OPTARG ;;
@@ -34,9 +37,12 @@ command -v getfattr >/dev/null || die "getfattr is missing (package attr)"
 
 # Everything lives in tmpfs, the store too: a fresh mount then measures the daemon and FUSE, not the disk.
 work=$(mktemp -d /dev/shm/cellfs-bench.XXXXXX) || die "mktemp under /dev/shm failed"
-store=$work/store tree=$work/tree cmnt=$work/cellfs bmnt=$work/bindfs
-cpid="" bpid=""
-mkdir -p "$tree" "$cmnt" "$bmnt" "$work/empty" || die "mkdir in $work"
+store=$work/store tree=$work/tree cmnt=$work/cellfs bmnt=$work/bindfs fmnt=$work/floor nmnt=$work/floor-noopen
+cpid="" bpid="" fpid="" npid=""
+mkdir -p "$tree" "$cmnt" "$bmnt" "$fmnt" "$nmnt" "$work/empty" || die "mkdir in $work"
+# The filesystems timed, in the order they take turns.
+fss="tmpfs bindfs cellfs"
+[ -n "$floorfs" ] && fss+=" floor floor-noopen"
 
 unmount() { # MOUNTPOINT PID: unmount and wait for the daemon to end
 	if mountpoint -q "$1"; then
@@ -49,6 +55,8 @@ unmount() { # MOUNTPOINT PID: unmount and wait for the daemon to end
 cleanup() {
 	unmount "$cmnt" "$cpid"
 	unmount "$bmnt" "$bpid"
+	unmount "$fmnt" "$fpid"
+	unmount "$nmnt" "$npid"
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -71,6 +79,21 @@ mount_bindfs() {
 	for _ in $(seq 200); do mountpoint -q "$bmnt" && return 0; sleep 0.05; done
 	die "bindfs did not mount"
 }
+# floorfs over the tmpfs tree: floor answers OPEN, floor-noopen (-o no_open) makes the kernel skip it.
+# It reads the whole tree into memory before it mounts.
+mount_floor() { # floor | floor-noopen
+	local mnt=$fmnt opt=()
+	if [ "$1" = floor-noopen ]; then
+		mnt=$nmnt opt=(-o no_open)
+		unmount "$nmnt" "$npid"
+	else
+		unmount "$fmnt" "$fpid"
+	fi
+	"${pin[@]}" "$floorfs" "$tree" "$mnt" -f "${opt[@]}" >/dev/null &
+	if [ "$1" = floor-noopen ]; then npid=$!; else fpid=$!; fi
+	for _ in $(seq 200); do mountpoint -q "$mnt" && return 0; sleep 0.05; done
+	die "floorfs ($1) did not mount"
+}
 drop_caches() {
 	sync
 	[ -w /proc/sys/vm/drop_caches ] && echo 3 >/proc/sys/vm/drop_caches
@@ -83,6 +106,19 @@ cp -a "$cmnt/quotes" "$tree/" || die "copying the mounted table into tmpfs faile
 diff -r "$cmnt/quotes" "$tree/quotes" >/dev/null || die "the tmpfs copy differs from the mount"
 listing() { (cd "$1" && find . \( -type d -printf 'd %P %T@\n' \) -o -printf 'f %P %s %T@\n' | sort | md5sum); }
 [ "$(listing "$cmnt/quotes")" = "$(listing "$tree/quotes")" ] || die "the tmpfs copy's names, sizes or times differ"
+# floorfs must serve that same tree: same contents, names, sizes and times.
+if [ -n "$floorfs" ]; then
+	for f in floor floor-noopen; do
+		mount_floor "$f"
+		m=$fmnt
+		[ "$f" = floor-noopen ] && m=$nmnt
+		diff -r "$m/quotes" "$tree/quotes" >/dev/null || die "$f differs from the tmpfs tree"
+		[ "$(listing "$m/quotes")" = "$(listing "$tree/quotes")" ] || die "$f's names, sizes or times differ"
+	done
+	unmount "$fmnt" "$fpid"
+	unmount "$nmnt" "$npid"
+	fpid="" npid=""
+fi
 nfiles=$(find "$tree/quotes" -type f | wc -l)
 ndirs=$(find "$tree/quotes" -type d | wc -l)
 nentries=$((nfiles + ndirs))
@@ -127,11 +163,14 @@ run_once() {
 	tmpfs) dir=$tree/quotes ;;
 	bindfs) dir=$bmnt/quotes ;;
 	cellfs) dir=$cmnt/quotes ;;
+	floor) dir=$fmnt/quotes ;;
+	floor-noopen) dir=$nmnt/quotes ;;
 	esac
 	if [ "${wl#*-}" = fresh ]; then
 		case $fs in
 		bindfs) mount_bindfs ;;
 		cellfs) mount_cellfs ;;
+		floor*) mount_floor "$fs" ;;
 		esac
 		drop_caches
 		(cd "$work/empty" && "${pin[@]}" sh -c "$(wl_cmd "$wl")")
@@ -157,6 +196,10 @@ run_mode() {
 	if [ "$mode" = pinned ]; then pin=(taskset -c 0); else pin=(); fi
 	mount_cellfs
 	mount_bindfs
+	if [ -n "$floorfs" ]; then
+		mount_floor floor
+		mount_floor floor-noopen
+	fi
 	# What reading the counters costs in requests, subtracted from every workload's figures.
 	local -A s1 s2
 	stats_into s1
@@ -164,18 +207,18 @@ run_mode() {
 	req_over=()
 	for k in "${!s2[@]}"; do req_over[$k]=$((s2[$k] - ${s1[$k]:-0})); done
 	for wl in $workloads; do
-		# The filesystems take turns, so that whatever else the machine does falls on all three alike.
+		# The filesystems take turns, so that whatever else the machine does falls on all of them alike.
 		local -A times=()
 		if [ "${wl#*-}" = warm ]; then
-			for fs in tmpfs bindfs cellfs; do run_once "$wl" "$fs"; done # warm-up, not counted
+			for fs in $fss; do run_once "$wl" "$fs"; done # warm-up, not counted
 		fi
 		for ((r = 0; r < repeats; r++)); do
-			for fs in tmpfs bindfs cellfs; do
+			for fs in $fss; do
 				run_once "$wl" "$fs"
 				times[$fs]+="$elapsed "
 			done
 		done
-		for fs in tmpfs bindfs cellfs; do
+		for fs in $fss; do
 			result[$mode,$wl,$fs]=$(printf '%s\n' ${times[$fs]} | pick)
 		done
 		# The requests per entry and the daemon's CPU time: one more run, between two readings.
@@ -204,7 +247,9 @@ run_mode() {
 	done
 	unmount "$cmnt" "$cpid"
 	unmount "$bmnt" "$bpid"
-	cpid="" bpid=""
+	unmount "$fmnt" "$fpid"
+	unmount "$nmnt" "$npid"
+	cpid="" bpid="" fpid="" npid=""
 }
 
 report() {
@@ -232,11 +277,27 @@ report() {
 		printf '  %-11s %-62s %s\n' "$wl" "${reqs[$mode,$wl]#*|}" "${cpu[$mode,$wl]}"
 	done
 	[ "$mode" = pinned ] && echo "pinned targets: $([ $all_met = yes ] && echo "all met" || echo "NOT all met")"
+	if [ -n "$floorfs" ]; then report_floor "$mode"; fi
+}
+
+# The floor: the same runs through floorfs, with OPEN (floor) and without (noopen), against tmpfs and cellfs.
+report_floor() {
+	local mode=$1 wl t c f n
+	echo "the floor: floorfs serving the tmpfs tree from memory with cellfs's settings; noopen: floorfs -o no_open"
+	printf '%-11s %8s %8s %8s %8s %8s %8s %8s %8s\n' workload tmpfs cellfs floor noopen f/tmpfs n/tmpfs c/floor \
+		c/noopen
+	for wl in $workloads; do
+		t=${result[$mode,$wl,tmpfs]} c=${result[$mode,$wl,cellfs]}
+		f=${result[$mode,$wl,floor]} n=${result[$mode,$wl,floor-noopen]}
+		awk -v wl="$wl" -v t="$t" -v c="$c" -v f="$f" -v n="$n" 'function r(a, b) { return b > 0 ? a / b : 0 }
+			BEGIN { printf "%-11s %8.4f %8.4f %8.4f %8.4f %8.2f %8.2f %8.2f %8.2f\n",
+				wl, t, c, f, n, r(f, t), r(n, t), r(c, f), r(c, n) }'
+	done
 }
 
 echo "bench_mount: table quotes, $ncells cells: $nfiles files, $ndirs directories ($nentries entries)"
 echo "bench_mount: tmpfs tree in $work; bindfs $(bindfs --version 2>/dev/null | head -1 | awk '{ print $2 }') (defaults);" \
-	"page/dentry caches $dropping before each fresh run; fresh cellfs/bindfs runs remount first"
+	"page/dentry caches $dropping before each fresh run; fresh cellfs/bindfs$([ -n "$floorfs" ] && echo /floorfs) runs remount first"
 echo "bench_mount: load average before: $(cut -d' ' -f1-3 /proc/loadavg) (figures from a busy machine are worth little)"
 for mode in $modes; do
 	run_mode "$mode"
