@@ -16,10 +16,10 @@ struct conf {
 	int help, version;
 	int strict_schema;
 	char *delimiter;
-	bool ro;
+	bool ro, allow_other;
 };
 
-enum { KEY_RO = 1 };
+enum { KEY_RO = 1, KEY_ALLOW_OTHER };
 
 #define OPT(t, p) { t, offsetof(struct conf, p), 1 }
 static const struct fuse_opt conf_opts[] = {
@@ -30,6 +30,7 @@ static const struct fuse_opt conf_opts[] = {
 	OPT("strict_schema", strict_schema),
 	{ "delimiter=%s", offsetof(struct conf, delimiter), 0 },
 	FUSE_OPT_KEY("ro", KEY_RO),
+	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_END,
 };
 
@@ -38,6 +39,8 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 	struct conf *c = data;
 	if (key == KEY_RO)
 		c->ro = true;
+	if (key == KEY_ALLOW_OTHER)
+		c->allow_other = true;
 	if (key != FUSE_OPT_KEY_NONOPT)
 		return 1; /* keep: for libfuse */
 	if (c->npos == 3)
@@ -123,8 +126,11 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "cellfs: no store at \"%s\": %s\n", conf.pos[0], strerror(errno));
 		goto free_args;
 	}
-	/* What the kernel shows in /proc/mounts: fuse.cellfs, the store as the source. */
-	if (asprintf(&fsname, "-osubtype=cellfs,fsname=%s,default_permissions", store) < 0 ||
+	/* What the kernel shows in /proc/mounts: fuse.cellfs, the store as the source. Permissions: without
+	 * allow_other only the mounting user can reach the mount at all (the kernel refuses everyone else),
+	 * and every file and directory is theirs, so checking modes would only cost a GETATTR whenever a
+	 * directory changes; with allow_other the kernel checks them (default_permissions). */
+	if (asprintf(&fsname, "-osubtype=cellfs,fsname=%s%s", store, conf.allow_other ? ",default_permissions" : "") < 0 ||
 	    fuse_opt_add_arg(&args, fsname) || fuse_opt_add_arg(&args, conf.pos[conf.npos - 1]))
 		goto free_args;
 	if (fuse_parse_cmdline(&args, &opts))

@@ -425,6 +425,8 @@ void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, s
 	struct node *n = node_get(&fs->nodes, ino);
 	struct fileh *h = handle_of(fi);
 	struct set_ts t = { 0 };
+	struct node_id eff = { 0 };
+	const struct node_id *id;
 	struct view_attr a;
 	struct stat st;
 	int64_t pend_mtime;
@@ -478,13 +480,14 @@ void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, s
 		pthread_mutex_unlock(&h->lock);
 	} else if (t.have || (t.ts = -1, node_foreach_writer(&fs->nodes, ino, set_handle_ts, &t))) {
 		a = t.a; /* (chmod and the like on a file being written: the handle's) */
-	} else if ((rc = fs_txn(fs, &txn)) || (rc = view_getattr(txn, &n->id, &a))) {
+	} else if ((rc = fs_txn(fs, &txn)) || (rc = dir_now(txn, n, &eff, &id)) || (rc = view_getattr(txn, id, &a))) {
 		if (rc == -ENOENT && (pending_has(&fs->pending, node_ino_of(&n->id), &pend_mtime) ||
 				      pending_has(&fs->pending, ino, &pend_mtime))) {
 			a = (struct view_attr){ .dir = true, .nlink = 2, .mtime_us = pend_mtime };
 			rc = 0;
 		}
 	}
+	node_id_free(&eff);
 	txn_idle(fs);
 	if (rc) {
 		fuse_reply_err(req, -rc);

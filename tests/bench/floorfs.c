@@ -6,7 +6,7 @@
  * file's whole contents. It then serves that copy read-only with the kernel-facing settings of cellfs
  * (fs/ops.c, fs/cellfs.c): entry and attribute timeouts of 86400 s, negative entries of 1 s, readdirplus
  * always, directories unopened (ENOSYS to opendir) and their listings cached, keep_cache on open, no flush
- * handler, getxattr answered EOPNOTSUPP, default_permissions, libfuse's multi-threaded loop configured as
+ * handler, getxattr answered EOPNOTSUPP, no default_permissions, libfuse's multi-threaded loop configured as
  * cellfs configures it. Every request is a hash lookup or an array index and a reply, so what
  * bench_mount.sh measures through it is what FUSE itself costs. By default OPEN is answered (fh 0,
  * keep_cache) with no work; `-o no_open` answers it ENOSYS, so the kernel stops sending OPEN and RELEASE
@@ -345,7 +345,7 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "floorfs: cannot load %s: %s\n", conf.src, strerror(-rc));
 		goto out;
 	}
-	if (asprintf(&fsname, "-osubtype=floorfs,fsname=%s,default_permissions", conf.src) < 0 ||
+	if (asprintf(&fsname, "-osubtype=floorfs,fsname=%s", conf.src) < 0 ||
 	    fuse_opt_add_arg(&args, fsname) || !(se = fuse_session_new(&args, &ops, sizeof(ops), NULL)))
 		goto out;
 	if (fuse_set_signal_handlers(se))

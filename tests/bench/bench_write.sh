@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# bench_write.sh — writing through the mount against tmpfs and bindfs: a shell loop creating 20k cells
+# with `echo > f`, the same loop overwriting them, `rm -rf` of them, and `cp -a` of a 20k-file table into
+# the mount and out of it; pinned to one CPU and unpinned. Prints the times, the ratios cellfs/tmpfs and
+# cellfs/bindfs, the FUSE requests per file by kind and the targets. A benchmark: it exits 0 whatever the
+# figures (1 only if it could not run). See README.md.
+#
+# usage: bench_write.sh CELLFS CELLCTL [-n CELLS] [-r REPEATS] [-s best|median] [-m "pinned unpinned"]
+#                       [-w "WORKLOADS"]
+set -u
+export LC_ALL=C
+
+die() { echo "bench_write: $*" >&2; exit 1; }
+
+[ $# -ge 2 ] || die "usage: bench_write.sh CELLFS CELLCTL [-n CELLS] [-r REPEATS] [-s best|median] [-m MODES] [-w WORKLOADS]"
+cellfs=$(realpath "$1") cellctl=$(realpath "$2")
+shift 2
+ncells=20000 repeats=5 stat=best modes="pinned unpinned"
+workloads="create overwrite rm cp-in cp-out"
+while getopts n:r:s:m:w: o; do
+	case $o in
+	n) ncells=$OPTARG ;;
+	r) repeats=$OPTARG ;;
+	s) stat=$OPTARG ;;
+	m) modes=$OPTARG ;;
+	w) workloads=$OPTARG ;;
+	*) die "unknown option" ;;
+	esac
+done
+nrows=$((ncells / 10)) # 10 columns a row
+
+[ -e /dev/fuse ] || { echo "bench_write: no /dev/fuse: skipped"; exit 0; }
+command -v bindfs >/dev/null || die "bindfs is missing (tools/install-deps installs it)"
+command -v getfattr >/dev/null || die "getfattr is missing (package attr)"
+
+# Everything in tmpfs, the store too: the figures are the daemon's and FUSE's, not the disk's.
+work=$(mktemp -d /dev/shm/cellfs-benchw.XXXXXX) || die "mktemp under /dev/shm failed"
+store=$work/store cmnt=$work/cellfs bsrc=$work/bindsrc bmnt=$work/bindfs tdir=$work/tmpfs
+src=$work/src out=$work/out
+cpid="" bpid=""
+mkdir -p "$cmnt" "$bsrc" "$bmnt" "$tdir" "$src" "$out" || die "mkdir in $work"
+
+unmount() { # MOUNTPOINT PID
+	if mountpoint -q "$1"; then
+		fusermount3 -u "$1" 2>/dev/null || { sleep 0.2; fusermount3 -uz "$1" 2>/dev/null; }
+	fi
+	[ -z "$2" ] || wait "$2" 2>/dev/null
+}
+cleanup() {
+	unmount "$cmnt" "$cpid"
+	unmount "$bmnt" "$bpid"
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+pin=()
+mount_cellfs() {
+	unmount "$cmnt" "$cpid"
+	"${pin[@]}" "$cellfs" "$store" "$cmnt" -f >/dev/null &
+	cpid=$!
+	for _ in $(seq 200); do mountpoint -q "$cmnt" && return 0; sleep 0.05; done
+	die "cellfs did not mount"
+}
+mount_bindfs() {
+	unmount "$bmnt" "$bpid"
+	"${pin[@]}" bindfs -f "$bsrc" "$bmnt" >/dev/null &
+	bpid=$!
+	for _ in $(seq 200); do mountpoint -q "$bmnt" && return 0; sleep 0.05; done
+	die "bindfs did not mount"
+}
+
+"$cellctl" --db "$store" createtable seed >/dev/null || die "cellctl createtable failed"
+
+# The loops, run by bash in the table's directory: NROWS rows r1..rN, family cf, columns q0..q9.
+loop_create='for ((r = 1; r <= N; r++)); do mkdir -p r$r/cf; for q in 0 1 2 3 4 5 6 7 8 9; do echo "v$r.$q" > r$r/cf/q$q; done; done'
+loop_overwrite='for ((r = 1; r <= N; r++)); do for q in 0 1 2 3 4 5 6 7 8 9; do echo "w$r.$q" > r$r/cf/q$q; done; done'
+
+# The table directory of filesystem FS, made empty (cellfs: a new table).
+table_dir() { # FS
+	case $1 in
+	tmpfs) echo "$tdir/t" ;;
+	bindfs) echo "$bmnt/t" ;;
+	cellfs) echo "$cmnt/t" ;;
+	esac
+}
+fresh_table() { # FS: an empty table directory
+	local d
+	d=$(table_dir "$1")
+	if [ -d "$d" ]; then
+		if [ "$1" = cellfs ]; then
+			rm -rf "$d"/* 2>/dev/null
+			rmdir "$d" || die "cannot drop table t in cellfs"
+		else
+			rm -rf "$d"
+		fi
+	fi
+	mkdir "$d" || die "mkdir $d"
+}
+# The state a workload starts from (not timed).
+prepare() { # WL FS
+	local d
+	d=$(table_dir "$2")
+	case $1 in
+	create | cp-in) fresh_table "$2" ;;
+	overwrite | rm | cp-out)
+		fresh_table "$2"
+		(cd "$d" && N=$nrows bash -c "N=$nrows; $loop_create") || die "filling $d failed"
+		;;
+	esac
+	rm -rf "$out"/*
+}
+run_cmd() { # WL FS: the timed command, in the table's directory
+	local d
+	d=$(table_dir "$2")
+	case $1 in
+	create) (cd "$d" && "${pin[@]}" bash -c "N=$nrows; $loop_create") ;;
+	overwrite) (cd "$d" && "${pin[@]}" bash -c "N=$nrows; $loop_overwrite") ;;
+	rm) (cd "$d" && "${pin[@]}" rm -rf -- ./*) ;;
+	cp-in) "${pin[@]}" cp -a "$src/t/." "$d/" ;;
+	cp-out) "${pin[@]}" cp -a "$d/." "$out/" ;;
+	esac
+}
+
+# A 20k-file tree to copy in, as the create loop makes it, with times set (cp -a carries them).
+mkdir -p "$src/t" && (cd "$src/t" && bash -c "N=$nrows; $loop_create") || die "making the source tree"
+find "$src/t" -type f -exec touch -d '2015-03-16 19:53:32.156789' {} + || die "touch"
+
+stats() { getfattr --only-values -n user.cellfs.stats "$cmnt" 2>/dev/null; }
+stats_into() { # ARRAY: fill the associative array named ARRAY from the counters
+	local -n a=$1
+	local k v
+	a=()
+	while read -r k v; do a[$k]=$v; done < <(stats)
+}
+daemon_cpu() { cat /proc/"$cpid"/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { print n + 0 }'; }
+pick() {
+	sort -g | awk -v s="$stat" '{ v[NR] = $1 }
+		END { print s == "best" ? v[1] : (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+declare -A result reqs cpu
+elapsed=0
+run_once() { # WL FS
+	local t0 t1
+	prepare "$1" "$2"
+	sync
+	t0=$EPOCHREALTIME
+	run_cmd "$1" "$2" || echo "bench_write: $1 on $2 failed" >&2
+	t1=$EPOCHREALTIME
+	elapsed=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
+}
+
+run_mode() {
+	local mode=$1 wl fs r
+	if [ "$mode" = pinned ]; then pin=(taskset -c 0); else pin=(); fi
+	mount_cellfs
+	mount_bindfs
+	for wl in $workloads; do
+		local -A times=()
+		for ((r = 0; r < repeats; r++)); do
+			for fs in tmpfs bindfs cellfs; do
+				run_once "$wl" "$fs"
+				times[$fs]+="$elapsed "
+			done
+		done
+		for fs in tmpfs bindfs cellfs; do
+			result[$mode,$wl,$fs]=$(printf '%s\n' ${times[$fs]} | pick)
+		done
+		# Requests per file and the daemon's CPU: one more run between two readings of the counters.
+		prepare "$wl" cellfs
+		local -A before after
+		stats_into before
+		local c0 c1 line="" total=0 n k
+		c0=$(daemon_cpu)
+		run_cmd "$wl" cellfs
+		c1=$(daemon_cpu)
+		stats_into after
+		for k in "${!after[@]}"; do
+			n=$((${after[$k]:-0} - ${before[$k]:-0}))
+			[ "$k" = getxattr ] && n=$((n - 1)) # the reading itself
+			[ "$n" -gt 0 ] || continue
+			total=$((total + n))
+			line+=" $k $(awk -v n="$n" -v e="$ncells" 'BEGIN { printf "%.2f", n / e }')"
+		done
+		reqs[$mode,$wl]="$(awk -v n="$total" -v e="$ncells" 'BEGIN { printf "%.2f", n / e }')|$(echo "$line" | xargs -n2 | sort | tr '\n' ' ')"
+		cpu[$mode,$wl]=$(awk -v a="$c0" -v b="$c1" -v n="$total" 'BEGIN {
+			printf "%.3f s", (b - a) / 1e9; if (n >= 100) printf ", %.1f us/request", (b - a) / 1e3 / n }')
+	done
+	unmount "$cmnt" "$cpid"
+	unmount "$bmnt" "$bpid"
+	cpid="" bpid=""
+}
+
+wl_target() {
+	case $1 in
+	create) echo 3.5 ;;
+	rm) echo 3.0 ;;
+	*) echo - ;;
+	esac
+}
+
+report() {
+	local mode=$1 wl t b c rt rb tgt met all_met=yes
+	echo
+	if [ "$mode" = pinned ]; then
+		echo "== pinned: daemons and clients on CPU 0 (taskset -c 0); $stat of $repeats runs, seconds"
+	else
+		echo "== unpinned: any of $(nproc) CPUs; $stat of $repeats runs, seconds"
+	fi
+	printf '%-10s %8s %8s %8s %8s %8s %8s  %-16s %s\n' workload tmpfs bindfs cellfs c/tmpfs c/bindfs req/file \
+		"target (pinned)" met
+	for wl in $workloads; do
+		t=${result[$mode,$wl,tmpfs]} b=${result[$mode,$wl,bindfs]} c=${result[$mode,$wl,cellfs]}
+		tgt=$(wl_target "$wl")
+		read -r rt rb met < <(awk -v t="$t" -v b="$b" -v c="$c" -v g="$tgt" 'BEGIN {
+			rt = t > 0 ? c / t : 0; rb = b > 0 ? c / b : 0
+			printf "%.2f %.2f %s\n", rt, rb, ((g == "-" || rt <= g) && c < b) ? "yes" : "NO" }')
+		[ "$met" = NO ] && all_met=no
+		printf '%-10s %8.4f %8.4f %8.4f %8s %8s %8s  %-16s %s\n' "$wl" "$t" "$b" "$c" "$rt" "$rb" \
+			"${reqs[$mode,$wl]%%|*}" "$([ "$tgt" = - ] && echo "<bindfs" || echo "<=${tgt}x, <bindfs")" \
+			"$([ "$mode" = pinned ] && echo "$met" || echo "($met)")"
+	done
+	echo "cellfs, one more run: requests per file by kind; the daemon's CPU time (all threads)"
+	for wl in $workloads; do
+		printf '  %-10s %-70s %s\n' "$wl" "${reqs[$mode,$wl]#*|}" "${cpu[$mode,$wl]}"
+	done
+	[ "$mode" = pinned ] && echo "pinned targets: $([ $all_met = yes ] && echo "all met" || echo "NOT all met")"
+}
+
+echo "bench_write: $ncells cells ($nrows rows x 10 columns, family cf), shell loops in bash; tmpfs tree," \
+	"bindfs $(bindfs --version 2>/dev/null | head -1 | awk '{ print $2 }') over tmpfs, cellfs store in tmpfs ($work)"
+echo "bench_write: load average before: $(cut -d' ' -f1-3 /proc/loadavg) (figures from a busy machine are worth little)"
+for mode in $modes; do
+	run_mode "$mode"
+	report "$mode"
+done
+echo
+echo "bench_write: load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+exit 0
