@@ -4,6 +4,10 @@
  *   gen_awkward STORE awkward   tables awk, dots, pipe, deep, empty, t-1.x (every naming edge; see below)
  *   gen_awkward STORE big       tables big (100k rows in one prefix directory) and few (100k rows whose
  *                               next segments under one prefix are only three)
+ *   gen_awkward STORE backup    table bk for backup.sh: the awkward names whose full names fit NAME_MAX
+ *                               (a short form cannot be restored by name), many versions, versions in one
+ *                               second and on whole seconds, 3 MiB values, families with GC policies that
+ *                               keep every version; and table short, which only short forms can name
  *
  * Timestamps and values are fixed (a seeded PRNG), so the data is the same on every run; only the tables'
  * creation times differ. Everything is written in one transaction. The expected view is not computed
@@ -266,14 +270,132 @@ static void gen_big(void)
 	}
 }
 
+/* For backup.sh: everything cp -a, tar and rsync must carry into an empty mount. Every name fits in
+ * NAME_MAX in full (bare and Q@TS), and every GC policy keeps every version written here. */
+static void gen_backup(void)
+{
+	static char buf[1024], key[1024];
+	char *big;
+	size_t n;
+	const int64_t S0 = T0 / 1000000 * 1000000; /* T0's whole second */
+
+	table("bk", 0);
+	family("bk", "MD", "never");
+	family("bk", "cf", "maxversions=100");
+	family("bk", "meta", "maxage=36500d or maxversions=1000");
+	family("bk", "x-y.z", "(maxversions=60 and maxage=1d) or maxversions=200");
+	family("bk", "unused", "maxversions=3"); /* no cells: the schema alone says it exists */
+
+	/* Escapes in key segments and qualifiers (two versions of each qualifier). */
+	for (size_t i = 0; i < sizeof(awkward) / sizeof(awkward[0]); i++) {
+		n = (size_t)snprintf(key, sizeof(key), "esc#");
+		memcpy(key + n, awkward[i].p, awkward[i].n);
+		cell("bk", key, n + awkward[i].n, "cf", "v", 1, T0 + (int64_t)i, "seg", 3);
+		cell("bk", "quals", 5, "cf", awkward[i].p, awkward[i].n, T0 + (int64_t)i, awkward[i].p, awkward[i].n);
+		cell("bk", "quals", 5, "cf", awkward[i].p, awkward[i].n, T0 - 1000 - (int64_t)i, "old", 3);
+	}
+	cell("bk", "quals", 5, "cf", "", 0, T0, "empty qualifier", 15);
+	cell("bk", "quals", 5, "cf", "", 0, T0 - 5, "older empty qualifier", 21);
+	cell("bk", "quals", 5, "MD", "q@x", 3, T0, "", 0); /* an empty value */
+	cell("bk", "quals", 5, "MD", "q@x", 3, T0 - 1, "", 0);
+
+	/* Empty segments. */
+	static const struct b empties[] = { B("a##b"), B("#x"), B("#x#y"), B("y#"), B("#"), B("##"), B("e###f") };
+	for (size_t i = 0; i < sizeof(empties) / sizeof(empties[0]); i++)
+		cell("bk", empties[i].p, empties[i].n, "cf", "v", 1, T0 + 100 + (int64_t)i, empties[i].p, empties[i].n);
+
+	/* Key segments equal to family names (escaped), near misses, a family-named segment of a family
+	 * with no cells. */
+	static const struct b fams[] = { B("MD"), B("MD#x"), B("cf#meta#cf"), B("MDX"), B("md"), B("x-y.z"),
+					 B("unused#1"), B("fam"), B("fam#cf"), B("fam#MD#1"), B("fam#cf2") };
+	for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++)
+		cell("bk", fams[i].p, fams[i].n, "MD", "BID", 3, T0 + 200 + (int64_t)i, "1.5", 3);
+	cell("bk", "fam", 3, "cf", "c", 1, T0 + 300, "in cf", 5);
+	cell("bk", "fam", 3, "x-y.z", "q", 1, T0 + 301, "in x-y.z", 8);
+	cell("bk", "fam", 3, "meta", "", 0, T0 + 302, "meta, empty qualifier", 21);
+
+	/* "." and ".." as segments; keys that are prefixes of others. */
+	static const struct b dots[] = { B(".#x"), B("..#y"), B("...#z"), B("z#."), B("z#.."), B("z#.#.."), B("."),
+					 B("p"), B("p!"), B("p#1"), B("p#2#3"), B("p\0") };
+	for (size_t i = 0; i < sizeof(dots) / sizeof(dots[0]); i++)
+		cell("bk", dots[i].p, dots[i].n, "cf", "v", 1, T0 + 400 + (int64_t)i, dots[i].p, dots[i].n);
+
+	/* Long names that still fit: a 255-byte segment, one of 85 escaped bytes (255 encoded); qualifiers
+	 * whose version names are 255 bytes (238 plain, 79 escaped = 237, 119 two-byte UTF-8 = 238), and a
+	 * 255-byte one with a single version (its Q@TS is unlisted). */
+	memcpy(key, "L#", 2);
+	memset(key + 2, 'l', 255);
+	cell("bk", key, 257, "cf", "v", 1, T0 + 600, "long", 4);
+	memcpy(key, "X#", 2);
+	memset(key + 2, 1, 85);
+	cell("bk", key, 87, "cf", "v", 1, T0 + 601, "ctl", 3);
+	memset(buf, 'q', 255);
+	for (int v = 0; v < 3; v++)
+		cell("bk", "longq", 5, "cf", buf, 238, T0 + v * 1000, "lq++", 2 + (size_t)v);
+	cell("bk", "longq", 5, "cf", buf, 255, T0, "255", 3);
+	memset(buf, 1, 79);
+	for (int v = 0; v < 2; v++)
+		cell("bk", "longq", 5, "MD", buf, 79, T0 + v, "escaped", 7);
+	for (n = 0; n < 238; n += 2)
+		memcpy(buf + n, "\xc3\xa9", 2);
+	for (int v = 0; v < 2; v++)
+		cell("bk", "longq", 5, "meta", buf, 238, T0 + v, "utf8", 4);
+
+	/* Many versions: 50 inside one second; 20 one and a half seconds apart (every other one on a whole
+	 * second); a newest version 0.9 s after an older one on the whole second below it (a time rounded to
+	 * seconds lands on the older one); timestamps at the edges of the 16-digit padding. */
+	for (int v = 0; v < 50; v++) {
+		n = (size_t)snprintf(buf, sizeof(buf), "version %d", v);
+		cell("bk", "hist", 4, "cf", "h", 1, T0 + v * 1000, buf, n);
+	}
+	for (int v = 0; v < 20; v++) {
+		n = (size_t)snprintf(buf, sizeof(buf), "sec %d", v);
+		cell("bk", "hist", 4, "x-y.z", "sec", 3, S0 + v * 1500000, buf, n);
+	}
+	cell("bk", "hist", 4, "cf", "round", 5, S0, "older, on the second", 21);
+	cell("bk", "hist", 4, "cf", "round", 5, S0 + 900000, "newest, 0.9 s later", 19);
+	cell("bk", "hist", 4, "cf", "whole", 5, S0 - 1000000, "older, whole", 12);
+	cell("bk", "hist", 4, "cf", "whole", 5, S0, "newest, whole", 13);
+	static const int64_t edge_ts[] = { 0, 1, 999999999999999LL, 9999999999999999LL, 10000000000000000LL,
+					   12345678901234567LL };
+	for (size_t i = 0; i < sizeof(edge_ts) / sizeof(edge_ts[0]); i++) {
+		n = (size_t)snprintf(buf, sizeof(buf), "edge %lld", (long long)edge_ts[i]);
+		cell("bk", "hist", 4, "meta", "edge", 4, edge_ts[i], buf, n);
+	}
+
+	/* Values: empty, 3 MiB of text, 3 MiB random over an older 1 MiB, NULs. */
+	if (!(big = malloc(3 * MIB + 16)))
+		die("malloc", -ENOMEM);
+	cell("bk", "values", 6, "cf", "empty", 5, T0, "", 0);
+	fill(big, 3 * MIB + 3, "the quick brown fox jumps over the lazy dog\n");
+	cell("bk", "values", 6, "cf", "text3m", 6, T0, big, 3 * MIB + 3);
+	for (size_t i = 0; i < 3 * MIB + 1; i += 8) {
+		uint64_t r = next_rand();
+		memcpy(big + i, &r, 8);
+	}
+	cell("bk", "values", 6, "cf", "random3m", 8, T0, big, 3 * MIB + 1);
+	cell("bk", "values", 6, "cf", "random3m", 8, T0 - 1, big + 7, MIB + 1);
+	cell("bk", "values", 6, "meta", "nul", 3, T0, "\0\0\0", 3);
+	free(big);
+
+	/* Names only a short form can give: no tool can restore these by name. */
+	table("short", 0);
+	family("short", "f", NULL);
+	memset(buf, 'q', 300);
+	cell("short", "row", 3, "f", buf, 300, T0, "300-byte qualifier", 18);
+	memset(key, 'k', 300);
+	cell("short", key, 300, "f", "q", 1, T0, "300-byte key", 12);
+	cell("short", "ok", 2, "f", "q", 1, T0, "fits", 4);
+}
+
 int main(int argc, char **argv)
 {
 	cs_open_opts o = { .flags = CS_OPEN_CREATE };
 	cs_store *st;
 	int rc;
 
-	if (argc != 3 || (strcmp(argv[2], "awkward") && strcmp(argv[2], "big"))) {
-		fprintf(stderr, "usage: gen_awkward STORE awkward|big\n");
+	if (argc != 3 || (strcmp(argv[2], "awkward") && strcmp(argv[2], "big") && strcmp(argv[2], "backup"))) {
+		fprintf(stderr, "usage: gen_awkward STORE awkward|big|backup\n");
 		return 2;
 	}
 	if ((rc = cs_store_open(argv[1], &o, &st)))
@@ -282,8 +404,10 @@ int main(int argc, char **argv)
 		die("begin", rc);
 	if (!strcmp(argv[2], "awkward"))
 		gen_awkward();
-	else
+	else if (!strcmp(argv[2], "big"))
 		gen_big();
+	else
+		gen_backup();
 	if ((rc = cs_txn_commit(txn)))
 		die("commit", rc);
 	cs_store_close(st);

@@ -18,6 +18,14 @@ Subcommands (the *.sh scripts in this directory mount, call these, and unmount):
   follow MNT DB                cellctl changes the store while mounted (set, rewrite in place, deletecolumn,
                                deleterow, createtable, createfamily, setgcpolicy, deletefamily,
                                deletetable, deleteallrows); the mount follows, no stale cache.
+  copy DUMPDIR TABLE KIND PATH a backup on disk (KIND dir: cp -a/rsync -a; pax, gnu: tar archives) holds
+                               exactly TABLE's listed names, sizes, contents and mtimes (ns; s for gnu).
+  restored LABEL SRCDUMP GOTDUMP TABLE MODE STATUS ERRFILE
+                               a table restored into an empty mount against the original, cell for cell and
+                               family for family; MODE exact, seconds (GNU tar) or short (see the function).
+  crashload TABLEDIR ROUND LOG [N]  write files as `mkdir -p; echo v > f` would, logging each once close()
+                               returned; stops at the first error (the daemon killed under it).
+  crash DUMPDIR MNT TABLE LOG  after the kill and a remount: every logged write is in the store and the mount.
 
 Environment: CELLCTL (the cellctl binary). Exit status 0 (all good) or 1 (mismatches, listed on stderr).
 """
@@ -640,6 +648,338 @@ def cmd_remount(dumpdir, mnt, state):
     done('remount')
 
 
+# ---- backups with cp -a, tar and rsync ---------------------------------------------------------------------
+
+def cell_str(row, fam, q, ts):
+    r, qs = repr(row)[2:-1], repr(q)[2:-1]
+    return '%s %s:%s @%d' % (r[:60] + ('...(%d bytes)' % len(row) if len(row) > 60 else ''), fam.decode(),
+                             qs[:60] + ('...(%d bytes)' % len(q) if len(q) > 60 else ''), ts)
+
+
+def table_cells(dumpdir, tname):
+    """(table or None, {(row, family, qualifier, ts): sha256 of the value}, Values)."""
+    tables = load_dump(dumpdir)
+    vals = Values(dumpdir)
+    t = tables.get(tname)
+    cells = {}
+    if t:
+        for row, cs in t.rows.items():
+            for (fam, q, ts, n, off) in cs:
+                cells[(row, fam, q, ts)] = hashlib.sha256(vals.get((off, n))).hexdigest()
+    return t, cells
+
+
+def check_schema(label, want, got):
+    if got is None:
+        fail('%s: the restored store has no table %s' % (label, want.name.decode()))
+        return
+    if got.delim != want.delim:
+        fail('%s: delimiter %r, want %r' % (label, chr(got.delim), chr(want.delim)))
+    if got.families != want.families:
+        fail('%s: families and GC policies %r, want %r' % (label, got.families, want.families))
+
+
+def newest_of(cells):
+    """(row, family, qualifier) -> the newest timestamp."""
+    newest = {}
+    for (row, fam, q, ts) in cells:
+        k = (row, fam, q)
+        if ts > newest.get(k, -1):
+            newest[k] = ts
+    return newest
+
+
+NOISE = re.compile(rb'Cannot change ownership|Cannot change mode|preserving (times|permissions|ownership) for'
+                   rb'|Exiting with failure status|some files/attrs were not transferred|Skipping any contents')
+
+
+def reported(t, k, errl):
+    """Whether a line of the tool's stderr (other than about ownership, modes and directory times) names the
+    file of cell K = (row, family, qualifier, ts) of table T (or rsync's temporary file for it), or a
+    directory above it."""
+    segs = [encode(s, families=t.families) for s in k[0].split(bytes([t.delim]))]
+    names = [encode(k[2], qual=True), version_name(k[2], k[3])]
+    paths = [b'/'.join(segs[:i]) for i in range(1, len(segs) + 1)]
+    paths += [b'/'.join(segs + [k[1], n]) for n in names]
+    for line in errl:
+        if NOISE.search(line):
+            continue
+        # undo the tools' quoting of bytes: cp's 'a'$'\302\205', tar's a\302\205, rsync's a\#302\#205
+        line = re.sub(rb"\\#?([0-7]{3})", lambda m: bytes([int(m.group(1), 8) & 0xFF]), line.replace(b"'$'", b''))
+        for n in names:  # rsync's temporary file .NAME.XXXXXX
+            if b'/' + b'/'.join(segs + [k[1], b'.' + n + b'.']) in line:
+                return True
+        for p in paths:
+            i = line.find(b'/' + p)
+            while i >= 0:
+                end = i + 1 + len(p)
+                if end == len(line) or line[end:end + 1] in b':\'" ':
+                    return True
+                i = line.find(b'/' + p, i + 1)
+    return False
+
+
+def cmd_restored(label, srcdump, gotdump, table, mode, status, errfile):
+    """A table restored into an empty mount (dump GOTDUMP) against the original (SRCDUMP). MODE:
+    exact    every cell, version, timestamp and value, the delimiter, the families and GC policies; the
+             tool exited 0 and printed nothing.
+    seconds  the tool carries whole seconds only (GNU tar): what happened is listed; a newest cell may come
+             back at its whole second (the contract: other formats round times), with its value, still the
+             newest; any other difference (a cell or value gone, a cell that was not there, a column whose
+             current value changed) must be reported by the tool, on stderr, naming the file or a directory
+             above it: the contract's "never loses data silently".
+    short    names only short forms give cannot be restored by name: the tool fails, and every other cell
+             is restored exactly."""
+    tname = os.fsencode(table)
+    want_t, want = table_cells(srcdump, tname)
+    got_t, got = table_cells(gotdump, tname)
+    rc = int(status)
+    with open(errfile, 'rb') as f:
+        errl = f.read().splitlines()
+    shown = [x.decode('utf-8', 'backslashreplace')[:300] for x in errl]
+    check_schema(label, want_t, got_t)
+    missing = [k for k in want if k not in got]
+    wrong = [k for k in want if k in got and got[k] != want[k]]
+    extra = [k for k in got if k not in want]
+    if mode in ('exact', 'short'):
+        if mode == 'short':
+            full = lambda b, qual=False: len(encode(b, qual=qual, families=want_t.families, limit=1 << 30))
+            short = [k for k in want if full(k[2], True) > NAME_MAX or any(
+                full(s) > NAME_MAX for s in k[0].split(bytes([want_t.delim])))]
+            if rc == 0 or not errl:
+                fail('%s: the tool exited %d, printing %d lines, although %d cells have names beyond NAME_MAX' % (
+                    label, rc, len(errl), len(short)))
+            missing = [k for k in missing if k not in short]
+        elif rc != 0 or errl:
+            fail('%s: the tool exited %d, printing %d lines:\n    %s' % (label, rc, len(errl),
+                                                                        '\n    '.join(shown[:12])))
+        msgs = []  # the differences no error names first
+        for what, ks in (('missing', missing), ('wrong value', wrong), ('extra cell', extra)):
+            for k in ks:
+                rep = reported(want_t, k, errl)
+                msgs.append((rep, '%s: %s%s %s' % (label, what, '' if rep else ' (NOT REPORTED by the tool)',
+                                                  cell_str(*k))))
+        silent = sum(not rep for rep, _ in msgs)
+        for _, m in sorted(msgs, key=lambda x: x[0]):
+            fail(m)
+        print('%s: %d cells compared, %d missing, %d with a wrong value, %d extra (%d of these with no error from '
+              'the tool naming them); tool exit %d, %d lines on stderr' % (
+                  label, len(want), len(missing), len(wrong), len(extra), silent, rc, len(errl)))
+        for line in shown[:6] if mode == 'short' else []:
+            print('  tool: %s' % line)
+        done(label)
+        return
+    # seconds
+    sec = lambda ts: ts // 1000000 * 1000000
+    wnew, gnew = newest_of(want), newest_of(got)
+    exact = [k for k in want if got.get(k) == want[k]]
+    rounded, lost = [], []
+    for k in want:
+        if got.get(k) == want[k]:
+            continue
+        col = k[:3]
+        if k[3] == wnew[col] and got.get(col + (sec(k[3]),)) == want[k]:
+            rounded.append(k)
+        else:
+            lost.append(k)
+    explained = set(exact) | {k[:3] + (sec(k[3]),) for k in rounded}
+    extra = [k for k in got if k not in explained]
+    vwant = {c: want[c + (ts,)] for c, ts in wnew.items()}
+    vgot = {c: got[c + (ts,)] for c, ts in gnew.items()}
+    changed = [c for c in vwant if c in vgot and vgot[c] != vwant[c]]
+    versions = [k for k in want if k[3] != wnew[k[:3]]]
+    print('%s: %d cells (%d newest, %d older versions): %d exact (%d older versions); %d newest re-stamped to '
+          'their whole second; %d gone or overwritten; %d not in the original; %d columns whose newest value '
+          '(the bare name) is another; tool exit %d, %d lines on stderr' % (
+              label, len(want), len(want) - len(versions), len(versions), len(exact),
+              len([k for k in exact if k in versions]), len(rounded), len(lost), len(extra), len(changed), rc,
+              len(errl)))
+    silent = []
+    for what, ks in (('gone or overwritten', lost), ('not in the original', extra),
+                     ('another newest value', [c + (wnew[c],) for c in changed])):
+        rep = [k for k in ks if reported(want_t, k, errl)]
+        sil = [k for k in ks if k not in rep]
+        silent += [(what, k) for k in sil]
+        for k in sil[:12]:
+            extra_info = ''
+            if what == 'another newest value':
+                extra_info = ' (now @%d, a value written @%d)' % (gnew[k[:3]], k[3])
+            elif what == 'gone or overwritten' and k[:3] + (sec(k[3]),) in got:
+                extra_info = ' (its whole second @%d holds another value)' % sec(k[3])
+            print('  %s, not reported: %s%s' % (what, cell_str(*k), extra_info))
+        if len(sil) > 12:
+            print('  ... and %d more %s, not reported' % (len(sil) - 12, what))
+        if rep:
+            print('  %s, reported by the tool: %d cells, e.g. %s' % (what, len(rep), cell_str(*rep[0])))
+    for k in rounded[:3]:
+        print('  e.g. re-stamped: %s -> @%d' % (cell_str(*k), sec(k[3])))
+    for line in shown[:5]:
+        print('  tool: %s' % line)
+    if silent:
+        fail('%s: %d differences beyond the rounding of newest timestamps to seconds that the tool did not '
+             'report (the mount never reported them): data changed silently' % (label, len(silent)))
+    done(label)
+
+
+def cmd_copy(dumpdir, table, kind, path):
+    """A backup on local disk (KIND dir: a directory made by cp -a or rsync -a; pax or gnu: a tar archive)
+    against the listing the mount must have shown for TABLE: every name, type, size, contents, mtime (to
+    the ns; to the second for gnu), and nothing else."""
+    import tarfile
+    tables = load_dump(dumpdir)
+    tname = os.fsencode(table)
+    ents, _ = expected({tname: tables[tname]})
+    vals = Values(dumpdir)
+    want = {p[1:]: e for p, e in ents.items() if len(p) >= 1 and p[0] == tname}
+    got = {}  # path tuple -> (isdir, size, mtime_ns, sha)
+    if kind == 'dir':
+        base = os.fsencode(path)
+        for dirpath, dirnames, filenames in os.walk(base):
+            rel = tuple(x for x in os.path.relpath(dirpath, base).split(b'/') if x != b'.')
+            got[rel] = (True, 0, 0, None)
+            for fn in filenames:
+                p = os.path.join(dirpath, fn)
+                st = os.lstat(p)
+                with open(p, 'rb') as f:
+                    sha = hashlib.sha256(f.read()).hexdigest()
+                got[rel + (fn,)] = (S.S_ISDIR(st.st_mode), st.st_size, st.st_mtime_ns, sha)
+    else:
+        with tarfile.open(path, encoding='utf-8', errors='surrogateescape') as tf:
+            for m in tf:
+                rel = tuple(os.fsencode(x) for x in m.name.split('/') if x not in ('.', ''))
+                if m.isdir():
+                    got[rel] = (True, 0, 0, None)
+                    continue
+                sha = hashlib.sha256(tf.extractfile(m).read()).hexdigest() if m.isfile() else None
+                mt = m.pax_headers.get('mtime') if kind == 'pax' else None
+                ns = (ts_ns(mt.encode()) if mt is not None else int(m.mtime) * 10**9)
+                got[rel] = (m.isdir(), m.size, ns, sha)
+    for p, e in want.items():
+        g = got.get(p)
+        if g is None:
+            fail('%s %s: no %s' % (kind, table, show(p)))
+            continue
+        if g[0] != e.dir:
+            fail('%s %s: %s is %s' % (kind, table, show(p), 'a directory' if g[0] else 'a file'))
+            continue
+        if e.dir:
+            continue
+        mt = e.mtime * 1000 if kind != 'gnu' else e.mtime // 1000000 * 10**9
+        if g[1] != e.size or g[2] != mt or g[3] != vals.sha(e.val):
+            fail('%s %s: %s: size %d mtime %d sha %s, want %d %d %s' % (
+                kind, table, show(p), g[1], g[2], (g[3] or '')[:12], e.size, mt, vals.sha(e.val)[:12]))
+    for p in got:
+        if p not in want:
+            fail('%s %s: %s is not in the mount' % (kind, table, show(p)))
+    print('copy %s %s: %d entries compared' % (kind, table, len(want)))
+    done('copy %s %s' % (kind, table))
+
+
+# ---- the daemon killed while files are written -----------------------------------------------------------
+
+def cmd_crashload(tabledir, rnd, log, n='20000'):
+    """Write files under TABLEDIR as a shell loop of `mkdir -p T/rR_I/cf && echo V > T/rR_I/cf/q` would,
+    but checking close(): row rR_I (I = 0..N-1), column cf:q, value "R.I\\n"; every 7th also a second
+    version of an earlier row's cf:q ("R.J.v2\\n"), every 250th a 1 MiB cf:big. LOG gets "start PATH VALUE-HEX"
+    before each write and "done PATH VALUE-HEX" once close() has returned (flushed each time; LOG is on
+    local disk). Stops at the first error (the daemon is killed under it): exit 1 then, 0 if all were done."""
+    rnd = int(rnd)
+    f = open(log, 'a')
+
+    def put(rel, val):
+        f.write('start %s %s\n' % (rel, val.hex()))
+        f.flush()
+        d = os.path.join(tabledir, os.path.dirname(rel))
+        os.makedirs(d, exist_ok=True)
+        fd = os.open(os.path.join(tabledir, rel), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.write(fd, val)
+        finally:
+            os.close(fd)
+        f.write('done %s %s\n' % (rel, val.hex()))
+        f.flush()
+
+    try:
+        for i in range(int(n)):
+            put('r%d_%d/cf/q' % (rnd, i), b'%d.%d\n' % (rnd, i))
+            if i % 7 == 6:
+                put('r%d_%d/cf/q' % (rnd, i // 2), b'%d.%d.v2\n' % (rnd, i // 2))
+            if i % 250 == 249:
+                put('r%d_%d/cf/big' % (rnd, i), (b'%d.%d ' % (rnd, i)) * (1 << 17))
+    except OSError as e:
+        print('crashload: stopped at %s' % e, file=sys.stderr)
+        sys.exit(1)
+
+
+def cmd_crash(dumpdir, mnt, table, log):
+    """After the daemon was killed and the store remounted: every write whose close() returned (LOG, from
+    crashload) is a cell with its value; each column's newest cell is its last such write (or a write that
+    was under way when the daemon died); no cell holds a value never written; the mount shows the same."""
+    tname = os.fsencode(table)
+    t = load_dump(dumpdir).get(tname)
+    vals = Values(dumpdir)
+    cols = {}  # (row, qualifier) -> [(ts, value)], newest first
+    for row, cs in (t.rows.items() if t else []):
+        for (fam, q, ts, n, off) in cs:
+            if fam != b'cf':
+                fail('%s: a cell in family %s' % (show((row,)), fam.decode()))
+            cols.setdefault((row, q), []).append((ts, vals.get((off, n))))
+    writes = {}  # (row, qualifier) -> [(value, done)] in the order written
+    started, ndone = set(), 0
+    with open(log) as f:
+        for line in f:
+            kind, rel, hx = line.split()
+            row, fam, q = rel.split('/')
+            k = (row.encode(), q.encode())
+            v = bytes.fromhex(hx)
+            if kind == 'start':
+                writes.setdefault(k, []).append([v, False])
+                started.add(v)
+            else:
+                writes[k][-1][1] = True
+                ndone += 1
+    missing = 0
+    for k, ws in writes.items():
+        have = cols.get(k, [])
+        hv = [v for _, v in have]
+        for v, isdone in ws:
+            if isdone and v not in hv:
+                missing += 1
+                fail('%s/cf/%s: the write of %r returned from close() but is not in the store (cells: %r)' % (
+                    k[0].decode(), k[1].decode(), v[:40], [x[:20] for x in hv][:5]))
+        last_done = max((i for i, (_, d) in enumerate(ws) if d), default=-1)
+        ok_newest = {v for v, _ in ws[max(last_done, 0):]}
+        if have and have[0][1] not in ok_newest:
+            fail('%s/cf/%s: newest value %r, want the last write %r' % (
+                k[0].decode(), k[1].decode(), have[0][1][:40], ws[last_done][0][:40]))
+        if not have and last_done >= 0:
+            pass  # (counted above)
+    for k, have in cols.items():
+        for ts, v in have:
+            if v not in started:
+                fail('%s/cf/%s @%d: a value never written: %r' % (k[0].decode(), k[1].decode(), ts, v[:40]))
+    # the same through the mount
+    nread = 0
+    for (row, q), have in cols.items():
+        p = os.path.join(os.fsencode(mnt), tname, row, b'cf', encode(q, qual=True))
+        try:
+            with open(p, 'rb') as f:
+                got = f.read()
+        except OSError as e:
+            fail('%s: %s' % (p.decode(), e))
+            continue
+        nread += 1
+        if got != have[0][1]:
+            fail('%s: reads %r, the store has %r' % (p.decode(), got[:40], have[0][1][:40]))
+    inflight = sum(1 for ws in writes.values() for _, d in ws if not d)
+    print('crash: %d writes done, %d under way when the daemon died (%d of those in the store); %d columns, '
+          '%d cells in the store; %d files read through the mount' % (
+              ndone, inflight, sum(1 for k, ws in writes.items() for v, d in ws
+                                   if not d and v in [x for _, x in cols.get(k, [])]),
+              len(cols), sum(map(len, cols.values())), nread))
+    done('crash')
+
+
 # ---- 100k rows ---------------------------------------------------------------------------------------------
 
 def rss_kib(pid):
@@ -1060,7 +1400,8 @@ def cmd_follow(mnt, db):
 
 def main():
     cmds = {'tree': cmd_tree, 'remount': cmd_remount, 'bigdir': cmd_bigdir, 'cellctl': cmd_cellctl,
-            'follow': cmd_follow}
+            'follow': cmd_follow, 'restored': cmd_restored, 'copy': cmd_copy,
+            'crashload': cmd_crashload, 'crash': cmd_crash}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
