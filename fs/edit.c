@@ -28,19 +28,28 @@ static int column_newest(cs_txn *txn, const struct node_id *id, int64_t *ts)
 	return rc;
 }
 
-/* Whether column ID has a cell at exactly TS: 1, 0, or an error. */
-static int cell_exists(cs_txn *txn, const struct node_id *id, int64_t ts)
+/* A bare name's write is its column's newest version: TS must be newer than every other cell of the
+ * column (but the one at SELF, the version being moved). -EINVAL if an other cell is newer (the name
+ * would go on showing that one: a tool that rounds times, like GNU tar's whole seconds, restoring a
+ * newest version behind an older one), -EEXIST if one has TS (writing would replace it). */
+static int newest_other(cs_txn *txn, const struct node_id *id, int64_t self, int64_t ts)
 {
 	cs_bytes row = { id->key, id->keyn }, q = { id->qual, id->qualn };
 	cs_column_sel sel = { .family = id->family, .qualifier = &q };
 	cs_read_opts o = { .row = &row, .ncolumns = 1, .columns = &sel, .keys_only = true, .ts_start = ts,
-			   .ts_end = ts == INT64_MAX ? CS_TS_MAX : ts + 1 };
+			   .ts_end = CS_TS_MAX };
 	const cs_row *r;
 	cs_scan *s;
 	int rc = cs_scan_open(txn, id->table, &o, &s);
 	if (rc)
 		return rc;
 	rc = cs_scan_next(s, &r);
+	if (rc == 1) {
+		rc = 0;
+		for (size_t i = 0; i < r->ncells && !rc; i++)
+			if (r->cells[i].ts != self)
+				rc = r->cells[i].ts == ts ? -EEXIST : -EINVAL;
+	}
 	cs_scan_close(s);
 	return rc;
 }
@@ -93,6 +102,8 @@ int edit_put(cs_store *st, const struct node_id *id, int64_t ts, const void *val
 		if (rc && rc != -ENOENT)
 			return finish(txn, rc);
 		ts = !rc && newest >= now ? (newest / 1000 + 1) * 1000 : now;
+	} else if (ts != drop_ts && (rc = newest_other(txn, id, drop_ts, ts))) {
+		return finish(txn, rc); /* (a version rewritten where it is needs no check) */
 	}
 	if (drop_ts >= 0 && drop_ts != ts)
 		m[n++] = (cs_mutation){ .op = CS_DELETE_COLUMN, .family = id->family, .qualifier = { id->qual, id->qualn },
@@ -135,7 +146,7 @@ int edit_restamp(cs_store *st, const struct node_id *id, int64_t ts)
 		rc = -ENOENT;
 	}
 	cs_scan_close(s);
-	if (!rc && old != ts && !(rc = cell_exists(txn, id, ts) == 1 ? -EEXIST : 0)) {
+	if (!rc && old != ts && !(rc = newest_other(txn, id, old, ts))) {
 		cs_mutation m[2] = {
 			{ .op = CS_SET_CELL, .family = id->family, .qualifier = q, .ts = ts, .value = { val, len } },
 			{ .op = CS_DELETE_COLUMN, .family = id->family, .qualifier = q, .ts_start = old, .ts_end = old + 1 },
@@ -270,4 +281,13 @@ int edit_family_drop_empty(cs_store *st, const char *table, const char *family)
 	else if (rc == 0)
 		rc = cs_family_delete(txn, table, family);
 	return finish(txn, rc);
+}
+
+int edit_family_ensure(cs_store *st, const char *table, const char *family)
+{
+	cs_txn *txn;
+	int rc = cs_txn_begin(st, 0, &txn);
+	if (rc)
+		return rc;
+	return finish(txn, ensure_family(txn, table, family, false));
 }

@@ -19,7 +19,9 @@
  * millisecond after the column's newest cell if that lies in the future. If DROP_TS >= 0 and differs, the
  * cell at DROP_TS is deleted in the same transaction (a version written earlier by the same handle, now
  * moved to another timestamp). The family is created (GC policy "never") if the table lacks it, unless
- * STRICT. *TS_OUT (if not NULL) gets the timestamp written.
+ * STRICT. *TS_OUT (if not NULL) gets the timestamp written. A bare name's version is the column's newest:
+ * a TS older than another cell of the column is -EINVAL, one equal to another's -EEXIST (the tool that set
+ * it carries times more coarsely than the cells have them: refused rather than shown wrong).
  * Errors: -EPERM (STRICT and no such family), -EFBIG, -ENAMETOOLONG, -ENOENT (no table), -EINVAL,
  *         -EROFS, -ENOSPC, -EIO, -ENOMEM. */
 int edit_put(cs_store *st, const struct node_id *id, int64_t ts, const void *val, size_t len, int64_t drop_ts,
@@ -27,7 +29,8 @@ int edit_put(cs_store *st, const struct node_id *id, int64_t ts, const void *val
 
 /* Give column ID's newest cell (NODE_COLUMN) timestamp TS, value unchanged: touch -d on a bare name.
  * A NODE_VERSION is named by its timestamp and is left as it is. Errors: -ENOENT (no such cell), -EEXIST
- * (another cell of the column has timestamp TS: moving onto it would lose it), as edit_put(). */
+ * (another cell of the column has timestamp TS: moving onto it would lose it), -EINVAL (another cell is
+ * newer than TS: the bare name would show that one), as edit_put(). */
 int edit_restamp(cs_store *st, const struct node_id *id, int64_t ts);
 
 /* Delete file ID: every cell of a column (NODE_COLUMN), or the one cell (NODE_VERSION).
@@ -47,6 +50,9 @@ int edit_table_create(cs_store *st, const char *name, char delim);
 /* Delete table NAME if it has no rows (its families go with it). Errors: -ENOTEMPTY, -ENOENT, as the
  * store. */
 int edit_table_drop_empty(cs_store *st, const char *name);
+
+/* Create FAMILY in TABLE (GC policy "never") unless it exists. Errors: -EINVAL, -ENOENT, as the store. */
+int edit_family_ensure(cs_store *st, const char *table, const char *family);
 
 /* Delete FAMILY of TABLE if no cell is in it (removing its extended attribute). Errors: -ENOTEMPTY,
  * -ENOENT, as the store. */

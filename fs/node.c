@@ -214,6 +214,16 @@ int node_ref(struct node_table *t, const struct node_id *id, uint64_t parent, co
 		n->next = t->buckets[i % t->nbuckets];
 		t->buckets[i % t->nbuckets] = n;
 		t->count++;
+	} else if (name && strcmp(n->name, name)) {
+		/* reached under another name: a key directory first made under its plain name, whose name
+		 * turned into a family's, then made again under its escaped one. The newest name decides. */
+		char *nm = strdup(name);
+		if (nm) {
+			free(n->name);
+			n->name = nm;
+			n->parent = parent;
+			n->as_family = false;
+		}
 	}
 	n->nlookup++;
 	*ino = i;

@@ -47,6 +47,7 @@ struct node {
 	uint64_t cache_ver;  /* the value whose pages the kernel may hold (its hash; 0: unknown) */
 	uint32_t ncached;    /* open handles reading through the page cache (all of value cache_ver) */
 	bool as_family;      /* a key directory P<delim>F in which a file made F a family (see view_effective) */
+	bool made;           /* made by mkdir through the mount: its plain name may turn into a family's */
 	struct fileh *writers; /* handles open for writing on it (protected by the table's lock) */
 };
 

@@ -12,6 +12,7 @@
 
 #include "cursor.h"
 #include "fs.h"
+#include "name.h"
 #include "ops.h"
 #include "view.h"
 
@@ -80,9 +81,17 @@ void txn_idle(struct fs *fs)
 	cs_txn_reset(pthread_getspecific(fs->txn_key));
 }
 
+uint64_t column_ino(const struct node_id *id)
+{
+	struct node_id c = *id;
+	c.kind = NODE_COLUMN;
+	c.ts = 0;
+	return node_ino_of(&c);
+}
+
 int dir_now(cs_txn *txn, const struct node *n, struct node_id *eff, const struct node_id **dir)
 {
-	int rc = n->as_family ? view_effective(txn, &n->id, n->name, eff) : 0;
+	int rc = n->as_family || n->made ? view_effective(txn, &n->id, n->name, eff) : 0;
 	if (rc < 0)
 		return rc;
 	*dir = rc == 1 ? eff : &n->id;
@@ -116,7 +125,10 @@ int take_entry(void *arg, const char *name, const struct node_id *id, const stru
 {
 	struct entry_arg *ea = arg;
 	uint64_t ino;
-	int rc = node_ref(&ea->fs->nodes, id, ea->parent, name, &ino);
+	int rc;
+	if (id->kind == NODE_COLUMN && pending_col_has(&ea->fs->pending, node_ino_of(id)))
+		return -ENOENT; /* written only as versions so far (see pending.h) */
+	rc = node_ref(&ea->fs->nodes, id, ea->parent, name, &ino);
 	if (rc)
 		return rc;
 	ea->e.ino = ino;
@@ -145,7 +157,10 @@ static int fs_do_lookup(fuse_req_t req, fuse_ino_t parent, const char *name, str
 		struct node_id id;
 		struct view_attr a = { .dir = true, .nlink = 2 };
 		if (!pending_lookup(&fs->pending, parent, name, &id, &a.mtime_us)) {
+			struct node *c;
 			rc = take_entry(&ea, name, &id, &a);
+			if (!rc && (c = node_get(&fs->nodes, ea.e.ino)))
+				c->made = true;
 			node_id_free(&id);
 		}
 	}
@@ -201,7 +216,10 @@ static int fs_do_getattr(fuse_req_t req, fuse_ino_t ino, struct stat *st)
 		return ESTALE;
 	if ((rc = fs_txn(fs, &txn)) || (rc = dir_now(txn, n, &eff, &id)))
 		return -rc;
-	rc = view_getattr(txn, id, &a);
+	if (id->kind >= NODE_COLUMN && !fileh_attr(fs, ino, &a))
+		rc = 0; /* a file being written: its handle's size and time */
+	else
+		rc = view_getattr(txn, id, &a);
 	if (rc == -ENOENT && (pending_has(&fs->pending, node_ino_of(id), &a.mtime_us) ||
 			      pending_has(&fs->pending, ino, &a.mtime_us))) {
 		a = (struct view_attr){ .dir = true, .nlink = 2, .mtime_us = a.mtime_us };
@@ -271,7 +289,20 @@ struct fill {
 static int fill_entry(void *arg, const char *name, const struct node_id *id, const struct view_attr *a)
 {
 	struct fill *f = arg;
+	char vname[NAME_BUFSZ];
+	struct node_id vid;
 	size_t need;
+
+	if (id->kind == NODE_COLUMN && pending_col_has(&f->fs->pending, node_ino_of(id))) {
+		/* written only as versions so far: its newest is listed as Q@TS too (see pending.h) */
+		vid = *id;
+		vid.kind = NODE_VERSION;
+		vid.ts = a->mtime_us;
+		if (name_encode_version(id->qual, id->qualn, a->mtime_us, vname, sizeof(vname)) < 0)
+			return -EIO;
+		name = vname;
+		id = &vid;
+	}
 
 	if (f->skip) {
 		f->skip--;

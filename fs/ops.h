@@ -18,6 +18,9 @@ void txn_idle(struct fs *fs);
  * Errors: as the store. */
 int dir_now(cs_txn *txn, const struct node *n, struct node_id *eff, const struct node_id **dir);
 
+/* The inode number of the column file ID (a column or one of its versions) is shown as. */
+uint64_t column_ino(const struct node_id *id);
+
 void fill_stat(struct fs *fs, uint64_t ino, const struct view_attr *a, struct stat *st);
 
 /* A view_emit_fn that takes a lookup on the entry found and fills E. */
@@ -41,6 +44,7 @@ struct fileh {
 	bool append;           /* O_APPEND: every write goes at the end */
 	bool created;          /* a new file: written back even if empty */
 	bool changed;          /* the copy differs from what was last written back (or read at open) */
+	bool removed;          /* its file was removed (unlink, rename away): nothing is written back */
 	int64_t set_ts;        /* a timestamp set on the handle (futimens), or -1 */
 	int64_t written_ts;    /* the version this handle has written back, or -1 */
 	struct node_id id;     /* owned: the file (its node may go before the handle) */
@@ -66,6 +70,9 @@ void fs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name);
 
 /* A writable handle opened on an existing file (wops.c): fills H from the open flags. Errors: -errno. */
 int fileh_open_write(struct fs *fs, struct fileh *h, int flags);
+/* The attributes a file open for writing has (its first writable handle's). Errors: -ENOENT (none). */
+int fileh_attr(struct fs *fs, uint64_t ino, struct view_attr *a);
+
 /* Write a writable handle back if it changed (flush, fsync, release). Returns 1 if it wrote, 0 if there
  * was nothing to write. Errors: as edit_put(). */
 int fileh_commit(struct fs *fs, struct fileh *h);

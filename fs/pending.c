@@ -11,6 +11,10 @@ void pending_init(struct pending_set *p)
 	pthread_mutex_init(&p->lock, NULL);
 	p->head = NULL;
 	p->count = 0;
+	p->cols = NULL;
+	p->ncols = p->capcols = 0;
+	p->rounds = NULL;
+	p->nrounds = p->caprounds = 0;
 }
 
 static void entry_free(struct pending_dir *d)
@@ -28,6 +32,12 @@ void pending_release(struct pending_set *p)
 		entry_free(d);
 	}
 	p->count = 0;
+	free(p->cols);
+	p->cols = NULL;
+	p->ncols = p->capcols = 0;
+	free(p->rounds);
+	p->rounds = NULL;
+	p->nrounds = p->caprounds = 0;
 	pthread_mutex_destroy(&p->lock);
 }
 
@@ -63,8 +73,9 @@ int pending_add_ino(struct pending_set *p, const struct node_id *id, uint64_t in
 	int rc = 0;
 
 	pthread_mutex_lock(&p->lock);
-	if (find(p, ino))
-		goto out;
+	for (d = p->head; d; d = d->next)
+		if (d->parent == parent && !strcmp(d->name, name))
+			goto out; /* held already (by its name: one identity may be held under two names) */
 	rc = -ENOMEM;
 	if (!(d = calloc(1, sizeof(*d))))
 		goto out;
@@ -191,4 +202,87 @@ nomem:
 			free(v[j]);
 	free(v);
 	return -ENOMEM;
+}
+
+int pending_col_add(struct pending_set *p, uint64_t ino)
+{
+	int rc = 0;
+	pthread_mutex_lock(&p->lock);
+	for (size_t i = 0; i < p->ncols; i++)
+		if (p->cols[i] == ino)
+			goto out;
+	if (p->ncols == p->capcols) {
+		size_t cap = p->capcols ? 2 * p->capcols : 64;
+		uint64_t *v = realloc(p->cols, cap * sizeof(*v));
+		if (!v) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		p->cols = v;
+		p->capcols = cap;
+	}
+	p->cols[p->ncols++] = ino;
+out:
+	pthread_mutex_unlock(&p->lock);
+	return rc;
+}
+
+void pending_col_remove(struct pending_set *p, uint64_t ino)
+{
+	pthread_mutex_lock(&p->lock);
+	for (size_t i = 0; i < p->ncols; i++)
+		if (p->cols[i] == ino) {
+			p->cols[i] = p->cols[--p->ncols];
+			break;
+		}
+	pthread_mutex_unlock(&p->lock);
+}
+
+bool pending_col_has(struct pending_set *p, uint64_t ino)
+{
+	bool found = false;
+	if (!__atomic_load_n(&p->ncols, __ATOMIC_RELAXED))
+		return false; /* the common case, without the lock */
+	pthread_mutex_lock(&p->lock);
+	for (size_t i = 0; i < p->ncols && !found; i++)
+		found = p->cols[i] == ino;
+	pthread_mutex_unlock(&p->lock);
+	return found;
+}
+
+int pending_round_add(struct pending_set *p, uint64_t col, int64_t sec_us)
+{
+	int rc = 0;
+	pthread_mutex_lock(&p->lock);
+	for (size_t i = 0; i < p->nrounds; i++)
+		if (p->rounds[i].col == col) {
+			p->rounds[i].sec_us = sec_us;
+			goto out;
+		}
+	if (p->nrounds == p->caprounds) {
+		size_t cap = p->caprounds ? 2 * p->caprounds : 64;
+		struct pending_round *v = realloc(p->rounds, cap * sizeof(*v));
+		if (!v) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		p->rounds = v;
+		p->caprounds = cap;
+	}
+	p->rounds[p->nrounds++] = (struct pending_round){ col, sec_us };
+out:
+	pthread_mutex_unlock(&p->lock);
+	return rc;
+}
+
+bool pending_round_hit(struct pending_set *p, uint64_t col, int64_t ts)
+{
+	bool hit = false;
+	if (!__atomic_load_n(&p->nrounds, __ATOMIC_RELAXED))
+		return false;
+	pthread_mutex_lock(&p->lock);
+	for (size_t i = 0; i < p->nrounds && !hit; i++)
+		hit = p->rounds[i].col == col && ts >= p->rounds[i].sec_us && ts < p->rounds[i].sec_us + 1000000;
+	pthread_mutex_unlock(&p->lock);
+	return hit;
 }

@@ -27,6 +27,20 @@ struct pending_set {
 	pthread_mutex_t lock;
 	struct pending_dir *head;
 	size_t count;
+	/* Columns whose cells were all written through Q@TS names, by this mount, since it made them: their
+	 * bare name stays absent (the newest is listed as Q@TS too) until the bare name itself is written,
+	 * so that a restore writing Q@TS before Q (cp -a, tar, rsync in any order) finds no Q to refuse
+	 * (O_EXCL) or unlink (tar) and writes Q as the new version it is. By the column's inode number. */
+	uint64_t *cols;
+	size_t ncols, capcols;
+	/* Bare names given a time with no sub-second part (a tool that keeps whole seconds, like GNU tar,
+	 * may have rounded it down): a version of the same second written or removed after it is refused,
+	 * as it would take the bare name's place as the newest. */
+	struct pending_round {
+		uint64_t col;
+		int64_t sec_us;
+	} *rounds;
+	size_t nrounds, caprounds;
 };
 
 void pending_init(struct pending_set *p);
@@ -60,5 +74,15 @@ bool pending_has_children(struct pending_set *p, uint64_t parent);
 /* The names of the held directories in PARENT, sorted bytewise, as a NULL-terminated array of copies
  * (*NAMES, caller frees each and the array) and their count. Errors: -ENOMEM. */
 int pending_children(struct pending_set *p, uint64_t parent, char ***names, size_t *n);
+
+/* Columns written only as versions (see struct pending_set). pending_col_add: -ENOMEM. */
+int pending_col_add(struct pending_set *p, uint64_t ino);
+void pending_col_remove(struct pending_set *p, uint64_t ino);
+bool pending_col_has(struct pending_set *p, uint64_t ino);
+
+/* Bare names written at a whole second (see struct pending_set). pending_round_add: -ENOMEM.
+ * pending_round_hit: whether column COL was written at the whole second that TS falls in. */
+int pending_round_add(struct pending_set *p, uint64_t col, int64_t sec_us);
+bool pending_round_hit(struct pending_set *p, uint64_t col, int64_t ts);
 
 #endif

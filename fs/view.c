@@ -759,6 +759,17 @@ int view_effective(cs_txn *txn, const struct node_id *dir, const char *name, str
 	return rc;
 }
 
+static bool could_be_family(const void *arg, const char *name, size_t n)
+{
+	char f[CS_MAX_FAMILY + 1];
+	(void)arg;
+	if (!n || n > CS_MAX_FAMILY || memchr(name, 0, n))
+		return false;
+	memcpy(f, name, n);
+	f[n] = 0;
+	return !cs_check_family_name(f);
+}
+
 int view_resolve_new(cs_txn *txn, const struct node_id *dir, const char *name, bool want_dir, struct node_id *out)
 {
 	struct tctx t = { 0 };
@@ -766,6 +777,7 @@ int view_resolve_new(cs_txn *txn, const struct node_id *dir, const char *name, b
 	name_result res;
 	uint8_t *key = NULL;
 	size_t keyn, pn;
+	bool escaped_family;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -795,6 +807,16 @@ int view_resolve_new(cs_txn *txn, const struct node_id *dir, const char *name, b
 			rc = name_decode_version(name, &res, &id.ts);
 		} else {
 			rc = name_decode(NAME_QUALIFIER, name, NULL, &res);
+		}
+		if (rc == -ENOENT && name[0] == '.') {
+			/* A tool's temporary file (rsync's .Q@TS.XXXXXX, .%.XXXXXX), named from a name with '@' or
+			 * '%' in it: a column whose qualifier is the name's bytes as they are, shown under its
+			 * canonical name, until the tool renames it onto the real one. */
+			id.kind = NODE_COLUMN;
+			id.qual = (const uint8_t *)name;
+			id.qualn = strlen(name);
+			rc = node_id_copy(out, &id);
+			goto out;
 		}
 		if (rc) {
 			rc = rc == -ENOENT ? -EINVAL : rc;
@@ -844,17 +866,31 @@ int view_resolve_new(cs_txn *txn, const struct node_id *dir, const char *name, b
 		rc = node_id_copy(out, &id);
 		goto out;
 	}
-	if ((rc = name_decode(NAME_SEGMENT, name, &t.seg, &res))) {
-		rc = rc == -ENOENT ? -EINVAL : rc;
-		goto out;
+	rc = name_decode(NAME_SEGMENT, name, &t.seg, &res);
+	if (rc == -ENOENT) {
+		/* A segment named like a family the table does not have yet, escaped as it will need to be
+		 * once that family exists (a backup restored in any order makes it before the family). */
+		name_segctx later = t.seg;
+		later.is_family = could_be_family;
+		rc = name_decode(NAME_SEGMENT, name, &later, &res) ? -EINVAL : 1;
 	}
+	if (rc < 0)
+		goto out;
+	escaped_family = rc == 1;
 	if (res.partial) {
 		rc = -ENAMETOOLONG;
 		goto out;
 	}
 	keyn = below_table(dir) ? dir->keyn + 1 + res.len : res.len;
 	if (keyn > CS_MAX_ROW_KEY) {
-		rc = -ENAMETOOLONG;
+		/* no room for another segment: a name that can be a family's is the row's new family */
+		if (below_table(dir) && !escaped_family && could_be_family(NULL, name, strlen(name))) {
+			id = (struct node_id){ .kind = NODE_FAMILY, .table = dir->table, .key = dir->key,
+					       .keyn = dir->keyn, .family = name };
+			rc = node_id_copy(out, &id);
+		} else {
+			rc = -ENAMETOOLONG;
+		}
 		goto out;
 	}
 	if (!(key = malloc(keyn + 1))) {
@@ -867,6 +903,8 @@ int view_resolve_new(cs_txn *txn, const struct node_id *dir, const char *name, b
 	memcpy(key + keyn - res.len, res.bytes, res.len);
 	id = (struct node_id){ .kind = NODE_DIR, .table = dir->table, .key = key, .keyn = keyn, .lead_empty = !keyn };
 	rc = node_id_copy(out, &id);
+	if (!rc && escaped_family)
+		rc = 1;
 out:
 	free(key);
 	cs_table_info_free(t.info);

@@ -62,9 +62,12 @@ int view_effective(cs_txn *txn, const struct node_id *dir, const char *name, str
 
 /* The identity a new entry NAME in directory DIR would have (it need not exist, nor DIR in the store): a
  * file (WANT_DIR false) or a directory. In the root a directory is a table. In a family directory a file
- * is the column Q or the cell Q@TS. In a key directory P<delim>F a file is column F:Q of row P (F becomes
+ * is the column Q or the cell Q@TS (a name starting with '.' that is not canonical, as tools' temporary
+ * files are, is the column of the name's own bytes). In a key directory P<delim>F a file is column F:Q of row P (F becomes
  * a family if it is not one); a directory is the next key segment, or family NAME's directory of the row.
- * *OUT is owned (node_id_free()). Errors: -EPERM (nothing of that kind can be there: a file at the top,
+ * *OUT is owned (node_id_free()). Returns 0, or 1 for a key segment named like a family the table does
+ * not have, escaped as if it had it (rule 4 of name.h): the caller makes it a family first, which is
+ * what the escape says (a backup restored in any order meets the escaped name first). Errors: -EPERM (nothing of that kind can be there: a file at the top,
  * in a table or first-level directory, or in a directory reached as an escaped key segment; a
  * directory in a family), -EINVAL (not a canonical name; not a valid table or family name),
  * -ENAMETOOLONG (a row key or qualifier over the limit, or a short-form name: it cannot be created),

@@ -72,6 +72,29 @@ static int find_child(cs_txn *txn, const struct node_id *dir, const char *name, 
 	return view_lookup(txn, dir, name, take_found, f);
 }
 
+/* A tool's temporary file NAME in family directory DIR (see view_resolve_new): the column of NAME's own
+ * bytes, if it exists. */
+static int find_temp(cs_txn *txn, const struct node_id *dir, const char *name, struct found *f)
+{
+	int rc;
+	memset(f, 0, sizeof(*f));
+	if ((rc = view_resolve_new(txn, dir, name, false, &f->id)))
+		return rc < 0 ? rc : -ENOENT;
+	if ((rc = view_getattr(txn, &f->id, &f->a)))
+		node_id_free(&f->id);
+	else
+		f->ok = true;
+	return rc;
+}
+
+static int find_child_or_temp(cs_txn *txn, const struct node_id *dir, const char *name, struct found *f)
+{
+	int rc = find_child(txn, dir, name, f);
+	if (rc == -ENOENT && name[0] == '.' && dir->kind == NODE_FAMILY)
+		rc = find_temp(txn, dir, name, f);
+	return rc;
+}
+
 /* Reply with an entry for ID (named NAME in PARENT) with attributes A. */
 static void reply_new_entry(fuse_req_t req, struct fs *fs, fuse_ino_t parent, const char *name,
 			    const struct node_id *id, const struct view_attr *a, struct fuse_file_info *fi,
@@ -88,6 +111,11 @@ static void reply_new_entry(fuse_req_t req, struct fs *fs, fuse_ino_t parent, co
 	e.attr_timeout = fs->attr_timeout;
 	e.entry_timeout = fs->entry_timeout;
 	fill_stat(fs, ino, a, &e.attr);
+	if (a->dir) {
+		struct node *n = node_get(&fs->nodes, ino);
+		if (n)
+			n->made = true;
+	}
 	if (fi) {
 		h->ino = ino;
 		node_add_writer(&fs->nodes, ino, h);
@@ -172,9 +200,11 @@ int fileh_commit(struct fs *fs, struct fileh *h)
 	int rc = 0;
 
 	pthread_mutex_lock(&h->lock);
-	if (!h->changed && h->set_ts < 0 && !(h->created && h->written_ts < 0))
-		goto out; /* nothing to write */
+	if (h->removed || (!h->changed && h->set_ts < 0 && !(h->created && h->written_ts < 0)))
+		goto out; /* nothing to write (or nowhere: an unlinked file's writes go with it) */
 	if (!h->changed && !h->created && h->written_ts < 0) {
+		if (h->id.kind == NODE_COLUMN && !(h->set_ts % 1000000))
+			pending_round_add(&fs->pending, column_ino(&h->id), h->set_ts);
 		OWN(fs, rc, edit_restamp(fs->st, &h->id, h->set_ts)); /* only a new time: touch -d */
 		if (!rc) {
 			h->set_ts = -1;
@@ -183,12 +213,18 @@ int fileh_commit(struct fs *fs, struct fileh *h)
 		goto out;
 	}
 	ts = h->set_ts >= 0 ? h->set_ts : h->written_ts >= 0 ? h->written_ts : EDIT_TS_NEW;
+	if (h->id.kind == NODE_COLUMN && h->set_ts >= 0 && !(h->set_ts % 1000000))
+		pending_round_add(&fs->pending, column_ino(&h->id), h->set_ts);
 	OWN(fs, rc, edit_put(fs->st, &h->id, ts, h->buf, h->len, h->written_ts, fs->strict_schema, &ts));
 	if (!rc) {
 		h->written_ts = ts;
 		h->set_ts = -1;
 		h->changed = false;
 		pending_filled(fs, &h->id);
+		if (h->id.kind == NODE_COLUMN)
+			pending_col_remove(&fs->pending, column_ino(&h->id));
+		else /* the bare name may show this version now */
+			fuse_lowlevel_notify_inval_inode(fs->se, column_ino(&h->id), 0, 0);
 		rc = 1;
 	}
 out:
@@ -222,6 +258,18 @@ static int fileh_resize(struct fs *fs, struct fileh *h, size_t len)
 		memset((char *)h->buf + h->len, 0, len - h->len);
 	h->len = len;
 	return 0;
+}
+
+/* A version written (through its Q@TS name) into a column the store does not have yet: the bare name
+ * stays absent until written itself (see pending.h). */
+static int versions_only(struct fs *fs, cs_txn *txn, const struct node_id *id)
+{
+	struct node_id c = *id;
+	struct view_attr a;
+	c.kind = NODE_COLUMN;
+	if (view_getattr(txn, &c, &a) != -ENOENT)
+		return 0;
+	return pending_col_add(&fs->pending, column_ino(id));
 }
 
 static bool family_known(cs_txn *txn, const struct node_id *id)
@@ -275,7 +323,17 @@ void fs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 		rc = -EPERM;
 		goto fail;
 	}
-	if ((rc = fileh_open_write(fs, h, fi->flags))) /* it may exist: the kernel's negative entry was old */
+	/* A new file starts empty. It may be in the store all the same: a column written only as versions
+	 * (its bare name absent, see pending.h) or one the kernel's negative entry was too old for; only in
+	 * the second case does it open as an existing file would. */
+	if ((rc = fileh_open_write(fs, h, h->id.kind == NODE_COLUMN && pending_col_has(&fs->pending, column_ino(&h->id))
+						? fi->flags | O_TRUNC : fi->flags)))
+		goto fail;
+	if (h->id.kind == NODE_VERSION && pending_round_hit(&fs->pending, column_ino(&h->id), h->id.ts)) {
+		rc = -EINVAL; /* newer than the bare name written at this whole second: see pending.h */
+		goto fail;
+	}
+	if (h->id.kind == NODE_VERSION && (rc = versions_only(fs, txn, &h->id)))
 		goto fail;
 	h->created = true;
 	h->parent = parent;
@@ -419,6 +477,15 @@ static void set_handle_ts(struct fileh *h, void *arg)
 	pthread_mutex_unlock(&h->lock);
 }
 
+int fileh_attr(struct fs *fs, uint64_t ino, struct view_attr *a)
+{
+	struct set_ts t = { .ts = -1 };
+	if (!node_foreach_writer(&fs->nodes, ino, set_handle_ts, &t))
+		return -ENOENT;
+	*a = t.a;
+	return 0;
+}
+
 void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
@@ -466,8 +533,11 @@ void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, s
 		 * writing is its handles' (cp -a, tar and rsync set it before close) */
 		t.ts = ts;
 		if (n->id.kind != NODE_VERSION && /* (a Q@TS is named by its timestamp: nothing to move) */
-		    !node_foreach_writer(&fs->nodes, ino, set_handle_ts, &t))
+		    !node_foreach_writer(&fs->nodes, ino, set_handle_ts, &t)) {
+			if (n->id.kind == NODE_COLUMN && !(ts % 1000000))
+				pending_round_add(&fs->pending, column_ino(&n->id), ts);
 			OWN(fs, rc, edit_restamp(fs->st, &n->id, ts));
+		}
 	}
 	if (rc) {
 		fuse_reply_err(req, -rc);
@@ -515,6 +585,14 @@ static void keep_emptied(struct fs *fs, struct node *n)
 	}
 }
 
+static void mark_removed(struct fileh *h, void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&h->lock);
+	h->removed = true;
+	pthread_mutex_unlock(&h->lock);
+}
+
 void fs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fs *fs = fs_of(req);
@@ -531,11 +609,18 @@ void fs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 	else if (fs->ro)
 		rc = -EROFS;
 	else if (!(rc = fs_txn(fs, &txn)) && !(rc = dir_now(txn, p, &eff, &dir)) &&
-		 !(rc = find_child(txn, dir, name, &f))) {
+		 !(rc = find_child_or_temp(txn, dir, name, &f))) {
 		if (f.a.dir)
 			rc = -EISDIR;
+		else if (f.id.kind == NODE_VERSION && pending_round_hit(&fs->pending, column_ino(&f.id), f.id.ts))
+			rc = -EINVAL; /* the bare name's newest, at a whole second it may have been rounded to */
 		else
 			OWN(fs, rc, edit_delete(fs->st, &f.id));
+		if (!rc) {
+			node_foreach_writer(&fs->nodes, node_ino_of(&f.id), mark_removed, NULL);
+			if (f.id.kind == NODE_VERSION) /* the bare name may show another version now */
+				fuse_lowlevel_notify_inval_inode(fs->se, column_ino(&f.id), 0, 0);
+		}
 	}
 	if (!rc)
 		keep_emptied(fs, p);
@@ -576,15 +661,30 @@ void fs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 				cs_table_info_free(info);
 			}
 		}
-	} else if (!rc && !(rc = dir_now(txn, p, &eff, &dir)) && !(rc = view_resolve_new(txn, dir, name, true, &id))) {
+	} else if (!rc && !(rc = dir_now(txn, p, &eff, &dir)) && (rc = view_resolve_new(txn, dir, name, true, &id)) >= 0) {
 		struct view_attr have;
-		int ex = view_getattr(txn, &id, &have);
-		if (!ex || pending_has(&fs->pending, node_ino_of(&id), NULL))
+		struct node_id pid;
+		int64_t pmt;
+		if (rc == 1) { /* an escaped segment says its name is a family's: make that family */
+			size_t segn = strlen(name) - 2; /* the first byte escaped as %XX */
+			char fam[CS_MAX_FAMILY + 1];
+			memcpy(fam, id.key + id.keyn - segn, segn);
+			fam[segn] = 0;
+			if (fs->strict_schema)
+				rc = -EINVAL;
+			else
+				OWN(fs, rc, edit_family_ensure(fs->st, id.table, fam));
+			if (!rc)
+				rc = fs_txn(fs, &txn);
+		}
+		if (!rc && !view_getattr(txn, &id, &have)) {
 			rc = -EEXIST;
-		else if (ex != -ENOENT)
-			rc = ex;
-		else
+		} else if (!rc && !pending_lookup(&fs->pending, parent, name, &pid, &pmt)) {
+			node_id_free(&pid);
+			rc = -EEXIST;
+		} else if (!rc) {
 			rc = pending_add(&fs->pending, &id, parent, name, a.mtime_us);
+		}
 	}
 	if (rc)
 		fuse_reply_err(req, -rc);
@@ -718,9 +818,13 @@ static int rename_file(struct fs *fs, cs_txn *txn, struct found *f, const struct
 		return -EXDEV;
 	if (fs->strict_schema && !family_known(txn, to))
 		return -EPERM;
+	if (to->kind == NODE_VERSION && (rc = versions_only(fs, txn, to)))
+		return rc;
 	OWN(fs, rc, edit_move(fs->st, &f->id, to, fs->strict_schema));
 	if (rc)
 		return rc;
+	if (to->kind == NODE_COLUMN)
+		pending_col_remove(&fs->pending, column_ino(to));
 	if (ndir->kind == NODE_DIR)
 		np->as_family = true;
 	*m = (struct move){ .kind = MOVE_FILE, .ffrom = &f->id, .fto = to };
@@ -738,7 +842,7 @@ static int rename_keydir(struct fs *fs, cs_txn *txn, struct found *f, const stru
 	int rc;
 
 	if ((rc = view_resolve_new(txn, ndir, newname, true, to)))
-		return rc;
+		return rc == 1 ? -EXDEV : rc; /* (a family to make first: mv copies, through mkdir) */
 	if (to->kind != NODE_DIR || strcmp(to->table, f->id.table) || !f->id.keyn || !to->keyn)
 		return -EXDEV;
 	if ((rc = cs_table_info_get(txn, to->table, &info)))
@@ -766,6 +870,20 @@ static int rename_keydir(struct fs *fs, cs_txn *txn, struct found *f, const stru
 		pending_remove(&fs->pending, node_ino_of(to)); /* an empty directory replaced */
 	(void)newparent;
 	return rc;
+}
+
+/* 0 if TABLE has no rows, -ENOTEMPTY if it has, or an error. */
+static int table_empty(cs_txn *txn, const char *table)
+{
+	cs_read_opts o = { .keys_only = true, .cells_per_column = 1, .limit = 1 };
+	const cs_row *r;
+	cs_scan *s;
+	int rc = cs_scan_open(txn, table, &o, &s);
+	if (rc)
+		return rc;
+	rc = cs_scan_next(s, &r);
+	cs_scan_close(s);
+	return rc == 1 ? -ENOTEMPTY : rc;
 }
 
 void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent, const char *newname,
@@ -799,7 +917,11 @@ void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t n
 			cs_txn *w;
 			uint64_t v0 = write_begin(fs);
 			if (!(rc = cs_txn_begin(fs->st, 0, &w))) {
-				if ((rc = cs_table_rename(w, name, newname)))
+				rc = cs_table_rename(w, name, newname);
+				if (rc == -EEXIST && !(flags & RENAME_NOREPLACE) && !(rc = table_empty(w, newname)) &&
+				    !(rc = cs_table_delete(w, newname))) /* rename(2) replaces an empty directory */
+					rc = cs_table_rename(w, name, newname);
+				if (rc)
 					cs_txn_abort(w);
 				else
 					rc = cs_txn_commit(w);
@@ -813,6 +935,8 @@ void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t n
 	} else if (!(rc = fs_txn(fs, &txn)) && !(rc = dir_now(txn, p, &eff, &dir)) &&
 		   !(rc = dir_now(txn, np, &neff, &ndir))) {
 		rc = find_child(txn, dir, name, &f);
+		if (rc == -ENOENT && name[0] == '.' && dir->kind == NODE_FAMILY)
+			rc = find_temp(txn, dir, name, &f); /* a tool's temporary file, by its own bytes */
 		if (!rc && !f.a.dir) {
 			rc = rename_file(fs, txn, &f, ndir, np, newname, flags, &m, &to);
 		} else if (!rc && f.id.kind == NODE_DIR) {
@@ -824,7 +948,9 @@ void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t n
 			uint64_t ino = node_ino_of(&pid);
 			if (pending_has_children(&fs->pending, ino))
 				rc = -EXDEV;
-			else if (!(rc = view_resolve_new(txn, ndir, newname, true, &to))) {
+			else if ((rc = view_resolve_new(txn, ndir, newname, true, &to)) == 1)
+				rc = -EXDEV;
+			else if (!rc) {
 				pending_remove_entry(&fs->pending, parent, name);
 				if ((rc = pending_add(&fs->pending, &to, newparent, newname, mt)))
 					pending_add(&fs->pending, &pid, parent, name, mt); /* as it was */
@@ -921,8 +1047,8 @@ void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *v
 			rc = -EINVAL;
 		} else {
 			rc = cs_family_set_gc(txn, n->id.table, fam, text);
-			if (rc == -ENOENT && !(flags & XATTR_REPLACE))
-				rc = cs_family_create(txn, n->id.table, fam, text);
+			if (rc == -ENOENT)
+				rc = flags & XATTR_REPLACE ? -ENODATA : cs_family_create(txn, n->id.table, fam, text);
 			else if (!rc && (flags & XATTR_CREATE))
 				rc = -EEXIST;
 		}

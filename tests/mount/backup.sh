@@ -1,0 +1,106 @@
+#!/bin/bash
+# Backups with standard tools (contract.md, "Backups with standard tools"): table bk of `gen_awkward STORE
+# backup` (escaped names, empty segments, segments equal to family names, long names that still fit,
+# 50 versions in one second, whole-second versions, 3 MiB values, empty values, five families with GC
+# policies that keep every version) is backed up from the mount with cp -a, tar --format=pax,
+# tar --format=gnu and rsync -a; each copy is checked against the tree the mount must show; each is then
+# restored into an empty mount of a fresh store and the store compared with the original cell for cell
+# (row, family, qualifier, timestamp, value) and family for family (GC policy), by dump_store.
+#   cp -a, tar pax, rsync -a: exact, the tool exits 0 and prints nothing.
+#   tar pax again, the archive rebuilt in a shuffled member order (BACKUP_SEED): exact.
+#   cp -a of the table directory onto the top of the mount (cp makes the table): exact.
+#   tar gnu (whole seconds): what happened is listed; only the newest cells' timestamps may differ, and
+#   only by the rounding to seconds; anything else must come with an error from the tool.
+# Table short (names only a short form gives) with each tool: the tool fails, the rest is restored.
+. "$(dirname "$0")/lib.sh"
+: "${GEN_AWKWARD:?}" "${DUMP_STORE:?}"
+SEED=${BACKUP_SEED:-$RANDOM}
+echo "shuffle seed: BACKUP_SEED=$SEED"
+
+"$GEN_AWKWARD" "$TMP/src" backup || exit 1
+mkdir "$TMP/dump.src"
+"$DUMP_STORE" "$TMP/src" "$TMP/dump.src" || exit 1
+
+# tool LABEL CMD...: run CMD; a backup must exit 0 and print nothing on stderr.
+tool() {
+	local label=$1 rc
+	shift
+	"$@" 2>"$TMP/$label.err"
+	rc=$?
+	if [ $rc -ne 0 ] || [ -s "$TMP/$label.err" ]; then
+		fail "$label: $* exited $rc: $(head -c 1500 "$TMP/$label.err")"
+	fi
+}
+
+# ---- back up, reading through the mount ----
+mount_store "$TMP/src"
+mkdir "$TMP/cp" "$TMP/rsync"
+for t in bk short; do
+	tool "backup-cp-$t" cp -a "$MNT/$t" "$TMP/cp/"
+	tool "backup-pax-$t" tar --format=pax -cf "$TMP/$t.pax" -C "$MNT/$t" .
+	tool "backup-gnu-$t" tar --format=gnu -cf "$TMP/$t.gnu" -C "$MNT/$t" .
+	tool "backup-rsync-$t" rsync -a "$MNT/$t/" "$TMP/rsync/$t/"
+	# the schema, as a user keeps it: the families' GC policies (attribute=0xHEX lines)
+	getfattr --absolute-names -d -e hex -m '^user\.cellfs\.family\.' "$MNT/$t" | sed -n 's/^user/user/p' \
+		>"$TMP/$t.schema" || fail "getfattr $MNT/$t"
+done
+unmount_store
+for t in bk short; do
+	check copy "$TMP/dump.src" "$t" dir "$TMP/cp/$t"
+	check copy "$TMP/dump.src" "$t" dir "$TMP/rsync/$t"
+	check copy "$TMP/dump.src" "$t" pax "$TMP/$t.pax"
+	check copy "$TMP/dump.src" "$t" gnu "$TMP/$t.gnu"
+done
+
+# The pax archive again, its members in a shuffled order (tar extracts in archive order whatever -T
+# says, so the archive itself is rebuilt: extracted to disk, then archived from a shuffled list).
+mkdir "$TMP/pax.x"
+tar -xf "$TMP/bk.pax" -C "$TMP/pax.x" --warning=no-timestamp || fail "extracting bk.pax to disk"
+(cd "$TMP/pax.x" && find . -mindepth 1 -print0 | shuf -z --random-source=<(yes "$SEED") >"$TMP/shuffled.list")
+tar --format=pax -cf "$TMP/bk-shuffled.pax" -C "$TMP/pax.x" --no-recursion --null --no-unquote \
+	-T "$TMP/shuffled.list" || fail "tar of the shuffled list"
+echo "shuffled archive, first members: $(tar -tf "$TMP/bk-shuffled.pax" | head -4 | tr '\n' ' ' | cut -c1-300)"
+
+# ---- restore ----
+# restore LABEL TABLE HOW MODE CMD: a fresh store holding nothing, mounted; unless HOW is "bycopy", the
+# table made with mkdir at the top of the mount; CMD (a string run by bash with TMP, and DST the table's
+# directory, in its environment) restores into it; if HOW is "setfattr", the families' GC policies are
+# then set from the schema kept at backup; unmount (the daemon must exit 0, silent); dump the store;
+# compare (mountcheck.py restored MODE).
+restore() {
+	local label=$1 table=$2 how=$3 mode=$4 cmd=$5 rc name val
+	local store=$TMP/r.$label
+	{ "$CELLCTL" --db "$store" createtable scratch && "$CELLCTL" --db "$store" deletetable scratch; } || exit 1
+	mount_store "$store"
+	DST=$MNT/$table
+	if [ "$how" != bycopy ]; then
+		mkdir "$DST" || fail "$label: mkdir $DST"
+	fi
+	TMP=$TMP DST=$DST bash -c "$cmd" 2>"$TMP/$label.err"
+	rc=$?
+	if [ "$how" = setfattr ]; then
+		while IFS='=' read -r name val; do
+			setfattr -n "$name" -v "$val" "$DST" || fail "$label: setfattr -n $name -v $val $DST"
+		done <"$TMP/$table.schema"
+	fi
+	unmount_store
+	mkdir "$TMP/dump.$label"
+	"$DUMP_STORE" "$store" "$TMP/dump.$label" || fail "$label: dump_store"
+	echo "== $label: $cmd (exit $rc)"
+	check restored "$label" "$TMP/dump.src" "$TMP/dump.$label" "$table" "$mode" "$rc" "$TMP/$label.err"
+}
+
+# shellcheck disable=SC2016 # (the commands are expanded by the restoring bash)
+{
+X='--warning=no-timestamp' # (tar's own warning for the far-future timestamps)
+restore cp bk mkdir exact 'cp -a "$TMP/cp/bk/." "$DST/"'
+restore pax bk setfattr exact 'tar -xf "$TMP/bk.pax" -C "$DST" '"$X"
+restore pax-shuffled bk setfattr exact 'tar -xf "$TMP/bk-shuffled.pax" -C "$DST" '"$X"
+restore rsync bk setfattr exact 'rsync -a "$TMP/rsync/bk/" "$DST/"'
+restore cp-table bk bycopy exact 'cp -a "$TMP/cp/bk" "$(dirname "$DST")/"'
+restore gnu bk setfattr seconds 'tar -xf "$TMP/bk.gnu" -C "$DST" '"$X"
+restore short-cp short mkdir short 'cp -a "$TMP/cp/short/." "$DST/"'
+restore short-pax short setfattr short 'tar -xf "$TMP/short.pax" -C "$DST" '"$X"
+restore short-rsync short setfattr short 'rsync -a "$TMP/rsync/short/" "$DST/"'
+}
+exit $status
