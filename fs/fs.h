@@ -34,6 +34,7 @@ struct fs {
 	bool strict_schema;       /* -o strict_schema: files never create families */
 	char delim;               /* -o delimiter=C: for tables made with mkdir */
 	struct pending_set pending; /* directories made through the mount, not yet in the store */
+	_Atomic size_t nnew;      /* files created and not yet written back (listed from their handles) */
 	bool no_opendir;          /* the kernel lists directories unopened (set at init) */
 	/* the daemon's own writes, so the watcher need not drop every cache for them (wops.c, watch.c) */
 	pthread_mutex_t wlock;    /* held around each write transaction of the daemon's */

@@ -388,6 +388,21 @@ static int fill_pending(struct fill *f, cs_txn *txn, const struct node_id *dir, 
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+	if (rc)
+		return rc < 0 ? rc : 0;
+	/* then the files created here and not written back yet: they are there for their writers' ls */
+	struct new_file *nf;
+	size_t nn;
+	if ((rc = new_files(f->fs, f->dir, &nf, &nn)))
+		return rc;
+	for (; !rc && pos->extra - n < nn; pos->extra++) {
+		struct new_file *e = &nf[pos->extra - n];
+		if (view_lookup(txn, dir, e->name, exists, NULL) != -ENOENT)
+			continue;
+		if ((rc = fill_entry(f, e->name, &e->id, &e->a)) == 1)
+			break;
+	}
+	new_files_free(nf, nn);
 	return rc < 0 ? rc : 0;
 }
 
@@ -428,7 +443,7 @@ static int fs_do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		if (f.used == before && f.skip == skip)
 			break; /* the buffer is full (or the listing ended) */
 	}
-	if (!rc && !full && pos.phase == 2 && fs->pending.count)
+	if (!rc && !full && pos.phase == 2 && (fs->pending.count || atomic_load(&fs->nnew)))
 		rc = fill_pending(&f, txn, dir, &pos);
 	node_id_free(&eff);
 	if (rc || !f.used) { /* an error, or the end: the kernel will not ask again */
@@ -583,6 +598,10 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	struct fileh *h = (struct fileh *)(uintptr_t)fi->fh;
 	if (h->writable) {
 		node_remove_writer(&fs->nodes, h->ino, h);
+		if (h->counted_new) { /* (written back below, or gone) */
+			h->counted_new = false;
+			atomic_fetch_sub(&fs->nnew, 1);
+		}
 		int rc = fileh_commit(fs, h); /* normally done by the flush of close(), which reports errors */
 		if (rc > 0)
 			fuse_lowlevel_notify_inval_inode(fs->se, h->parent, 0, 0);

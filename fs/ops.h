@@ -45,6 +45,7 @@ struct fileh {
 	bool created;          /* a new file: written back even if empty */
 	bool changed;          /* the copy differs from what was last written back (or read at open) */
 	bool removed;          /* its file was removed (unlink, rename away): nothing is written back */
+	bool counted_new;      /* counted in fs->nnew: created, not yet written back */
 	int64_t set_ts;        /* a timestamp set on the handle (futimens), or -1 */
 	int64_t written_ts;    /* the version this handle has written back, or -1 */
 	struct node_id id;     /* owned: the file (its node may go before the handle) */
@@ -72,6 +73,16 @@ void fs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name);
 int fileh_open_write(struct fs *fs, struct fileh *h, int flags);
 /* The attributes a file open for writing has (its first writable handle's). Errors: -ENOENT (none). */
 int fileh_attr(struct fs *fs, uint64_t ino, struct view_attr *a);
+
+/* Files created in directory DIR (its inode) and not yet written back: their names, sorted, each with its
+ * identity (owned) and attributes. Errors: -ENOMEM. */
+struct new_file {
+	char *name;
+	struct node_id id;
+	struct view_attr a;
+};
+int new_files(struct fs *fs, uint64_t dir, struct new_file **out, size_t *n);
+void new_files_free(struct new_file *v, size_t n);
 
 /* Write a writable handle back if it changed (flush, fsync, release). Returns 1 if it wrote, 0 if there
  * was nothing to write. Errors: as edit_put(). */

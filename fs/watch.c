@@ -96,7 +96,7 @@ static void *watch_main(void *arg)
 		bool ours;
 		uint64_t v;
 		nanosleep(&ts, NULL);
-		v = cs_store_version(fs->st);
+		v = cs_store_version(fs->st); /* (read again under the lock below, to decide) */
 		/* syncfs() and sync(1) reach no FUSE daemon: a periodic sync bounds what a power loss can take
 		 * from files already closed (fsync() syncs at once) */
 		if (++polls >= SYNC_POLLS) {
@@ -107,6 +107,7 @@ static void *watch_main(void *arg)
 		if (v == fs->version_seen)
 			continue;
 		pthread_mutex_lock(&fs->wlock);
+		v = cs_store_version(fs->st); /* no write of the daemon's is half done while the lock is held */
 		ours = !fs->foreign && v == fs->acct;
 		fs->foreign = false;
 		fs->acct = v;

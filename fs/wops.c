@@ -11,6 +11,7 @@
  * cell instead. Writable handles use direct I/O: the kernel's page cache, shared by every handle on the
  * inode, only ever holds committed values. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,6 +221,10 @@ int fileh_commit(struct fs *fs, struct fileh *h)
 		h->written_ts = ts;
 		h->set_ts = -1;
 		h->changed = false;
+		if (h->counted_new) {
+			h->counted_new = false;
+			atomic_fetch_sub(&fs->nnew, 1);
+		}
 		pending_filled(fs, &h->id);
 		if (h->id.kind == NODE_COLUMN)
 			pending_col_remove(&fs->pending, column_ino(&h->id));
@@ -336,6 +341,8 @@ void fs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 	if (h->id.kind == NODE_VERSION && (rc = versions_only(fs, txn, &h->id)))
 		goto fail;
 	h->created = true;
+	h->counted_new = true;
+	atomic_fetch_add(&fs->nnew, 1);
 	h->parent = parent;
 	a.size = h->len;
 	a.mtime_us = h->id.kind == NODE_VERSION ? h->id.ts : now_us();
@@ -567,6 +574,81 @@ void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, s
 	fuse_reply_attr(req, &st, fs->attr_timeout);
 }
 
+/* ---- files created and not written back yet ---- */
+
+struct new_list {
+	uint64_t dir;
+	struct new_file *v;
+	size_t n, cap;
+	bool oom;
+};
+
+static void collect_new(const struct node *n, void *arg)
+{
+	struct new_list *l = arg;
+	if (n->parent != l->dir || l->oom)
+		return;
+	for (struct fileh *h = n->writers; h; h = h->next_writer) {
+		pthread_mutex_lock(&h->lock);
+		bool take = h->created && h->written_ts < 0 && !h->removed;
+		struct view_attr a = handle_attr(h);
+		pthread_mutex_unlock(&h->lock);
+		if (!take)
+			continue;
+		if (l->n == l->cap) {
+			size_t cap = l->cap ? 2 * l->cap : 8;
+			struct new_file *v = realloc(l->v, cap * sizeof(*v));
+			if (!v) {
+				l->oom = true;
+				return;
+			}
+			l->v = v;
+			l->cap = cap;
+		}
+		l->v[l->n].a = a;
+		if (!(l->v[l->n].name = strdup(n->name)) || node_id_copy(&l->v[l->n].id, &n->id)) {
+			free(l->v[l->n].name);
+			l->oom = true;
+			return;
+		}
+		l->n++;
+		return; /* one entry per file, whatever its handles */
+	}
+}
+
+static int by_new_name(const void *a, const void *b)
+{
+	return strcmp(((const struct new_file *)a)->name, ((const struct new_file *)b)->name);
+}
+
+void new_files_free(struct new_file *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		node_id_free(&v[i].id);
+	}
+	free(v);
+}
+
+int new_files(struct fs *fs, uint64_t dir, struct new_file **out, size_t *n)
+{
+	struct new_list l = { .dir = dir };
+	*out = NULL;
+	*n = 0;
+	if (!atomic_load(&fs->nnew))
+		return 0;
+	node_foreach(&fs->nodes, collect_new, &l);
+	if (l.oom) {
+		new_files_free(l.v, l.n);
+		return -ENOMEM;
+	}
+	if (l.n > 1)
+		qsort(l.v, l.n, sizeof(*l.v), by_new_name);
+	*out = l.v;
+	*n = l.n;
+	return 0;
+}
+
 /* ---- names: unlink, mkdir, rmdir ---- */
 
 /* After a removal in directory N: the directories the store no longer has (it held nothing else) stay,
@@ -718,8 +800,16 @@ void fs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		if (!rc) /* in the store: a directory there always holds something */
 			rc = f.a.dir ? -ENOTEMPTY : -ENOTDIR;
 		else if (rc == -ENOENT && !(rc = pending_lookup(&fs->pending, parent, name, &id, &mt)))
-			rc = pending_has_children(&fs->pending, node_ino_of(&id)) ? -ENOTEMPTY
-			     : (pending_remove_entry(&fs->pending, parent, name), 0);
+		{
+			struct new_file *nf;
+			size_t nn = 0;
+			rc = new_files(fs, node_ino_of(&id), &nf, &nn);
+			if (!rc && (nn || pending_has_children(&fs->pending, node_ino_of(&id))))
+				rc = -ENOTEMPTY; /* (a file being written counts: it is there) */
+			else if (!rc)
+				pending_remove_entry(&fs->pending, parent, name);
+			new_files_free(nf, nn);
+		}
 	}
 	node_id_free(&f.id);
 	node_id_free(&id);

@@ -41,7 +41,9 @@ unmount_store
 
 # A daemon killed: a closed file and an fsync'd one survive; a handle never flushed leaves nothing.
 mount_store "$db"
-mkdir -p "$MNT/w/dur/r/cf" && echo committed >"$MNT/w/dur/r/cf/closed" || fail "writing before the kill"
+if ! { mkdir -p "$MNT/w/dur/r/cf" && echo committed >"$MNT/w/dur/r/cf/closed"; }; then
+	fail "writing before the kill"
+fi
 python3 -c '
 import os, sys, time
 d = sys.argv[1]
