@@ -54,6 +54,59 @@ static int newest_other(cs_txn *txn, const struct node_id *id, int64_t self, int
 	return rc;
 }
 
+/* A copy of one cell of file ID: the newest (a NODE_COLUMN) or exactly ID's (a NODE_VERSION). A copy,
+ * because a scan's bytes may not outlive writes in the same transaction. *VAL is the caller's.
+ * Errors: -ENOENT, as the store. */
+static int copy_cell(cs_txn *txn, const struct node_id *id, int64_t *ts, void **val, size_t *len)
+{
+	cs_bytes row = { id->key, id->keyn }, q = { id->qual, id->qualn };
+	cs_column_sel sel = { .family = id->family, .qualifier = &q };
+	cs_read_opts o = { .row = &row, .ncolumns = 1, .columns = &sel };
+	const cs_row *r;
+	cs_scan *s;
+	int rc;
+
+	if (id->kind == NODE_VERSION) {
+		o.ts_start = id->ts;
+		o.ts_end = id->ts == INT64_MAX ? CS_TS_MAX : id->ts + 1;
+	} else {
+		o.cells_per_column = 1;
+	}
+	if ((rc = cs_scan_open(txn, id->table, &o, &s)))
+		return rc;
+	rc = cs_scan_next(s, &r);
+	if (rc == 1 && (id->kind != NODE_VERSION || r->cells[0].ts == id->ts)) {
+		*ts = r->cells[0].ts;
+		*len = r->cells[0].value.len;
+		rc = (*val = malloc(*len ? *len : 1)) ? 0 : -ENOMEM;
+		if (*val && *len)
+			memcpy(*val, r->cells[0].value.data, *len);
+	} else if (rc >= 0) {
+		rc = -ENOENT;
+	}
+	cs_scan_close(s);
+	return rc;
+}
+
+int edit_any_cell(cs_txn *txn, const char *table, const char *family)
+{
+	cs_column_sel sel = { .family = family };
+	cs_read_opts o = { .keys_only = true, .cells_per_column = 1, .limit = 1 };
+	const cs_row *r;
+	cs_scan *s;
+	int rc;
+
+	if (family) {
+		o.ncolumns = 1;
+		o.columns = &sel;
+	}
+	if ((rc = cs_scan_open(txn, table, &o, &s)))
+		return rc;
+	rc = cs_scan_next(s, &r);
+	cs_scan_close(s);
+	return rc;
+}
+
 static int ensure_family(cs_txn *txn, const char *table, const char *family, bool strict)
 {
 	cs_table_info *info;
@@ -119,10 +172,6 @@ int edit_put(cs_store *st, const struct node_id *id, int64_t ts, const void *val
 int edit_restamp(cs_store *st, const struct node_id *id, int64_t ts)
 {
 	cs_bytes row = { id->key, id->keyn }, q = { id->qual, id->qualn };
-	cs_column_sel sel = { .family = id->family, .qualifier = &q };
-	cs_read_opts o = { .row = &row, .ncolumns = 1, .columns = &sel, .cells_per_column = 1 };
-	const cs_row *r;
-	cs_scan *s;
 	cs_txn *txn;
 	int64_t old = 0;
 	void *val = NULL;
@@ -133,19 +182,7 @@ int edit_restamp(cs_store *st, const struct node_id *id, int64_t ts)
 		return id->kind == NODE_VERSION ? 0 : -EISDIR;
 	if ((rc = cs_txn_begin(st, 0, &txn)))
 		return rc;
-	if ((rc = cs_scan_open(txn, id->table, &o, &s)))
-		return finish(txn, rc);
-	rc = cs_scan_next(s, &r);
-	if (rc == 1) { /* a copy: the scan's bytes may not outlive writes in the same transaction */
-		old = r->cells[0].ts;
-		len = r->cells[0].value.len;
-		rc = (val = malloc(len ? len : 1)) ? 0 : -ENOMEM;
-		if (val && len)
-			memcpy(val, r->cells[0].value.data, len);
-	} else if (rc == 0) {
-		rc = -ENOENT;
-	}
-	cs_scan_close(s);
+	rc = copy_cell(txn, id, &old, &val, &len);
 	if (!rc && old != ts && !(rc = newest_other(txn, id, old, ts))) {
 		cs_mutation m[2] = {
 			{ .op = CS_SET_CELL, .family = id->family, .qualifier = q, .ts = ts, .value = { val, len } },
@@ -186,31 +223,18 @@ int edit_table_create(cs_store *st, const char *name, char delim)
 
 int edit_table_drop_empty(cs_store *st, const char *name)
 {
-	cs_read_opts o = { .keys_only = true, .cells_per_column = 1, .limit = 1 };
-	const cs_row *r;
-	cs_scan *s;
 	cs_txn *txn;
 	int rc = cs_txn_begin(st, 0, &txn);
 	if (rc)
 		return rc;
-	if ((rc = cs_scan_open(txn, name, &o, &s)))
-		return finish(txn, rc);
-	rc = cs_scan_next(s, &r);
-	cs_scan_close(s);
-	if (rc == 1)
-		rc = -ENOTEMPTY;
-	else if (rc == 0)
-		rc = cs_table_delete(txn, name);
+	rc = edit_any_cell(txn, name, NULL);
+	rc = rc == 1 ? -ENOTEMPTY : rc ? rc : cs_table_delete(txn, name);
 	return finish(txn, rc);
 }
 
 int edit_move(cs_store *st, const struct node_id *from, const struct node_id *to, bool strict)
 {
 	cs_bytes frow = { from->key, from->keyn }, fq = { from->qual, from->qualn };
-	cs_column_sel sel = { .family = from->family, .qualifier = &fq };
-	cs_read_opts o = { .row = &frow, .ncolumns = 1, .columns = &sel };
-	const cs_row *r;
-	cs_scan *s;
 	cs_txn *txn;
 	int64_t ts = 0;
 	void *val = NULL;
@@ -223,28 +247,9 @@ int edit_move(cs_store *st, const struct node_id *from, const struct node_id *to
 	    !strcmp(from->family, to->family) && from->qualn == to->qualn && !memcmp(from->qual, to->qual, from->qualn) &&
 	    (from->kind == NODE_COLUMN || to->kind == NODE_COLUMN || from->ts == to->ts))
 		return 0; /* the cell is a version of the target already */
-	if (from->kind == NODE_VERSION) {
-		o.ts_start = from->ts;
-		o.ts_end = from->ts == INT64_MAX ? CS_TS_MAX : from->ts + 1;
-	} else {
-		o.cells_per_column = 1;
-	}
 	if ((rc = cs_txn_begin(st, 0, &txn)))
 		return rc;
-	if ((rc = cs_scan_open(txn, from->table, &o, &s)))
-		return finish(txn, rc);
-	rc = cs_scan_next(s, &r);
-	if (rc == 1 && (from->kind == NODE_COLUMN || r->cells[0].ts == from->ts)) {
-		ts = r->cells[0].ts;
-		len = r->cells[0].value.len;
-		rc = (val = malloc(len ? len : 1)) ? 0 : -ENOMEM;
-		if (val && len)
-			memcpy(val, r->cells[0].value.data, len);
-	} else if (rc >= 0) {
-		rc = -ENOENT;
-	}
-	cs_scan_close(s);
-	if (!rc)
+	if (!(rc = copy_cell(txn, from, &ts, &val, &len)))
 		rc = ensure_family(txn, to->table, to->family, strict);
 	if (!rc) {
 		cs_mutation del = { .op = CS_DELETE_COLUMN, .family = from->family, .qualifier = fq };
@@ -264,22 +269,12 @@ int edit_move(cs_store *st, const struct node_id *from, const struct node_id *to
 
 int edit_family_drop_empty(cs_store *st, const char *table, const char *family)
 {
-	cs_column_sel sel = { .family = family };
-	cs_read_opts o = { .ncolumns = 1, .columns = &sel, .keys_only = true, .cells_per_column = 1, .limit = 1 };
-	const cs_row *r;
-	cs_scan *s;
 	cs_txn *txn;
 	int rc = cs_txn_begin(st, 0, &txn);
 	if (rc)
 		return rc;
-	if ((rc = cs_scan_open(txn, table, &o, &s)))
-		return finish(txn, rc);
-	rc = cs_scan_next(s, &r);
-	cs_scan_close(s);
-	if (rc == 1)
-		rc = -ENOTEMPTY;
-	else if (rc == 0)
-		rc = cs_family_delete(txn, table, family);
+	rc = edit_any_cell(txn, table, family);
+	rc = rc == 1 ? -ENOTEMPTY : rc ? rc : cs_family_delete(txn, table, family);
 	return finish(txn, rc);
 }
 

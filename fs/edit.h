@@ -54,6 +54,9 @@ int edit_table_drop_empty(cs_store *st, const char *name);
 /* Create FAMILY in TABLE (GC policy "never") unless it exists. Errors: -EINVAL, -ENOENT, as the store. */
 int edit_family_ensure(cs_store *st, const char *table, const char *family);
 
+/* Whether TABLE has a cell (in FAMILY, if not NULL), within TXN: 1, 0, or an error. */
+int edit_any_cell(cs_txn *txn, const char *table, const char *family);
+
 /* Delete FAMILY of TABLE if no cell is in it (removing its extended attribute). Errors: -ENOTEMPTY,
  * -ENOENT, as the store. */
 int edit_family_drop_empty(cs_store *st, const char *table, const char *family);

@@ -962,19 +962,6 @@ static int rename_keydir(struct fs *fs, cs_txn *txn, struct found *f, const stru
 	return rc;
 }
 
-/* 0 if TABLE has no rows, -ENOTEMPTY if it has, or an error. */
-static int table_empty(cs_txn *txn, const char *table)
-{
-	cs_read_opts o = { .keys_only = true, .cells_per_column = 1, .limit = 1 };
-	const cs_row *r;
-	cs_scan *s;
-	int rc = cs_scan_open(txn, table, &o, &s);
-	if (rc)
-		return rc;
-	rc = cs_scan_next(s, &r);
-	cs_scan_close(s);
-	return rc == 1 ? -ENOTEMPTY : rc;
-}
 
 void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent, const char *newname,
 	       unsigned int flags)
@@ -1008,9 +995,12 @@ void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t n
 			uint64_t v0 = write_begin(fs);
 			if (!(rc = cs_txn_begin(fs->st, 0, &w))) {
 				rc = cs_table_rename(w, name, newname);
-				if (rc == -EEXIST && !(flags & RENAME_NOREPLACE) && !(rc = table_empty(w, newname)) &&
-				    !(rc = cs_table_delete(w, newname))) /* rename(2) replaces an empty directory */
-					rc = cs_table_rename(w, name, newname);
+				if (rc == -EEXIST && !(flags & RENAME_NOREPLACE)) { /* rename(2) replaces an empty directory */
+					int any = edit_any_cell(w, newname, NULL);
+					rc = any == 1 ? -ENOTEMPTY : any ? any : cs_table_delete(w, newname);
+					if (!rc)
+						rc = cs_table_rename(w, name, newname);
+				}
 				if (rc)
 					cs_txn_abort(w);
 				else
