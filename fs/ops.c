@@ -597,12 +597,14 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	count_req(req, OP_RELEASE);
 	struct fileh *h = (struct fileh *)(uintptr_t)fi->fh;
 	if (h->writable) {
+		/* normally nothing is left: the flush of close(), which reports errors, wrote it back. Still
+		 * among the node's writers meanwhile, so that a rename of the file moves this handle too. */
+		int rc = fileh_commit(fs, h);
 		node_remove_writer(&fs->nodes, h->ino, h);
-		if (h->counted_new) { /* (written back below, or gone) */
+		if (h->counted_new) {
 			h->counted_new = false;
 			atomic_fetch_sub(&fs->nnew, 1);
 		}
-		int rc = fileh_commit(fs, h); /* normally done by the flush of close(), which reports errors */
 		if (rc > 0)
 			fuse_lowlevel_notify_inval_inode(fs->se, h->parent, 0, 0);
 		else if (rc)

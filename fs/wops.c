@@ -467,17 +467,31 @@ static struct view_attr handle_attr(const struct fileh *h)
 }
 
 struct set_ts {
+	struct fs *fs;
 	int64_t ts;         /* the time to set, or -1 */
 	bool have;
 	struct view_attr a; /* the first handle's attributes */
+	int rc;             /* of a write-back done at once */
 };
 
+/* A time set on a handle becomes its version's when it is next written back. If the handle has written
+ * back everything already (the file was closed, its RELEASE not yet come: rsync sets times by name right
+ * after close()), that is now: a late write-back from the RELEASE could race a rename of the file. */
 static void set_handle_ts(struct fileh *h, void *arg)
 {
 	struct set_ts *t = arg;
+	bool now;
 	pthread_mutex_lock(&h->lock);
 	if (t->ts >= 0)
 		h->set_ts = t->ts;
+	now = t->ts >= 0 && !h->changed && h->written_ts >= 0 && !h->removed;
+	pthread_mutex_unlock(&h->lock);
+	if (now) {
+		int rc = fileh_commit(t->fs, h);
+		if (rc < 0)
+			t->rc = rc;
+	}
+	pthread_mutex_lock(&h->lock);
 	if (!t->have)
 		t->a = handle_attr(h);
 	t->have = true;
@@ -486,7 +500,7 @@ static void set_handle_ts(struct fileh *h, void *arg)
 
 int fileh_attr(struct fs *fs, uint64_t ino, struct view_attr *a)
 {
-	struct set_ts t = { .ts = -1 };
+	struct set_ts t = { .fs = fs, .ts = -1 };
 	if (!node_foreach_writer(&fs->nodes, ino, set_handle_ts, &t))
 		return -ENOENT;
 	*a = t.a;
@@ -498,7 +512,7 @@ void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, s
 	struct fs *fs = fs_of(req);
 	struct node *n = node_get(&fs->nodes, ino);
 	struct fileh *h = handle_of(fi);
-	struct set_ts t = { 0 };
+	struct set_ts t = { .fs = fs };
 	struct node_id eff = { 0 };
 	const struct node_id *id;
 	struct view_attr a;
@@ -545,6 +559,8 @@ void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, s
 				pending_round_add(&fs->pending, column_ino(&n->id), ts);
 			OWN(fs, rc, edit_restamp(fs->st, &n->id, ts));
 		}
+		if (!rc)
+			rc = t.rc;
 	}
 	if (rc) {
 		fuse_reply_err(req, -rc);
