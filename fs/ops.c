@@ -607,7 +607,7 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		}
 		if (rc > 0)
 			fuse_lowlevel_notify_inval_inode(fs->se, h->parent, 0, 0);
-		else if (rc)
+		else if (rc && rc != h->reported) /* (an error close() returned already is not news) */
 			fprintf(stderr, "cellfs: writing back %s on release: %s\n", h->id.table, strerror(-rc));
 	}
 	if (h->cached)

@@ -403,6 +403,7 @@ static int committed(struct fs *fs, struct fileh *h, int rc)
 		fuse_lowlevel_notify_inval_inode(fs->se, h->parent, 0, 0);
 		rc = 0;
 	}
+	h->reported = rc; /* (only this thread's request touches it now: the file's close or fsync) */
 	return rc;
 }
 

@@ -27,6 +27,30 @@ mkdir "$TMP/dump"
 check tree "$TMP/dump" "$MNT" "$TMP/tree-state"
 unmount_store
 
+# A write-back that fails (its table deleted by cellctl while the file is open): close() returns the error,
+# once; the release after it does not report it again (unmount_store fails on anything on the daemon's stderr).
+mount_store "$db"
+"$CELLCTL" --db "$db" createtable gone families=cf >/dev/null || fail "createtable gone"
+mkdir -p "$MNT/gone/r/cf" || fail "mkdir gone/r/cf"
+mkfifo "$TMP/go"
+( read -r _ <"$TMP/go"; "$CELLCTL" --db "$db" deletetable gone; : >"$TMP/deleted" ) &
+deleter=$!
+python3 -c '
+import errno, os, sys, time
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT, 0o644); os.write(fd, b"x")
+open(sys.argv[2], "w").write("go\n")
+while not os.path.exists(sys.argv[3]): time.sleep(0.01)
+try:
+    os.close(fd)
+    sys.exit("close() of a file whose table was deleted meanwhile succeeded")
+except OSError as e:
+    if e.errno != errno.ENOENT:
+        sys.exit("close() of a file whose table was deleted meanwhile: %s, want ENOENT" % e)' \
+	"$MNT/gone/r/cf/q" "$TMP/go" "$TMP/deleted" || fail "a failed write-back"
+wait "$deleter"
+sleep 0.3 # (the RELEASE is asynchronous)
+unmount_store
+
 mount_store "$db" -o ro
 wcheck ro "$MNT" "$db"
 unmount_store
