@@ -95,13 +95,15 @@ out:
 	return rc;
 }
 
-bool pending_remove(struct pending_set *p, uint64_t ino)
+/* Let go of the first entry MATCH says yes to. */
+static bool remove_where(struct pending_set *p, bool (*match)(const struct pending_dir *d, const void *arg),
+			 const void *arg)
 {
 	bool found = false;
 
 	pthread_mutex_lock(&p->lock);
 	for (struct pending_dir **pp = &p->head; *pp; pp = &(*pp)->next) {
-		if ((*pp)->ino == ino) {
+		if (match(*pp, arg)) {
 			struct pending_dir *d = *pp;
 			*pp = d->next;
 			entry_free(d);
@@ -114,23 +116,31 @@ bool pending_remove(struct pending_set *p, uint64_t ino)
 	return found;
 }
 
+static bool by_ino(const struct pending_dir *d, const void *arg)
+{
+	return d->ino == *(const uint64_t *)arg;
+}
+
+bool pending_remove(struct pending_set *p, uint64_t ino)
+{
+	return remove_where(p, by_ino, &ino);
+}
+
+struct entry_key {
+	uint64_t parent;
+	const char *name;
+};
+
+static bool by_entry(const struct pending_dir *d, const void *arg)
+{
+	const struct entry_key *k = arg;
+	return d->parent == k->parent && !strcmp(d->name, k->name);
+}
+
 bool pending_remove_entry(struct pending_set *p, uint64_t parent, const char *name)
 {
-	bool found = false;
-
-	pthread_mutex_lock(&p->lock);
-	for (struct pending_dir **pp = &p->head; *pp; pp = &(*pp)->next) {
-		if ((*pp)->parent == parent && !strcmp((*pp)->name, name)) {
-			struct pending_dir *d = *pp;
-			*pp = d->next;
-			entry_free(d);
-			p->count--;
-			found = true;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&p->lock);
-	return found;
+	struct entry_key k = { parent, name };
+	return remove_where(p, by_entry, &k);
 }
 
 int pending_lookup(struct pending_set *p, uint64_t parent, const char *name, struct node_id *id, int64_t *mtime_us)

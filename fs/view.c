@@ -603,27 +603,45 @@ static int find_qualifier(cs_txn *txn, const struct node_id *dir, const name_res
 	return rc;
 }
 
+/* A file name NAME in family directory DIR as the identity of a column or a cell, into *ID (pointing into
+ * *RES or NAME; ID->qual is unset for a short form, RES->partial). Returns 0, 1 for a tool's temporary file
+ * (a non-canonical name starting with '.', rsync's .Q@TS.XXXXXX: the column of the name's own bytes, see
+ * view_resolve_new), or -ENOENT (not a canonical name). */
+static int column_name(const struct node_id *dir, const char *name, struct node_id *id, name_result *res)
+{
+	int rc;
+
+	*id = (struct node_id){ .kind = NODE_COLUMN, .table = dir->table, .key = dir->key, .keyn = dir->keyn,
+				.family = dir->family, .ts = -1 };
+	if (strchr(name, '@')) {
+		id->kind = NODE_VERSION;
+		rc = name_decode_version(name, res, &id->ts);
+	} else {
+		rc = name_decode(NAME_QUALIFIER, name, NULL, res);
+	}
+	if (rc == -ENOENT && name[0] == '.') {
+		id->kind = NODE_COLUMN;
+		id->ts = -1;
+		id->qual = (const uint8_t *)name;
+		id->qualn = strlen(name);
+		return 1;
+	}
+	if (!rc && !res->partial) {
+		id->qual = res->bytes;
+		id->qualn = res->len;
+	}
+	return rc;
+}
+
 static int lookup_column(cs_txn *txn, const struct node_id *dir, const char *name, view_emit_fn found, void *arg)
 {
-	struct node_id id = { .kind = NODE_COLUMN, .table = dir->table, .key = dir->key, .keyn = dir->keyn,
-			      .family = dir->family, .ts = -1 };
+	struct node_id id;
 	struct view_attr a;
 	name_result res;
 	uint8_t *q = NULL;
-	int rc;
+	int rc = column_name(dir, name, &id, &res);
 
-	if (strchr(name, '@')) {
-		id.kind = NODE_VERSION;
-		rc = name_decode_version(name, &res, &id.ts);
-	} else {
-		rc = name_decode(NAME_QUALIFIER, name, NULL, &res);
-	}
-	if (rc == -ENOENT && name[0] == '.') {
-		/* a tool's temporary file, written under its own bytes (see view_resolve_new): found only if
-		 * such a column exists, so every other non-canonical name stays ENOENT */
-		id.kind = NODE_COLUMN;
-		id.qual = (const uint8_t *)name;
-		id.qualn = strlen(name);
+	if (rc == 1) { /* found only if such a column exists: other non-canonical names stay ENOENT */
 		if (!(rc = cell_get(txn, &id, -1, &a, NULL, NULL)))
 			rc = found(arg, name, &id, &a);
 		return rc;
@@ -634,9 +652,6 @@ static int lookup_column(cs_txn *txn, const struct node_id *dir, const char *nam
 		if ((rc = find_qualifier(txn, dir, &res, &q, &id.qualn)))
 			return rc;
 		id.qual = q;
-	} else {
-		id.qual = res.bytes;
-		id.qualn = res.len;
 	}
 	if (!(rc = cell_get(txn, &id, id.kind == NODE_VERSION ? id.ts : -1, &a, NULL, NULL)))
 		rc = found(arg, name, &id, &a);
@@ -810,34 +825,15 @@ int view_resolve_new(cs_txn *txn, const struct node_id *dir, const char *name, b
 			rc = -EPERM; /* a family holds columns only */
 			goto out;
 		}
-		id = (struct node_id){ .kind = NODE_COLUMN, .table = dir->table, .key = dir->key, .keyn = dir->keyn,
-				       .family = dir->family, .ts = -1 };
-		if (strchr(name, '@')) {
-			id.kind = NODE_VERSION;
-			rc = name_decode_version(name, &res, &id.ts);
-		} else {
-			rc = name_decode(NAME_QUALIFIER, name, NULL, &res);
-		}
-		if (rc == -ENOENT && name[0] == '.') {
-			/* A tool's temporary file (rsync's .Q@TS.XXXXXX, .%.XXXXXX), named from a name with '@' or
-			 * '%' in it: a column whose qualifier is the name's bytes as they are, shown under its
-			 * canonical name, until the tool renames it onto the real one. */
-			id.kind = NODE_COLUMN;
-			id.qual = (const uint8_t *)name;
-			id.qualn = strlen(name);
-			rc = node_id_copy(out, &id);
-			goto out;
-		}
-		if (rc) {
+		rc = column_name(dir, name, &id, &res);
+		if (rc < 0) {
 			rc = rc == -ENOENT ? -EINVAL : rc;
 			goto out;
 		}
-		if (res.partial) {
+		if (!rc && res.partial) {
 			rc = -ENAMETOOLONG; /* a short form names a qualifier it does not hold */
 			goto out;
 		}
-		id.qual = res.bytes;
-		id.qualn = res.len;
 		rc = node_id_copy(out, &id);
 		goto out;
 	}

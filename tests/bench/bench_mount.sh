@@ -44,14 +44,7 @@ mkdir -p "$tree" "$cmnt" "$bmnt" "$fmnt" "$nmnt" "$work/empty" || die "mkdir in 
 fss="tmpfs bindfs cellfs"
 [ -n "$floorfs" ] && fss+=" floor floor-noopen"
 
-unmount() { # MOUNTPOINT PID: unmount and wait for the daemon to end
-	if mountpoint -q "$1"; then
-		fusermount3 -u "$1" 2>/dev/null || { sleep 0.2; fusermount3 -uz "$1" 2>/dev/null; }
-	fi
-	if [ -n "$2" ]; then
-		wait "$2" 2>/dev/null
-	fi
-}
+. "$(dirname "$0")/lib.sh"
 cleanup() {
 	unmount "$cmnt" "$cpid"
 	unmount "$bmnt" "$bpid"
@@ -69,15 +62,13 @@ mount_cellfs() {
 	unmount "$cmnt" "$cpid"
 	"${pin[@]}" "$cellfs" "$store" "$cmnt" -f >/dev/null &
 	cpid=$!
-	for _ in $(seq 200); do mountpoint -q "$cmnt" && return 0; sleep 0.05; done
-	die "cellfs did not mount"
+	wait_mounted "$cmnt" cellfs
 }
 mount_bindfs() {
 	unmount "$bmnt" "$bpid"
 	"${pin[@]}" bindfs -f "$tree" "$bmnt" >/dev/null &
 	bpid=$!
-	for _ in $(seq 200); do mountpoint -q "$bmnt" && return 0; sleep 0.05; done
-	die "bindfs did not mount"
+	wait_mounted "$bmnt" bindfs
 }
 # floorfs over the tmpfs tree: floor answers OPEN, floor-noopen (-o no_open) makes the kernel skip it.
 # It reads the whole tree into memory before it mounts.
@@ -91,8 +82,7 @@ mount_floor() { # floor | floor-noopen
 	fi
 	"${pin[@]}" "$floorfs" "$tree" "$mnt" -f "${opt[@]}" >/dev/null &
 	if [ "$1" = floor-noopen ]; then npid=$!; else fpid=$!; fi
-	for _ in $(seq 200); do mountpoint -q "$mnt" && return 0; sleep 0.05; done
-	die "floorfs ($1) did not mount"
+	wait_mounted "$mnt" "floorfs ($1)"
 }
 drop_caches() {
 	sync

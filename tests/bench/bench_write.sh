@@ -40,12 +40,7 @@ src=$work/src out=$work/out
 cpid="" bpid=""
 mkdir -p "$cmnt" "$bsrc" "$bmnt" "$tdir" "$src" "$out" || die "mkdir in $work"
 
-unmount() { # MOUNTPOINT PID
-	if mountpoint -q "$1"; then
-		fusermount3 -u "$1" 2>/dev/null || { sleep 0.2; fusermount3 -uz "$1" 2>/dev/null; }
-	fi
-	[ -z "$2" ] || wait "$2" 2>/dev/null
-}
+. "$(dirname "$0")/lib.sh"
 cleanup() {
 	unmount "$cmnt" "$cpid"
 	unmount "$bmnt" "$bpid"
@@ -59,15 +54,13 @@ mount_cellfs() {
 	unmount "$cmnt" "$cpid"
 	"${pin[@]}" "$cellfs" "$store" "$cmnt" -f >/dev/null &
 	cpid=$!
-	for _ in $(seq 200); do mountpoint -q "$cmnt" && return 0; sleep 0.05; done
-	die "cellfs did not mount"
+	wait_mounted "$cmnt" cellfs
 }
 mount_bindfs() {
 	unmount "$bmnt" "$bpid"
 	"${pin[@]}" bindfs -f "$bsrc" "$bmnt" >/dev/null &
 	bpid=$!
-	for _ in $(seq 200); do mountpoint -q "$bmnt" && return 0; sleep 0.05; done
-	die "bindfs did not mount"
+	wait_mounted "$bmnt" bindfs
 }
 
 "$cellctl" --db "$store" createtable seed >/dev/null || die "cellctl createtable failed"
