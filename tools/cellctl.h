@@ -74,5 +74,7 @@ int cc_store_error(cs_txn *txn, int err, const char *what, const char *table, co
 cmd_fn cmd_createtable, cmd_createfamily, cmd_deletefamily, cmd_deletetable, cmd_setgcpolicy, cmd_ls;
 cmd_fn cmd_set, cmd_deleterow, cmd_deletecolumn, cmd_deleteallrows;
 cmd_fn cmd_lookup, cmd_read, cmd_count;
+cmd_fn cmd_dump, cmd_restore;                          /* cmd_dump.c */
+cmd_fn cmd_gc, cmd_stats, cmd_verify, cmd_compact;     /* cmd_maint.c */
 
 #endif
