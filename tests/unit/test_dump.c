@@ -1,0 +1,425 @@
+/* test_dump.c — cs_dump() and cs_restore(): an exact round trip (awkward bytes, long keys, many versions,
+ * big and empty values, GC policies, delimiters), deterministic bytes, and all-or-nothing restores: every
+ * truncation and every flipped byte of a dump is refused and leaves the store exactly as it was, also
+ * when the restore had already committed staging batches. */
+#include "testutil.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "keys.h"
+#include "store_internal.h"
+
+struct mem {
+	uint8_t *p;
+	size_t n, cap, pos;
+	size_t chunk; /* reads return at most this many bytes (0: all asked) */
+};
+
+static int mem_write(void *ctx, const void *p, size_t n)
+{
+	struct mem *m = ctx;
+	if (m->n + n > m->cap) {
+		m->cap = (m->n + n) * 2;
+		m->p = realloc(m->p, m->cap);
+		assert_non_null(m->p);
+	}
+	memcpy(m->p + m->n, p, n);
+	m->n += n;
+	return 0;
+}
+
+static int mem_read(void *ctx, void *p, size_t n, size_t *got)
+{
+	struct mem *m = ctx;
+	size_t k = m->n - m->pos < n ? m->n - m->pos : n;
+	if (m->chunk && k > m->chunk)
+		k = m->chunk;
+	memcpy(p, m->p + m->pos, k);
+	m->pos += k;
+	*got = k;
+	return 0;
+}
+
+static struct mem dump_all(cs_store *st)
+{
+	struct mem m = { 0 };
+	cs_txn *txn = tu_begin(st, CS_TXN_RDONLY);
+	assert_int_equal(cs_dump(txn, NULL, 0, mem_write, &m, NULL), 0);
+	tu_commit(txn);
+	return m;
+}
+
+static int restore(cs_store *st, const uint8_t *p, size_t n, const cs_restore_opts *o, cs_restore_result *res)
+{
+	struct mem m = { .p = (uint8_t *)p, .n = n, .chunk = 777 };
+	return cs_restore(st, mem_read, &m, o, res);
+}
+
+static cs_store *fresh(char **dir)
+{
+	cs_open_opts o = { .flags = CS_OPEN_CREATE };
+	cs_store *st;
+	*dir = tu_mkdtemp();
+	assert_int_equal(cs_store_open(*dir, &o, &st), 0);
+	return st;
+}
+
+static void drop_store(cs_store *st, char *dir)
+{
+	cs_store_close(st);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Every stored key, as a count per kind, so "the store is as it was" covers hidden data too. */
+static void count_kinds(cs_store *st, size_t counts[256])
+{
+	cs_txn *txn = tu_begin(st, CS_TXN_RDONLY);
+	kv_cursor *c;
+	int rc;
+	memset(counts, 0, 256 * sizeof(size_t));
+	assert_int_equal(kv_cursor_open(txn->kv, &c), 0);
+	for (rc = kv_seek(c, "", 0); !rc; rc = kv_next(c)) {
+		const uint8_t *k;
+		size_t kn;
+		kv_key(c, (const void **)&k, &kn);
+		counts[k[0]]++;
+		if (kn > 6 && !memcmp(k, "Mstage", 6))
+			counts[0]++; /* staging records: none may be left */
+	}
+	assert_int_equal(rc, -ENOENT);
+	kv_cursor_close(c);
+	tu_commit(txn);
+}
+
+/* A store with everything a dump must carry. */
+static void fill(cs_store *st)
+{
+	uint64_t seed = 42;
+	uint8_t longrow[600], longq[2000], *big, *rnd;
+	size_t bign = 3u << 20, rndn = 1u << 20;
+	cs_txn *txn;
+
+	txn = tu_begin(st, 0);
+	assert_int_equal(cs_table_create(txn, "awk", '/'), 0);
+	assert_int_equal(cs_family_create(txn, "awk", "f", NULL), 0);
+	assert_int_equal(cs_family_create(txn, "awk", "v2", "maxversions=2"), 0);
+	assert_int_equal(cs_family_create(txn, "awk", "old", "maxage=1d or maxversions=5"), 0);
+	assert_int_equal(cs_table_create(txn, "empty", 0), 0);
+	assert_int_equal(cs_table_create(txn, "nofam", '\n'), 0);
+	assert_int_equal(cs_table_create(txn, "many", 0), 0);
+	assert_int_equal(cs_family_create(txn, "many", "m", NULL), 0);
+	tu_commit(txn);
+
+	txn = tu_begin(st, 0);
+	static const struct {
+		const char *row, *q, *v;
+		size_t rn, qn, vn;
+	} awk[] = {
+		{ "r\0w", "q\0", "v\0\n", 3, 2, 3 },
+		{ "\xff\xfe", "\n", "\xc3\x28", 2, 1, 2 },
+		{ "a/b/c", "", "", 5, 0, 0 },
+		{ "\x01", "%@", "\r\n", 1, 2, 2 },
+	};
+	for (size_t i = 0; i < TU_ARRAY_SIZE(awk); i++)
+		for (int64_t ts = 0; ts < 4; ts++)
+			assert_int_equal(tu_set(txn, "awk", CS_BYTES(awk[i].row, awk[i].rn), ts % 2 ? "v2" : "f",
+						CS_BYTES(awk[i].q, awk[i].qn), ts * 1000, CS_BYTES(awk[i].v, awk[i].vn)), 0);
+	/* v2 keeps two of three versions: the oldest is never dumped. */
+	for (int64_t ts = 1; ts <= 3; ts++)
+		assert_int_equal(tu_set(txn, "awk", CS_STR("gc"), "v2", CS_STR("q"), ts, CS_STR("x")), 0);
+	assert_int_equal(tu_set(txn, "awk", CS_STR("gc"), "old", CS_STR("q"), cs_now_us(), CS_STR("young")), 0);
+	assert_int_equal(tu_set(txn, "awk", CS_STR("gc"), "old", CS_STR("q"), 5, CS_STR("too old")), 0);
+	/* Long keys: kv's long-key path (row and qualifier past 480 bytes). */
+	tu_rand_bytes(&seed, longrow, sizeof(longrow), 1);
+	tu_rand_bytes(&seed, longq, sizeof(longq), 1);
+	longrow[0] = 'L';
+	for (int i = 0; i < 3; i++) {
+		longq[1999] = (uint8_t)i;
+		assert_int_equal(tu_set(txn, "awk", CS_BYTES(longrow, sizeof(longrow)), "f",
+					CS_BYTES(longq, sizeof(longq)), i, CS_BYTES(longq, 100 + i)), 0);
+	}
+	/* Big values: compressible and not. */
+	big = tu_filled(bign, 'z');
+	memcpy(big, "header", 6);
+	rnd = malloc(rndn);
+	assert_non_null(rnd);
+	tu_rand_bytes(&seed, rnd, rndn, 0);
+	assert_int_equal(tu_set(txn, "awk", CS_STR("big"), "f", CS_STR("compressible"), 1, CS_BYTES(big, bign)), 0);
+	assert_int_equal(tu_set(txn, "awk", CS_STR("big"), "f", CS_STR("random"), 1, CS_BYTES(rnd, rndn)), 0);
+	free(big);
+	free(rnd);
+	tu_commit(txn);
+
+	/* Many versions and rows, over several 1 MiB blocks. */
+	txn = tu_begin(st, 0);
+	for (int r = 0; r < 300; r++) {
+		char row[16], v[64];
+		snprintf(row, sizeof(row), "row%05d", r);
+		for (int ts = 0; ts < 20; ts++) {
+			snprintf(v, sizeof(v), "value %d of row %d, padded to some length..........", ts, r);
+			assert_int_equal(tu_set(txn, "many", CS_STR(row), "m", CS_STR("col"), ts, CS_STR(v)), 0);
+		}
+	}
+	tu_commit(txn);
+}
+
+static void test_dump__round_trip_is_exact(void **state)
+{
+	struct tu_store *ts = *state;
+	cs_restore_result res;
+	char *dir;
+	cs_store *b;
+	struct mem d1, d2;
+	static const char *tables[] = { "awk", "empty", "many", "nofam" };
+
+	fill(ts->st);
+	d1 = dump_all(ts->st);
+	b = fresh(&dir);
+	assert_int_equal(restore(b, d1.p, d1.n, NULL, &res), 0);
+	assert_int_equal(res.stats.tables, 4);
+	assert_int_equal(res.stats.bytes, d1.n);
+	d2 = dump_all(b);
+	assert_int_equal(d2.n, d1.n);
+	assert_memory_equal(d2.p, d1.p, d1.n);
+	/* And reads agree, schema included. */
+	for (size_t i = 0; i < TU_ARRAY_SIZE(tables); i++) {
+		char *x = tu_dump_st(ts->st, tables[i], NULL), *y = tu_dump_st(b, tables[i], NULL);
+		cs_table_info *ia, *ib;
+		cs_txn *ta = tu_begin(ts->st, CS_TXN_RDONLY), *tb = tu_begin(b, CS_TXN_RDONLY);
+		assert_string_equal(x, y);
+		assert_int_equal(cs_table_info_get(ta, tables[i], &ia), 0);
+		assert_int_equal(cs_table_info_get(tb, tables[i], &ib), 0);
+		assert_int_equal(ia->delim, ib->delim);
+		assert_true(ia->created == ib->created);
+		assert_int_equal(ia->nfamilies, ib->nfamilies);
+		for (size_t f = 0; f < ia->nfamilies; f++) {
+			assert_string_equal(ia->families[f].name, ib->families[f].name);
+			assert_string_equal(ia->families[f].gc, ib->families[f].gc);
+		}
+		cs_table_info_free(ia);
+		cs_table_info_free(ib);
+		tu_commit(ta);
+		tu_commit(tb);
+		free(x);
+		free(y);
+	}
+	free(d1.p);
+	free(d2.p);
+	drop_store(b, dir);
+}
+
+static void test_dump__deterministic_and_collected_cells_left_out(void **state)
+{
+	struct tu_store *ts = *state;
+	cs_dump_stats s1, s2;
+	struct mem a = { 0 }, b = { 0 };
+	const char *names[] = { "t" };
+	cs_txn *txn;
+
+	tu_table(ts->st, "t", "f", "maxversions=1", NULL);
+	for (int i = 1; i <= 3; i++)
+		tu_put(ts->st, "t", "r", "f", "q", i, "v");
+	txn = tu_begin(ts->st, CS_TXN_RDONLY);
+	assert_int_equal(cs_dump(txn, names, 1, mem_write, &a, &s1), 0);
+	tu_commit(txn);
+	/* cs_gc() changes what is stored, not what is visible: the same bytes. */
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(cs_gc(txn, NULL, NULL), 0);
+	tu_commit(txn);
+	txn = tu_begin(ts->st, CS_TXN_RDONLY);
+	assert_int_equal(cs_dump(txn, names, 1, mem_write, &b, &s2), 0);
+	tu_commit(txn);
+	assert_int_equal(s1.cells, 1);
+	assert_int_equal(s1.rows, 1);
+	assert_int_equal(s1.bytes, a.n);
+	assert_int_equal(a.n, b.n);
+	assert_memory_equal(a.p, b.p, a.n);
+	free(a.p);
+	free(b.p);
+}
+
+static void test_dump__bad_names_write_nothing(void **state)
+{
+	struct tu_store *ts = *state;
+	struct mem m = { 0 };
+	const char *missing[] = { "t", "nosuch" }, *twice[] = { "t", "t" };
+	cs_txn *txn;
+
+	tu_table(ts->st, "t", "f", NULL, NULL);
+	txn = tu_begin(ts->st, CS_TXN_RDONLY);
+	assert_int_equal(cs_dump(txn, missing, 2, mem_write, &m, NULL), -ENOENT);
+	assert_int_equal(cs_dump(txn, twice, 2, mem_write, &m, NULL), -EINVAL);
+	assert_int_equal(m.n, 0);
+	tu_commit(txn);
+}
+
+static void test_restore__existing_table_refused_unless_overwrite(void **state)
+{
+	struct tu_store *ts = *state;
+	cs_restore_opts over = { .overwrite = true };
+	cs_restore_result res;
+	struct mem d, after;
+	char *before;
+
+	tu_table(ts->st, "t", "f", NULL, NULL);
+	tu_put(ts->st, "t", "r", "f", "q", 1, "dumped");
+	d = dump_all(ts->st);
+	tu_put(ts->st, "t", "r", "f", "q", 2, "newer");
+	before = tu_dump_st(ts->st, "t", NULL);
+	assert_int_equal(restore(ts->st, d.p, d.n, NULL, &res), -EEXIST);
+	assert_string_equal(res.table, "t");
+	after.p = (uint8_t *)tu_dump_st(ts->st, "t", NULL);
+	assert_string_equal((char *)after.p, before);
+	free(after.p);
+	assert_int_equal(restore(ts->st, d.p, d.n, &over, &res), 0);
+	after = dump_all(ts->st);
+	assert_int_equal(after.n, d.n);
+	assert_memory_equal(after.p, d.p, d.n);
+	free(after.p);
+	free(before);
+	free(d.p);
+}
+
+/* RESTORE of every prefix of D (and of D with every byte flipped, if FLIP) into ST fails and changes
+ * nothing, hidden records included. */
+static void expect_rejected(cs_store *st, const struct mem *d, size_t step, bool flip, uint64_t batch)
+{
+	cs_restore_opts o = { .overwrite = true, .batch_bytes = batch };
+	struct mem before = dump_all(st), after;
+	size_t kb[256], ka[256];
+	uint8_t *copy = malloc(d->n);
+
+	assert_non_null(copy);
+	count_kinds(st, kb);
+	for (size_t i = 0; i < d->n; i += step) {
+		cs_restore_result res;
+		int rc;
+		memcpy(copy, d->p, d->n);
+		if (flip)
+			copy[i] ^= (uint8_t)(1u << (i % 8));
+		rc = restore(st, copy, flip ? d->n : i, &o, &res);
+		if (rc != -EBADMSG && rc != -ENOTSUP)
+			fail_msg("%s at %zu: restore returned %d", flip ? "flip" : "truncation", i, rc);
+		assert_true(res.why[0]);
+	}
+	free(copy);
+	after = dump_all(st);
+	assert_int_equal(after.n, before.n);
+	assert_memory_equal(after.p, before.p, before.n);
+	count_kinds(st, ka);
+	assert_memory_equal(ka, kb, sizeof(ka));
+	assert_int_equal(ka[0], 0);
+	free(before.p);
+	free(after.p);
+}
+
+static void test_restore__every_truncation_and_flip_of_a_small_dump_rejected(void **state)
+{
+	struct tu_store *ts = *state;
+	struct mem d;
+
+	tu_table(ts->st, "t", "f", "maxversions=3", "g", NULL, NULL);
+	tu_put(ts->st, "t", "r1", "f", "q", 1, "one");
+	tu_put(ts->st, "t", "r1", "g", "", 2, "");
+	tu_put(ts->st, "t", "r\n2", "f", "q\xff", 3, "three");
+	tu_table(ts->st, "u", NULL);
+	d = dump_all(ts->st);
+	/* Into the same store, with overwrite: a failed restore must not replace anything. */
+	expect_rejected(ts->st, &d, 1, false, 0);
+	expect_rejected(ts->st, &d, 1, true, 0);
+	free(d.p);
+}
+
+static void test_restore__failure_after_committed_batches_leaves_nothing(void **state)
+{
+	struct tu_store *ts = *state;
+	char *dir;
+	cs_store *b;
+	struct mem d;
+
+	fill(ts->st);
+	d = dump_all(ts->st);
+	b = fresh(&dir);
+	tu_table(b, "keep", "f", NULL, NULL);
+	tu_put(b, "keep", "r", "f", "q", 1, "v");
+	/* Batches of 64 KiB: truncations late in the dump fail after many commits. */
+	expect_rejected(b, &d, d.n / 7 + 1, false, 64 << 10);
+	expect_rejected(b, &d, d.n - 1, false, 64 << 10); /* nothing at all, and all but the last byte */
+	expect_rejected(b, &d, d.n / 5 + 3, true, 64 << 10);
+	free(d.p);
+	drop_store(b, dir);
+}
+
+static void test_restore__garbage_and_newer_versions(void **state)
+{
+	struct tu_store *ts = *state;
+	cs_restore_result res;
+	uint8_t junk[64] = "CELLDUMP\x02\0\0\0";
+
+	assert_int_equal(restore(ts->st, (const uint8_t *)"hello", 5, NULL, &res), -EBADMSG);
+	assert_string_equal(res.why, "not a cellfs dump (no CELLDUMP header)");
+	assert_int_equal(restore(ts->st, junk, sizeof(junk), NULL, &res), -ENOTSUP);
+	assert_string_equal(res.why, "format version 2 is not supported (this build reads 1)");
+}
+
+/* A restore in progress (its staging record names a live process) keeps its cells through cs_gc();
+ * one whose process died has them collected. */
+static void test_restore__gc_spares_live_staging_only(void **state)
+{
+	struct tu_store *ts = *state;
+	pid_t dead = fork();
+	uint8_t sk[10], pid[4], key[64];
+	size_t kb[256], ka[256];
+	cs_txn *txn;
+	size_t kn;
+
+	if (!dead)
+		_exit(0);
+	assert_true(dead > 0);
+	waitpid(dead, NULL, 0);
+	txn = tu_begin(ts->st, 0);
+	for (uint32_t id = 1000; id <= 1001; id++) {
+		memcpy(sk, "Mstage", 6);
+		key_put_u32(sk + 6, id);
+		key_put_u32(pid, id == 1000 ? (uint32_t)getpid() : (uint32_t)dead);
+		assert_int_equal(kv_put(txn->kv, sk, 10, pid, 4), 0);
+		kn = key_cell(key, id, CS_STR("r"), "f", CS_STR("q"), 1);
+		assert_int_equal(kv_put(txn->kv, key, kn, "\0\1\0", 3), 0);
+	}
+	tu_commit(txn);
+	count_kinds(ts->st, kb);
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(cs_gc(txn, NULL, NULL), 0);
+	tu_commit(txn);
+	count_kinds(ts->st, ka);
+	assert_int_equal(ka['d'], kb['d'] - 1);
+	assert_int_equal(ka[0], kb[0] - 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_dump__round_trip_is_exact, tu_store_setup, tu_store_teardown),
+		cmocka_unit_test_setup_teardown(test_dump__deterministic_and_collected_cells_left_out, tu_store_setup,
+						tu_store_teardown),
+		cmocka_unit_test_setup_teardown(test_dump__bad_names_write_nothing, tu_store_setup, tu_store_teardown),
+		cmocka_unit_test_setup_teardown(test_restore__existing_table_refused_unless_overwrite, tu_store_setup,
+						tu_store_teardown),
+		cmocka_unit_test_setup_teardown(test_restore__every_truncation_and_flip_of_a_small_dump_rejected,
+						tu_store_setup, tu_store_teardown),
+		cmocka_unit_test_setup_teardown(test_restore__failure_after_committed_batches_leaves_nothing,
+						tu_store_setup, tu_store_teardown),
+		cmocka_unit_test_setup_teardown(test_restore__garbage_and_newer_versions, tu_store_setup,
+						tu_store_teardown),
+		cmocka_unit_test_setup_teardown(test_restore__gc_spares_live_staging_only, tu_store_setup,
+						tu_store_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
