@@ -77,6 +77,13 @@ int cmd_stats(struct cellctl *cc, int argc, char **argv)
 	if ((status = cellctl_begin(cc, &txn)) != CC_OK)
 		return status;
 	if (argc) {
+		cs_table_info *info;
+		if ((rc = cs_table_info_get(txn, argv[0], &info)) < 0) {
+			status = cc_store_error(txn, rc, "reading the table", argv[0], NULL);
+			cs_txn_abort(txn);
+			return status;
+		}
+		cs_table_info_free(info);
 		names = argv;
 		n = 1;
 	} else if ((rc = cs_table_list(txn, &names, &n)) < 0) {
