@@ -403,6 +403,60 @@ static void test_restore__gc_spares_live_staging_only(void **state)
 	assert_int_equal(ka[0], kb[0] - 1);
 }
 
+/* SQLite-style: the Nth LMDB or zstd call fails, N upward, with commits after every few cells. Every run
+ * ends restored exactly, or refused with the store as it was (hidden records included). */
+static void test_restore__every_fault_is_all_or_nothing(void **state)
+{
+	struct tu_store *ts = *state;
+	cs_restore_opts o = { .overwrite = true, .batch_bytes = 200 };
+	struct mem d, before;
+	size_t kb[256];
+	bool fired = true;
+	int runs = 0;
+
+	tu_table(ts->st, "t", "f", "maxversions=2", "g", NULL, NULL);
+	for (int i = 0; i < 30; i++) {
+		char row[16];
+		snprintf(row, sizeof(row), "row%d", i);
+		tu_put(ts->st, "t", row, i % 2 ? "f" : "g", "q", i, i % 3 ? "value" : "a longer value, compressible? compressible? compressible? compressible? compressible? compressible? compressible?");
+	}
+	tu_table(ts->st, "u", "f", NULL, NULL);
+	d = dump_all(ts->st);
+	/* What the store holds before: the same tables, other contents. */
+	tu_put(ts->st, "t", "row1", "f", "q", 1000, "changed");
+	before = dump_all(ts->st);
+	count_kinds(ts->st, kb);
+	for (uint64_t n = 1; fired; n++, runs++) {
+		cs_restore_result res;
+		struct mem now;
+		size_t k[256];
+		int rc;
+
+		cs_fault_arm(CS_FAULT_LMDB | CS_FAULT_ZSTD, n);
+		rc = restore(ts->st, d.p, d.n, &o, &res);
+		fired = cs_fault_fired();
+		cs_fault_arm(0, 0);
+		now = dump_all(ts->st);
+		if (rc == 0) {
+			assert_int_equal(now.n, d.n);
+			assert_memory_equal(now.p, d.p, d.n);
+			/* Back to BEFORE for the next run. */
+			assert_int_equal(restore(ts->st, before.p, before.n, &o, &res), 0);
+			free(now.p);
+			continue;
+		}
+		assert_int_equal(now.n, before.n);
+		assert_memory_equal(now.p, before.p, before.n);
+		count_kinds(ts->st, k);
+		assert_int_equal(k[0], 0);
+		assert_int_equal(k['T'], kb['T']);
+		free(now.p);
+	}
+	assert_true(runs > 50);
+	free(d.p);
+	free(before.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -419,6 +473,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_restore__garbage_and_newer_versions, tu_store_setup,
 						tu_store_teardown),
 		cmocka_unit_test_setup_teardown(test_restore__gc_spares_live_staging_only, tu_store_setup,
+						tu_store_teardown),
+		cmocka_unit_test_setup_teardown(test_restore__every_fault_is_all_or_nothing, tu_store_setup,
 						tu_store_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
