@@ -59,6 +59,9 @@ static int bad(struct rs *r, uint64_t off, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(r->res->why, sizeof(r->res->why), fmt, ap);
 	va_end(ap);
+	for (char *c = r->res->why; *c; c++) /* one line, whatever bytes a dump names */
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	r->res->offset = off;
 	return -EBADMSG;
 }
@@ -252,21 +255,23 @@ static int schema_frame(struct rs *r)
 			free(k);
 			goto fail;
 		}
-		if (!strcmp(k, "delim") && vn == 1) {
-			s.t.delim = (char)v[0];
-		} else if (!strcmp(k, "created") && vn && vn < 21) {
-			char num[24], *e;
-			memcpy(num, v, vn);
-			num[vn] = 0;
-			s.t.created = strtoll(num, &e, 10);
-			if (*e)
-				rc = malformed(r);
-		} else {
-			rc = bad(r, r->frame_off, "table attribute \"%.40s\" is not known to this version", k);
-			if (!strcmp(k, "delim") || !strcmp(k, "created"))
+		if (!strcmp(k, "delim")) {
+			if (vn != 1)
 				rc = malformed(r);
 			else
-				rc = -ENOTSUP;
+				s.t.delim = (char)v[0];
+		} else if (!strcmp(k, "created")) {
+			char num[24], *e;
+			if (vn && vn < sizeof(num)) {
+				memcpy(num, v, vn);
+				num[vn] = 0;
+				s.t.created = strtoll(num, &e, 10);
+			}
+			if (!vn || vn >= sizeof(num) || *e)
+				rc = malformed(r);
+		} else {
+			bad(r, r->frame_off, "table attribute \"%.40s\" is not known to this version", k);
+			rc = -ENOTSUP;
 		}
 		free(k);
 		if (rc)
@@ -306,7 +311,8 @@ static int schema_frame(struct rs *r)
 				free(v);
 				continue;
 			}
-			rc = bad(r, r->frame_off, "family attribute \"%.40s\" is not known to this version", k);
+			/* A value type ("type") is read here once the store has them. */
+			bad(r, r->frame_off, "family attribute \"%.40s\" is not known to this version", k);
 			rc = -ENOTSUP;
 			free(k);
 			free(v);

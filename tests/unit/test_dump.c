@@ -12,6 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "codec.h"
+#include "dumpfmt.h"
+#include "hash.h"
 #include "keys.h"
 #include "store_internal.h"
 
@@ -369,6 +372,61 @@ static void test_restore__garbage_and_newer_versions(void **state)
 	assert_string_equal(res.why, "format version 2 is not supported (this build reads 1)");
 }
 
+/* A hand-made dump: the header, one frame per PAYLOAD (kinds KINDS), hash-chained. */
+static struct mem craft(const char *kinds, const struct mem *payloads, size_t n)
+{
+	struct mem m = { 0 };
+	uint8_t hdr[DF_HDR] = "CELLDUMP\1\0\0\0\0\0\0\0", fh[DF_FRAME_HDR], sum[8];
+	uint64_t chain = hash_xxh64(hdr, DF_HDR, 0);
+	mem_write(&m, hdr, DF_HDR);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t *f = malloc(DF_FRAME_HDR + payloads[i].n);
+		assert_non_null(f);
+		memset(fh, 0, sizeof(fh));
+		fh[0] = (uint8_t)kinds[i];
+		df_put32(fh + 4, (uint32_t)payloads[i].n);
+		df_put32(fh + 8, (uint32_t)payloads[i].n);
+		memcpy(f, fh, DF_FRAME_HDR);
+		memcpy(f + DF_FRAME_HDR, payloads[i].p, payloads[i].n);
+		chain = hash_xxh64(f, DF_FRAME_HDR + payloads[i].n, chain);
+		df_put64(sum, chain);
+		mem_write(&m, f, DF_FRAME_HDR + payloads[i].n);
+		mem_write(&m, sum, 8);
+		free(f);
+	}
+	return m;
+}
+
+/* The schema record's attributes are the extension point: one this build does not know (a value type,
+ * "type=intsum") is refused, not silently dropped; a well-formed dump with a known one restores. */
+static void test_restore__unknown_schema_attribute_refused(void **state)
+{
+	struct tu_store *ts = *state;
+	static uint8_t known[] = "\1t\1\5delim\1/\1\1f\1\2gc\15maxversions=2";
+	static uint8_t typed[] = "\1t\0\1\1f\1\4type\6intsum";
+	static uint8_t end1[] = { 1, 0, 0, 0 };
+	struct mem p[2] = { { .p = known, .n = sizeof(known) - 1 }, { .p = end1, .n = 4 } }, d;
+	cs_restore_result res;
+	cs_table_info *info;
+	cs_txn *txn;
+
+	d = craft("SE", p, 2);
+	assert_int_equal(restore(ts->st, d.p, d.n, NULL, &res), 0);
+	free(d.p);
+	txn = tu_begin(ts->st, CS_TXN_RDONLY);
+	assert_int_equal(cs_table_info_get(txn, "t", &info), 0);
+	assert_int_equal(info->delim, '/');
+	assert_string_equal(info->families[0].gc, "maxversions=2");
+	cs_table_info_free(info);
+	tu_commit(txn);
+
+	p[0] = (struct mem){ .p = typed, .n = sizeof(typed) - 1 };
+	d = craft("SE", p, 2);
+	assert_int_equal(restore(ts->st, d.p, d.n, &(cs_restore_opts){ .overwrite = true }, &res), -ENOTSUP);
+	assert_string_equal(res.why, "family attribute \"type\" is not known to this version");
+	free(d.p);
+}
+
 /* A restore in progress (its staging record names a live process) keeps its cells through cs_gc();
  * one whose process died has them collected. */
 static void test_restore__gc_spares_live_staging_only(void **state)
@@ -475,6 +533,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_restore__gc_spares_live_staging_only, tu_store_setup,
 						tu_store_teardown),
 		cmocka_unit_test_setup_teardown(test_restore__every_fault_is_all_or_nothing, tu_store_setup,
+						tu_store_teardown),
+		cmocka_unit_test_setup_teardown(test_restore__unknown_schema_attribute_refused, tu_store_setup,
 						tu_store_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
