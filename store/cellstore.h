@@ -133,7 +133,7 @@ typedef struct cs_family_info {
 	char *name;    /* family name */
 	char *gc;      /* GC policy in cbt's input syntax, canonical form ("never", "maxversions=1", ...) */
 	char *gc_cbt;  /* the policy as `cbt ls TABLE` prints it */
-	cs_value_type type;
+	cs_value_type type; /* CS_TYPE_BYTES, or the aggregate type it was created with */
 } cs_family_info;
 
 /* The name of TYPE as cbt's createtable spells it: "intsum", "intmin", "intmax"; "" for CS_TYPE_BYTES and
