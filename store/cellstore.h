@@ -118,11 +118,35 @@ uint64_t cs_store_version(cs_store *st);
 
 /* ---- Schema --------------------------------------------------------------------------------------- */
 
+/* A family's value type (fixed when the family is created). A plain family holds bytes; an aggregate
+ * family merges what CS_ADD_TO_CELL brings into the cell of the same (row, column, timestamp) at write
+ * time, as Bigtable's aggregate families do. Aggregate cells hold a signed 64-bit integer, 8 bytes
+ * big-endian (Bigtable's Int64 BigEndianBytes encoding), and are written only by CS_ADD_TO_CELL. */
+typedef enum cs_value_type {
+	CS_TYPE_BYTES = 0, /* a plain family */
+	CS_TYPE_INTSUM,    /* int64 sum (two's complement: overflow wraps, as in Bigtable) */
+	CS_TYPE_INTMIN,    /* int64 minimum (signed) */
+	CS_TYPE_INTMAX,    /* int64 maximum (signed) */
+} cs_value_type;
+
 typedef struct cs_family_info {
 	char *name;    /* family name */
 	char *gc;      /* GC policy in cbt's input syntax, canonical form ("never", "maxversions=1", ...) */
 	char *gc_cbt;  /* the policy as `cbt ls TABLE` prints it */
+	cs_value_type type; /* CS_TYPE_BYTES, or the aggregate type it was created with */
 } cs_family_info;
+
+/* The name of TYPE as cbt's createtable spells it: "intsum", "intmin", "intmax"; "" for CS_TYPE_BYTES and
+ * for an unknown value. Never NULL; a static string. */
+const char *cs_value_type_name(cs_value_type type);
+
+/* TYPE as `cbt ls TABLE` prints it in its "Value Type" column: "{}" for a plain family, else the
+ * aggregate type's JSON as cbt 1.23.2 prints it. Never NULL; a static string. */
+const char *cs_value_type_cbt(cs_value_type type);
+
+/* Parse a value type name as cs_value_type_name() writes it ("" is CS_TYPE_BYTES).
+ * Errors: -EOPNOTSUPP (a type Bigtable has and cellfs does not: "inthll"), -EINVAL (anything else). */
+int cs_value_type_parse(const char *name, cs_value_type *out);
 
 typedef struct cs_table_info {
 	char *name;
@@ -171,6 +195,12 @@ void cs_table_info_free(cs_table_info *info);
  * Errors: -ENOENT (no table), -EEXIST, -EINVAL (bad name or policy), -EROFS. */
 int cs_family_create(cs_txn *txn, const char *table, const char *family, const char *gc);
 
+/* cs_family_create() for a family of value type TYPE (CS_TYPE_BYTES: the same as cs_family_create).
+ * The type cannot be changed later (delete the family and create it again).
+ * Errors: as cs_family_create(); -EINVAL also for a TYPE that is not a cs_value_type. */
+int cs_family_create_typed(cs_txn *txn, const char *table, const char *family, const char *gc,
+			   cs_value_type type);
+
 /* Delete FAMILY and every cell in it. Errors: -ENOENT, -EROFS. */
 int cs_family_delete(cs_txn *txn, const char *table, const char *family);
 
@@ -186,6 +216,11 @@ enum cs_mut_op {
 	CS_DELETE_COLUMN, /* family, qualifier, [ts_start, ts_end): delete those cells of the column */
 	CS_DELETE_FAMILY, /* family: delete the row's cells in the family */
 	CS_DELETE_ROW,    /* delete every cell of the row */
+	CS_ADD_TO_CELL,   /* family (an aggregate one), qualifier, ts (or CS_TS_NOW), input: merge INPUT into
+	                   * the visible cell at exactly that timestamp (sum, min or max as the family's type
+	                   * says), or write INPUT there if there is none. A cell a read would not return
+	                   * (collected by the GC policy, dropped, of a deleted family) counts as none: what
+	                   * was collected never comes back. */
 };
 
 typedef struct cs_mutation {
@@ -196,16 +231,19 @@ typedef struct cs_mutation {
 	cs_bytes value;           /* CS_SET_CELL */
 	int64_t ts_start, ts_end; /* CS_DELETE_COLUMN: [ts_start, ts_end); ts_end CS_TS_MAX = unbounded.
 	                           * Zero-initialised (0, 0) means every timestamp. */
+	int64_t input;            /* CS_ADD_TO_CELL: the number to merge in */
 } cs_mutation;
 
 /* Apply N mutations to ROW of TABLE, in order, atomically.
- * Errors: -ENOENT (no such table or family), -EINVAL (empty row key, negative timestamp, bad op),
+ * Errors: -ENOENT (no such table or family), -EINVAL (empty row key, negative timestamp, bad op,
+ *         CS_SET_CELL into an aggregate family, CS_ADD_TO_CELL into a plain one),
  *         -ENAMETOOLONG (row key > CS_MAX_ROW_KEY or qualifier > CS_MAX_QUALIFIER), -EFBIG (value over
  *         the store's limit), -EROFS; then -ENOSPC, -EIO, -ENOMEM (transaction failed). */
 int cs_row_mutate(cs_txn *txn, const char *table, cs_bytes row, const cs_mutation *m, size_t n);
 
 /* ReadModifyWrite: append SUFFIX to the newest cell of FAMILY:QUALIFIER (missing = ""), writing a new
- * cell at max(newest timestamp, now). If TS is not NULL it gets that timestamp. Errors: as cs_row_mutate. */
+ * cell at max(newest timestamp, now). If TS is not NULL it gets that timestamp. Errors: as cs_row_mutate
+ * (-EINVAL for an aggregate family, as for CS_SET_CELL; this holds for cs_rmw_increment too). */
 int cs_rmw_append(cs_txn *txn, const char *table, cs_bytes row, const char *family, cs_bytes qualifier,
 		  cs_bytes suffix, int64_t *ts);
 

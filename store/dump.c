@@ -114,9 +114,14 @@ static int schema_frame(struct dw *w, const cs_table_info *ti)
 	    (rc = put_varint(w, ti->nfamilies)))
 		return rc;
 	for (size_t i = 0; i < ti->nfamilies; i++) {
-		/* Family attributes, key=value: "gc" now; a value type ("type") goes next to it. */
-		if ((rc = put_str(w, ti->families[i].name)) || (rc = put_varint(w, 1)) || (rc = put_str(w, "gc")) ||
-		    (rc = put_str(w, ti->families[i].gc)))
+		/* Family attributes, key=value: "gc", and "type" for an aggregate family only (so dumps
+		 * without one are what they were before value types existed). */
+		const cs_family_info *f = &ti->families[i];
+		bool typed = f->type != CS_TYPE_BYTES;
+		if ((rc = put_str(w, f->name)) || (rc = put_varint(w, typed ? 2 : 1)) || (rc = put_str(w, "gc")) ||
+		    (rc = put_str(w, f->gc)))
+			return rc;
+		if (typed && ((rc = put_str(w, "type")) || (rc = put_str(w, cs_value_type_name(f->type)))))
 			return rc;
 	}
 	return frame_end(w, DF_SCHEMA);

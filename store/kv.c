@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "cellstore.h"
@@ -305,6 +306,21 @@ int kv_txn_begin(kv_env *env, bool rdonly, kv_txn **out)
 	return 0;
 }
 
+/* LMDB reports a write that the file system cut short as EIO ("short write, filesystem full?"), where
+ * the contract wants ENOSPC. A failed commit is the file system's being full if it has less than this
+ * left; the store itself is unharmed either way (its meta page was not written). */
+#define FULL_SLACK (1u << 20)
+
+static int commit_errno(kv_txn *t, int rc)
+{
+	struct statvfs sv;
+	int fd;
+	if (rc == -EIO && !mdb_env_get_fd(t->env->env, &fd) && !fstatvfs(fd, &sv) &&
+	    (uint64_t)sv.f_bavail * sv.f_frsize < FULL_SLACK)
+		return -ENOSPC;
+	return rc;
+}
+
 int kv_txn_commit(kv_txn *t)
 {
 	int rc;
@@ -315,7 +331,7 @@ int kv_txn_commit(kv_txn *t)
 		mdb_txn_abort(t->txn);
 		rc = -EIO;
 	} else {
-		rc = kv_errno(mdb_txn_commit(t->txn));
+		rc = commit_errno(t, kv_errno(mdb_txn_commit(t->txn)));
 	}
 	free(t);
 	return rc;

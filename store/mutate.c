@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate.h"
 #include "codec.h"
 #include "keys.h"
 #include "store_internal.h"
@@ -16,16 +17,35 @@ static int check_row(cs_bytes row)
 	return row.len > CS_MAX_ROW_KEY ? -ENAMETOOLONG : 0;
 }
 
+/* Whether M writes a cell of the kind FAMILY holds: CS_SET_CELL plain bytes, CS_ADD_TO_CELL an input to
+ * merge into an aggregate family's cell. Either into the other kind of family is -EINVAL. */
+static int check_kind(const struct sch_table *t, const cs_mutation *m)
+{
+	const struct sch_family *f = sch_family_find(t, m->family);
+	if (!f)
+		return -ENOENT;
+	return (f->type != CS_TYPE_BYTES) == (m->op == CS_ADD_TO_CELL) ? 0 : -EINVAL;
+}
+
 static int validate(cs_txn *txn, struct sch_table *t, const cs_mutation *m, size_t n)
 {
+	int rc;
+
 	for (size_t i = 0; i < n; i++) {
 		switch (m[i].op) {
 		case CS_SET_CELL:
+		case CS_ADD_TO_CELL:
 			if (m[i].ts < 0 && m[i].ts != CS_TS_NOW)
 				return -EINVAL;
-			if (m[i].value.len > txn->st->max_value)
+			if (m[i].op == CS_SET_CELL && m[i].value.len > txn->st->max_value)
 				return -EFBIG;
-			/* fall through */
+			if (m[i].qualifier.len > CS_MAX_QUALIFIER)
+				return -ENAMETOOLONG;
+			if (!m[i].family)
+				return -ENOENT;
+			if ((rc = check_kind(t, &m[i])))
+				return rc;
+			break;
 		case CS_DELETE_COLUMN:
 			if (m[i].op == CS_DELETE_COLUMN && (m[i].ts_start < 0 || m[i].ts_end < 0))
 				return -EINVAL; /* a negative end would overflow the seek key */
@@ -111,24 +131,40 @@ static int del_prefix(cs_txn *txn, size_t seekn, size_t pfxn, int64_t min_ts)
 	return rc == -ENOENT ? 0 : rc;
 }
 
-static int apply(cs_txn *txn, struct sch_table *t, cs_bytes row, const cs_mutation *m, int64_t now)
+/* Write the cell (ROW, FAMILY:Q, TS) = VALUE. */
+static int put_cell(cs_txn *txn, struct sch_table *t, cs_bytes row, const char *family, cs_bytes q, int64_t ts,
+		    cs_bytes value)
 {
 	uint8_t *k = txn->kbuf;
 	const void *rec;
 	size_t kn, recn;
 	uint64_t seq;
+	int rc;
+
+	if ((rc = txn_seq(txn, &seq)) || (rc = mut_mark_drops(txn, t, row)))
+		return rc;
+	if ((rc = codec_encode(value.data, value.len, seq, &txn->scratch, &txn->scratch_cap, &rec, &recn)))
+		return rc;
+	kn = key_cell(k, t->id, row, family, q, ts);
+	return kv_put(txn->kv, k, kn, rec, recn);
+}
+
+static int apply(cs_txn *txn, struct sch_table *t, cs_bytes row, const cs_mutation *m, int64_t now)
+{
+	uint8_t *k = txn->kbuf, num[8];
+	size_t kn;
 	int64_t ts, end;
 	int rc;
 
 	switch (m->op) {
 	case CS_SET_CELL:
 		ts = m->ts == CS_TS_NOW ? now : m->ts;
-		if ((rc = txn_seq(txn, &seq)) || (rc = mut_mark_drops(txn, t, row)))
+		return put_cell(txn, t, row, m->family, m->qualifier, ts, m->value);
+	case CS_ADD_TO_CELL:
+		ts = m->ts == CS_TS_NOW ? now : m->ts;
+		if ((rc = agg_value_at(txn, t, row, sch_family_find(t, m->family), m->qualifier, ts, m->input, num)))
 			return rc;
-		if ((rc = codec_encode(m->value.data, m->value.len, seq, &txn->scratch, &txn->scratch_cap, &rec, &recn)))
-			return rc;
-		kn = key_cell(k, t->id, row, m->family, m->qualifier, ts);
-		return kv_put(txn->kv, k, kn, rec, recn);
+		return put_cell(txn, t, row, m->family, m->qualifier, ts, CS_BYTES(num, 8));
 	case CS_DELETE_COLUMN:
 		end = m->ts_end == 0 || m->ts_end == CS_TS_MAX ? CS_TS_MAX : m->ts_end;
 		kn = key_column(k, t->id, row, m->family, m->qualifier);
@@ -203,6 +239,15 @@ static int rmw_begin(cs_txn *txn, const char *table, cs_bytes row, const char *f
 	return rc ? rc : validate(txn, *t, &probe, 1);
 }
 
+/* rmw_begin() for a ReadModifyWrite, which writes plain cells: refused in an aggregate family. */
+static int rmw_plain_begin(cs_txn *txn, const char *table, cs_bytes row, const char *family, cs_bytes q,
+			   struct sch_table **t)
+{
+	cs_mutation probe = { .op = CS_SET_CELL, .family = family, .qualifier = q };
+	int rc = rmw_begin(txn, table, row, family, q, t);
+	return rc ? rc : check_kind(*t, &probe);
+}
+
 int cs_rmw_append(cs_txn *txn, const char *table, cs_bytes row, const char *family, cs_bytes qualifier,
 		  cs_bytes suffix, int64_t *ts)
 {
@@ -210,7 +255,7 @@ int cs_rmw_append(cs_txn *txn, const char *table, cs_bytes row, const char *fami
 	void *old, *nv;
 	size_t oldn;
 	int64_t oldts;
-	int rc = rmw_begin(txn, table, row, family, qualifier, &t);
+	int rc = rmw_plain_begin(txn, table, row, family, qualifier, &t);
 
 	if (rc)
 		return rc;
@@ -240,7 +285,7 @@ int cs_rmw_increment(cs_txn *txn, const char *table, cs_bytes row, const char *f
 	int64_t oldts;
 	uint64_t v = 0;
 	uint8_t nv[8];
-	int rc = rmw_begin(txn, table, row, family, qualifier, &t);
+	int rc = rmw_plain_begin(txn, table, row, family, qualifier, &t);
 
 	if (rc)
 		return rc;

@@ -311,7 +311,20 @@ static int schema_frame(struct rs *r)
 				free(v);
 				continue;
 			}
-			/* A value type ("type") is read here once the store has them. */
+			if (!strcmp(k, "type") && f->type == CS_TYPE_BYTES) {
+				rc = cs_value_type_parse(v, &f->type);
+				if (rc == -EOPNOTSUPP) {
+					bad(r, r->frame_off, "value type \"%.40s\" is not supported", v);
+					rc = -ENOTSUP;
+				} else if (rc || f->type == CS_TYPE_BYTES) {
+					rc = malformed(r);
+				}
+				free(k);
+				free(v);
+				if (rc)
+					goto fail_fam;
+				continue;
+			}
 			bad(r, r->frame_off, "family attribute \"%.40s\" is not known to this version", k);
 			rc = -ENOTSUP;
 			free(k);

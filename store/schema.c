@@ -5,11 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate.h"
 #include "codec.h"
 #include "keys.h"
 #include "store_internal.h"
 
-#define REC_VERSION 2 /* 2 added the creation time; 1 is still read */
+/* 2 added the creation time, 3 a value type per family (written only when a family has one, so a store
+ * without aggregate families stays readable by older versions); 1 and 2 are still read. */
+#define REC_VERSION 2
+#define REC_VERSION_TYPED 3
 static const char META_NEXT_ID[] = "Mnextid";
 
 static int check_name(const char *s, size_t max)
@@ -132,8 +136,9 @@ static int parse_record(const char *name, const uint8_t *v, size_t vn, struct sc
 	int a, rc = -EIO;
 
 	size_t hdr = vn && v[0] == 1 ? 10 : 18;
+	bool typed = vn && v[0] == REC_VERSION_TYPED;
 
-	if (vn < hdr || (v[0] != 1 && v[0] != REC_VERSION))
+	if (vn < hdr || (v[0] != 1 && v[0] != REC_VERSION && !typed))
 		return -EIO;
 	if (!(t = calloc(1, sizeof(*t))) || !(t->name = strdup(name))) {
 		free(t);
@@ -161,6 +166,15 @@ static int parse_record(const char *name, const uint8_t *v, size_t vn, struct sc
 			goto fail_fam;
 		}
 		p += a;
+		if (typed) {
+			uint64_t type;
+			if ((a = codec_get_varint(p, (size_t)(end - p), &type)) < 0 || !agg_type_valid(type)) {
+				rc = -EIO;
+				goto fail_fam;
+			}
+			f->type = (cs_value_type)type;
+			p += a;
+		}
 		if (gcp_parse(f->gc, &f->policy, NULL)) {
 			rc = -EIO;
 			goto fail_fam;
@@ -185,13 +199,16 @@ int sch_table_put(cs_txn *txn, struct sch_table *t)
 {
 	size_t cap = 24, n = 18;
 	uint8_t *v, *k = txn->kbuf2;
+	bool typed = false;
 	int rc;
 
-	for (size_t i = 0; i < t->nfam; i++)
-		cap += 30 + strlen(t->fam[i].name) + strlen(t->fam[i].gc);
+	for (size_t i = 0; i < t->nfam; i++) {
+		cap += 40 + strlen(t->fam[i].name) + strlen(t->fam[i].gc);
+		typed |= t->fam[i].type != CS_TYPE_BYTES;
+	}
 	if (!(v = malloc(cap)))
 		return -ENOMEM;
-	v[0] = REC_VERSION;
+	v[0] = typed ? REC_VERSION_TYPED : REC_VERSION;
 	key_put_u32(v + 1, t->id);
 	v[5] = (uint8_t)t->delim;
 	key_put_u32(v + 6, t->ndrops);
@@ -206,6 +223,8 @@ int sch_table_put(cs_txn *txn, struct sch_table *t)
 		memcpy(v + n, t->fam[i].gc, b);
 		n += b;
 		n += codec_put_varint(v + n, t->fam[i].since);
+		if (typed)
+			n += codec_put_varint(v + n, t->fam[i].type);
 	}
 	rc = kv_put(txn->kv, k, table_key(k, t->name), v, n);
 	free(v);
@@ -413,6 +432,7 @@ int cs_table_info_get(cs_txn *txn, const char *name, cs_table_info **out)
 		goto nomem;
 	for (size_t i = 0; i < t->nfam; i++) {
 		cs_family_info *f = &info->families[i];
+		f->type = t->fam[i].type;
 		if (!(f->name = strdup(t->fam[i].name)) || !(f->gc = strdup(t->fam[i].gc)) ||
 		    !(f->gc_cbt = gcp_format_cbt(t->fam[i].policy)))
 			goto nomem;
@@ -454,6 +474,12 @@ static int parse_policy(const char *gc, gcp **p, char **canon)
 
 int cs_family_create(cs_txn *txn, const char *table, const char *family, const char *gc)
 {
+	return cs_family_create_typed(txn, table, family, gc, CS_TYPE_BYTES);
+}
+
+int cs_family_create_typed(cs_txn *txn, const char *table, const char *family, const char *gc,
+			   cs_value_type type)
+{
 	struct sch_table *t;
 	struct sch_family nf = { 0 }, *fam;
 	size_t i;
@@ -461,7 +487,7 @@ int cs_family_create(cs_txn *txn, const char *table, const char *family, const c
 
 	if (rc)
 		return rc;
-	if (cs_check_family_name(family))
+	if (cs_check_family_name(family) || !agg_type_valid(type))
 		return -EINVAL;
 	if ((rc = sch_table_get(txn, table, &t)))
 		return rc == -ENOENT ? rc : txn_fail(txn, rc);
@@ -469,6 +495,7 @@ int cs_family_create(cs_txn *txn, const char *table, const char *family, const c
 		return -EEXIST;
 	if ((rc = parse_policy(gc, &nf.policy, &nf.gc)))
 		return rc;
+	nf.type = type;
 	if (!(nf.name = strdup(family)) || !(fam = realloc(t->fam, (t->nfam + 1) * sizeof(*fam)))) {
 		family_release(&nf);
 		return -ENOMEM;

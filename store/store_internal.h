@@ -30,6 +30,7 @@ struct sch_family {
 	char *gc;     /* canonical policy text */
 	gcp *policy;
 	uint64_t since; /* cells written before this sequence belong to an earlier family of that name */
+	cs_value_type type; /* CS_TYPE_BYTES, or an aggregate type (aggregate.c) */
 };
 
 /* A table's schema, cached per transaction (borrowed by the modules until the transaction ends). */

@@ -15,7 +15,8 @@
 
 struct vtab {
 	uint32_t id;
-	const char *name; /* borrowed from the transaction's schema cache */
+	const char *name; /* borrowed from the transaction's schema cache, as T */
+	const struct sch_table *t;
 };
 
 struct vs {
@@ -46,12 +47,18 @@ static void problem(struct vs *v, const cs_problem *where, const char *fmt, ...)
 	v->report(v->ctx, &p);
 }
 
-static const char *table_of(const struct vs *v, uint32_t id)
+static const struct vtab *vtab_of(const struct vs *v, uint32_t id)
 {
 	for (size_t i = 0; i < v->ntabs; i++)
 		if (v->tabs[i].id == id)
-			return v->tabs[i].name;
+			return &v->tabs[i];
 	return NULL;
+}
+
+static const char *table_of(const struct vs *v, uint32_t id)
+{
+	const struct vtab *t = vtab_of(v, id);
+	return t ? t->name : NULL;
 }
 
 static int check_meta(struct vs *v, const uint8_t *k, size_t kn, size_t vn)
@@ -113,7 +120,7 @@ static int check_table(struct vs *v, const uint8_t *k, size_t kn)
 	if (!(nt = realloc(v->tabs, (v->ntabs + 1) * sizeof(*nt))))
 		return -ENOMEM;
 	v->tabs = nt;
-	v->tabs[v->ntabs++] = (struct vtab){ t->id, t->name };
+	v->tabs[v->ntabs++] = (struct vtab){ t->id, t->name, t };
 	v->st->tables++;
 	return 0;
 }
@@ -128,6 +135,12 @@ static void check_drop(struct vs *v, const uint8_t *k, size_t kn, const uint8_t 
 		problem(v, &where, "dropped-range record with a malformed key");
 	else if (vn < 1 || val[0] > 3 || vn - 1 > CS_MAX_ROW_KEY + 1)
 		problem(v, &where, "dropped-range record with a malformed value");
+}
+
+/* Whether a cell written at H's sequence belongs to family F (not to an earlier family of that name). */
+static bool seq_visible(const struct sch_family *f, const codec_hdr *h)
+{
+	return h->seq >= f->since;
 }
 
 static int check_cell(struct vs *v, const uint8_t *k, size_t kn, const uint8_t *val, size_t vn)
@@ -191,6 +204,12 @@ static int check_cell(struct vs *v, const uint8_t *k, size_t kn, const uint8_t *
 		return 0;
 	}
 	free(owned);
+	{
+		const struct vtab *t = vtab_of(v, id);
+		const struct sch_family *f = t ? sch_family_find(t->t, fam) : NULL;
+		if (f && f->type != CS_TYPE_BYTES && seq_visible(f, &h) && dn != 8)
+			problem(v, &where, "aggregate (%s) cell of %zu bytes, not 8", cs_value_type_name(f->type), dn);
+	}
 	v->st->cells++;
 	v->st->value_bytes += dn;
 	return 0;

@@ -21,6 +21,19 @@
 static cmd_fn cmd_help;
 
 static const struct cmd commands[] = {
+	{ "addtocell", cmd_addtocell, CC_WRITE, "Add a value to an aggregate cell (write)",
+	  "cellctl addtocell <table> <row-key> [app-profile=<app-profile-id>] <family>:<column>=<val>[@<timestamp>] ...\n"
+	  "\n"
+	  "  <family>:<column>=<val>[@<timestamp>] may be repeated to add to several cells of the row at once.\n"
+	  "\n"
+	  "    The family must be an aggregate family (created with a type: intsum, intmin or intmax).\n"
+	  "    val is an integer (Go syntax, as timestamps); it is merged into the cell of the same\n"
+	  "    timestamp: added to it, or kept if smaller (intmin) or larger (intmax). Reads show the\n"
+	  "    cell as Bigtable encodes it, a big-endian 64-bit integer.\n"
+	  "    timestamp is an optional integer in microseconds since 1970-01-01 00:00:00 UTC, truncated\n"
+	  "    to milliseconds as cbt does; without it the time is now.\n"
+	  "\n"
+	  "    Example: cellctl addtocell table1 user1 sum_cf:col1=1@12345\n" },
 	{ "compact", cmd_compact, CC_READ, "Write a compacted copy of the store",
 	  "cellctl compact <dest-dir>\n"
 	  "\n"
@@ -31,17 +44,20 @@ static const struct cmd commands[] = {
 	  "\n"
 	  "  prefix=<row-key-prefix>    Count only rows whose key starts with this\n" },
 	{ "createfamily", cmd_createfamily, CC_WRITE, "Create a column family",
-	  "cellctl createfamily <table> <family>[:<gcpolicy>]\n"
+	  "cellctl createfamily <table> <family>[:<gcpolicy>[:<type>]]\n"
 	  "\n"
 	  "  Without a policy the family keeps every cell (\"never\"). For gcpolicy, see \"setgcpolicy\".\n"
+	  "  type makes an aggregate family: intsum, intmin or intmax (see \"addtocell\").\n"
 	  "\n"
 	  "    Example: cellctl createfamily mobile-time-series stats_summary:maxversions=1\n" },
 	{ "createtable", cmd_createtable, CC_CREATE, "Create a table",
-	  "cellctl createtable <table> [families=<family>[:<gcpolicy>],...] [splits=<row-key>,...]\n"
+	  "cellctl createtable <table> [families=<family>[:<gcpolicy>[:<type>]],...] [splits=<row-key>,...]\n"
 	  "\n"
 	  "  families     Column families and their garbage collection (gc) policies, comma-separated\n"
 	  "               (CSV: quote an item that contains a comma). Put gc policies in quotes when they\n"
 	  "               include shell operators && and ||. For gcpolicy, see \"setgcpolicy\".\n"
+	  "               Types \"intsum\", \"intmin\" and \"intmax\" make aggregate families (see\n"
+	  "               \"addtocell\").\n"
 	  "  splits       Accepted for cbt compatibility and ignored (a local store has no tablets)\n"
 	  "\n"
 	  "  Creates the store too if it does not exist yet.\n"
@@ -62,12 +78,21 @@ static const struct cmd commands[] = {
 	  "  app-profile=<app-profile-id>    Accepted for cbt compatibility and ignored\n" },
 	{ "deletetable", cmd_deletetable, CC_WRITE, "Delete a table",
 	  "cellctl deletetable <table>\n" },
+	{ "droprowrange", cmd_droprowrange, CC_WRITE, "Drop the rows under a row-key prefix, or all rows",
+	  "cellctl droprowrange <table> (prefix=<row-key-prefix> | all=true)\n"
+	  "\n"
+	  "  prefix=<row-key-prefix>    Drop every row whose key starts with this (not empty)\n"
+	  "  all=true                   Drop every row of the table (as deleteallrows)\n"
+	  "\n"
+	  "  Takes the same short time however many rows it drops; the space is reclaimed by gc.\n"
+	  "\n"
+	  "    Example: cellctl droprowrange mobile-time-series prefix=phone#4c410523#\n" },
 	{ "dump", cmd_dump, CC_READ, "Write an exact copy of tables to standard output",
 	  "cellctl dump [<table>...] > FILE\n"
 	  "\n"
-	  "  Writes every table (or the tables named) with its schema (delimiter, families, GC policies)\n"
-	  "  and every cell a read returns, all versions, in cellfs's checksummed dump format. The same\n"
-	  "  store always gives the same bytes. \"cellctl restore\" reads it back.\n" },
+	  "  Writes every table (or the tables named) with its schema (delimiter, families, GC policies,\n"
+	  "  value types) and every cell a read returns, all versions, in cellfs's checksummed dump\n"
+	  "  format. The same store always gives the same bytes. \"cellctl restore\" reads it back.\n" },
 	{ "gc", cmd_gc, CC_WRITE, "Physically remove collected, dropped and deleted cells",
 	  "cellctl gc [<table>]\n"
 	  "\n"
@@ -310,6 +335,9 @@ static void usage(FILE *f)
 	      "    --db PATH       The store to use. Default: $CELLFS_DB, else the default store\n"
 	      "                    ($XDG_DATA_HOME/cellfs/default or ~/.local/share/cellfs/default),\n"
 	      "                    which is created on first use\n"
+	      "    --format FMT    What ls, read, lookup and count print: text (cbt's output, the\n"
+	      "                    default) or json (JSON lines: one object per row, table, family or\n"
+	      "                    count)\n"
 	      "    --help, -h      Print this help\n"
 	      "    --version       Print cellctl's version\n"
 	      "\n"
@@ -364,6 +392,17 @@ int main(int argc, char **argv)
 			cc.db = argv[i];
 		} else if (!strncmp(a, "--db=", 5)) {
 			cc.db = a + 5;
+		} else if (!strcmp(a, "--format") || !strncmp(a, "--format=", 9)) {
+			const char *fmt = a[8] == '=' ? a + 9 : (++i < argc ? argv[i] : NULL);
+
+			if (!fmt)
+				return cc_error("option --format needs text or json");
+			if (!strcmp(fmt, "json"))
+				cc.format = CC_FORMAT_JSON;
+			else if (!strcmp(fmt, "text"))
+				cc.format = CC_FORMAT_TEXT;
+			else
+				return cc_error("unknown format %s for --format (want text or json)", cc_qs(fmt));
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			return finish(CC_OK);

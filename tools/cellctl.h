@@ -37,10 +37,17 @@ struct cmd {
 	const char *usage; /* first line: the synopsis; the rest: `cellctl help NAME` */
 };
 
+/* --format: what ls, read, lookup and count print (jsonfmt.h describes JSON's records). */
+enum cc_format {
+	CC_FORMAT_TEXT, /* cbt's output, byte for byte */
+	CC_FORMAT_JSON, /* JSON lines */
+};
+
 struct cellctl {
 	const struct cmd *cmd; /* the subcommand being run */
 	const char *db;        /* --db PATH, or NULL */
 	cs_store *st;          /* opened by cellctl_open() */
+	enum cc_format format; /* --format */
 };
 
 /* Open the store for CC's subcommand: --db PATH, else $CELLFS_DB, else the default store (which, like
@@ -70,10 +77,22 @@ const char *cc_qs(const char *s);
  * "family "f" not found in table "t"" (whichever is missing), the rest strerror. Returns CC_FAIL. */
 int cc_store_error(cs_txn *txn, int err, const char *what, const char *table, const char *family);
 
+/* The row key argument, checked as Bigtable checks it (non-empty, at most CS_MAX_ROW_KEY bytes).
+ * Prints the error. Returns CC_OK or CC_FAIL. */
+int cc_check_row_key(const char *row);
+
+/* Apply M (N mutations) to ROW of TABLE in one transaction and commit, after checking that every family
+ * exists and holds the kind of cell its mutation writes (set: plain, addtocell: aggregate). ARGS (if not
+ * NULL) are the arguments the mutations came from, named in messages. Prints the error. */
+int cc_mutate_row(struct cellctl *cc, const char *table, const char *row, const cs_mutation *m, size_t n,
+		  const char *const *args);
+
 /* Subcommands. */
 cmd_fn cmd_createtable, cmd_createfamily, cmd_deletefamily, cmd_deletetable, cmd_setgcpolicy, cmd_ls;
 cmd_fn cmd_set, cmd_deleterow, cmd_deletecolumn, cmd_deleteallrows;
 cmd_fn cmd_lookup, cmd_read, cmd_count;
+cmd_fn cmd_addtocell;     /* cmd_agg.c */
+cmd_fn cmd_droprowrange;  /* cmd_drop.c */
 cmd_fn cmd_dump, cmd_restore;                          /* cmd_dump.c */
 cmd_fn cmd_gc, cmd_stats, cmd_verify, cmd_compact;     /* cmd_maint.c */
 

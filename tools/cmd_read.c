@@ -15,6 +15,7 @@
 #include "args.h"
 #include "cbtfmt.h"
 #include "cellctl.h"
+#include "jsonfmt.h"
 
 /* One half of a columns= selector. */
 struct matcher {
@@ -40,6 +41,8 @@ struct readspec {
 	char *row_ere;  /* regex= in POSIX syntax */
 	unsigned *mult; /* per cell of the current row: how many selectors match it */
 	size_t mult_cap;
+	bool json;            /* --format=json */
+	cs_table_info *info;  /* with json: the table's schema (which families are aggregates), or NULL */
 };
 
 /* Compile ERE as the store does ("^(ERE)$", POSIX extended) so that a bad pattern is reported here,
@@ -107,6 +110,7 @@ static void readspec_release(struct readspec *rs)
 	free(rs->cs);
 	free(rs->quals);
 	free(rs->mult);
+	cs_table_info_free(rs->info);
 	colspecs_free(rs->specs, rs->nspecs);
 }
 
@@ -189,9 +193,13 @@ static int parse_common(struct readspec *rs, const char *const vals[])
 	return CC_OK;
 }
 
-/* Print ROW, each cell as many times as columns= selectors match it. */
+/* Print ROW: as JSON, each cell once; as cbt, each cell as many times as columns= selectors match it. */
 static int print_row(struct readspec *rs, const cs_row *row)
 {
+	if (rs->json) {
+		jsonfmt_row(stdout, row, rs->info, rs->o.keys_only);
+		return CC_OK;
+	}
 	if (rs->nspecs < 2) {
 		cbtfmt_row(stdout, row, NULL);
 		return CC_OK;
@@ -217,9 +225,13 @@ static int print_row(struct readspec *rs, const cs_row *row)
 }
 
 /* Open a scan of TABLE with RS's options. Prints the error. */
-static int scan_open(cs_txn *txn, const char *table, const struct readspec *rs, cs_scan **scan)
+static int scan_open(cs_txn *txn, const char *table, struct readspec *rs, cs_scan **scan)
 {
-	int err_no = cs_scan_open(txn, table, &rs->o, scan);
+	int err_no;
+
+	if (rs->json && cs_table_info_get(txn, table, &rs->info) < 0)
+		rs->info = NULL; /* (a missing table is reported below) */
+	err_no = cs_scan_open(txn, table, &rs->o, scan);
 
 	if (err_no == -EINVAL)
 		return cc_error("bad read options");
@@ -241,7 +253,7 @@ static int print_scan(struct readspec *rs, cs_scan *scan, bool at_least_one)
 	}
 	if (rc == CC_OK && more < 0)
 		return cc_error("reading rows: %s", strerror(-more));
-	if (rc == CC_OK && at_least_one && rows == 0)
+	if (rc == CC_OK && at_least_one && rows == 0 && !rs->json) /* JSON: no row, no line */
 		cbtfmt_empty_row(stdout);
 	return rc;
 }
@@ -266,6 +278,7 @@ int cmd_lookup(struct cellctl *cc, int argc, char **argv)
 		free(err);
 		return rc;
 	}
+	rs.json = cc->format == CC_FORMAT_JSON;
 	if ((rc = parse_common(&rs, vals)) != CC_OK)
 		goto release;
 	key = CS_BYTES(argv[1], strlen(argv[1]));
@@ -281,7 +294,8 @@ int cmd_lookup(struct cellctl *cc, int argc, char **argv)
 			rc = cc_store_error(txn, err_no, "reading row", argv[0], NULL);
 		} else {
 			cs_table_info_free(info);
-			cbtfmt_empty_row(stdout);
+			if (!rs.json)
+				cbtfmt_empty_row(stdout);
 		}
 	} else if ((rc = scan_open(txn, argv[0], &rs, &scan)) == CC_OK) {
 		rc = print_scan(&rs, scan, true);
@@ -330,6 +344,7 @@ int cmd_read(struct cellctl *cc, int argc, char **argv)
 			vals[k] = NULL;
 	if ((vals[K_START] || vals[K_END]) && vals[K_PREFIX])
 		return cc_error("\"start\"/\"end\" may not be mixed with \"prefix\"");
+	rs.json = cc->format == CC_FORMAT_JSON;
 	if ((rc = parse_common(&rs, vals)) != CC_OK)
 		goto release;
 	if ((v = vals[K_START]))
@@ -412,6 +427,8 @@ int cmd_count(struct cellctl *cc, int argc, char **argv)
 		n++;
 	if (more < 0)
 		rc = cc_error("reading rows: %s", strerror(-more));
+	else if (cc->format == CC_FORMAT_JSON)
+		jsonfmt_count(stdout, n);
 	else
 		printf("%llu\n", (unsigned long long)n);
 	cs_scan_close(scan);

@@ -9,11 +9,13 @@
 #include "args.h"
 #include "cbtfmt.h"
 #include "cellctl.h"
+#include "jsonfmt.h"
 
-/* A family as createtable's families= list and createfamily spell it: "name[:gcpolicy]". */
+/* A family as createtable's families= list and createfamily spell it: "name[:gcpolicy[:type]]". */
 struct famspec {
 	char *name;
 	char *policy; /* NULL: none ("never") */
+	cs_value_type type;
 };
 
 static void famspec_release(struct famspec *f)
@@ -37,17 +39,19 @@ static int gc_policy_error(const char *policy, const char *family)
 	return rc;
 }
 
-/* Split SPEC on ':' as cbt does and check the name and policy. Prints the error. */
+/* Split SPEC on ':' as cbt does and check the name, policy and value type (cbt's third part: an
+ * aggregate type, "intsum", "intmin" or "intmax"). Prints the error. */
 static int famspec_parse(const char *spec, struct famspec *out)
 {
 	const char *c1 = strchr(spec, ':');
 	const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	int err_no;
 
 	memset(out, 0, sizeof *out);
-	if (c2) /* cbt's third part is an aggregate value type (intsum, ...) */
-		return cc_error("family %s: value types are not supported", cc_qs(spec));
+	if (c2 && strchr(c2 + 1, ':')) /* cbt drops the policy and type then; refused rather than ignored */
+		return cc_error("family %s: too many ':' (want <family>[:<gcpolicy>[:<type>]])", cc_qs(spec));
 	out->name = c1 ? strndup(spec, c1 - spec) : strdup(spec);
-	out->policy = c1 ? strdup(c1 + 1) : NULL;
+	out->policy = c1 ? (c2 ? strndup(c1 + 1, c2 - c1 - 1) : strdup(c1 + 1)) : NULL;
 	if (!out->name || (c1 && !out->policy)) {
 		famspec_release(out);
 		return cc_error("%s", strerror(ENOMEM));
@@ -58,6 +62,19 @@ static int famspec_parse(const char *spec, struct famspec *out)
 	}
 	if (out->policy && cs_check_gc_policy(out->policy, NULL) < 0) {
 		gc_policy_error(out->policy, out->name);
+		goto fail;
+	}
+	if (c2 && (err_no = cs_value_type_parse(c2 + 1, &out->type)) < 0) {
+		if (err_no == -EOPNOTSUPP)
+			cc_error("family %s: value type %s is not supported (only intsum, intmin and intmax)",
+				 cc_qs(out->name), cc_qs(c2 + 1));
+		else
+			cc_error("family %s: unknown value type %s (want intsum, intmin or intmax)", cc_qs(out->name),
+				 cc_qs(c2 + 1));
+		goto fail;
+	}
+	if (c2 && out->type == CS_TYPE_BYTES) { /* "" names plain families in the store, not in cbt */
+		cc_error("family %s: unknown value type \"\" (want intsum, intmin or intmax)", cc_qs(out->name));
 		goto fail;
 	}
 	return CC_OK;
@@ -151,7 +168,7 @@ int cmd_createtable(struct cellctl *cc, int argc, char **argv)
 		goto free_fams;
 	err_no = cs_table_create(txn, argv[0], 0);
 	for (size_t i = 0; err_no >= 0 && i < nfams; i++)
-		err_no = cs_family_create(txn, argv[0], fams[i].name, fams[i].policy);
+		err_no = cs_family_create_typed(txn, argv[0], fams[i].name, fams[i].policy, fams[i].type);
 	if (err_no < 0) {
 		rc = cc_store_error(txn, err_no, "creating table", argv[0], NULL);
 		cs_txn_abort(txn);
@@ -178,7 +195,7 @@ int cmd_createfamily(struct cellctl *cc, int argc, char **argv)
 	if ((rc = famspec_parse(argv[1], &f)) != CC_OK)
 		return rc;
 	if ((rc = cellctl_begin(cc, &txn)) == CC_OK) {
-		int err_no = cs_family_create(txn, argv[0], f.name, f.policy);
+		int err_no = cs_family_create_typed(txn, argv[0], f.name, f.policy, f.type);
 
 		if (err_no < 0) {
 			rc = cc_store_error(txn, err_no, "creating column family", argv[0], f.name);
@@ -267,7 +284,7 @@ free_policy:
 	return rc;
 }
 
-static int ls_tables(cs_txn *txn)
+static int ls_tables(cs_txn *txn, bool json)
 {
 	char **names;
 	size_t n;
@@ -276,14 +293,17 @@ static int ls_tables(cs_txn *txn)
 	if (err_no < 0)
 		return cc_error("listing tables: %s", strerror(-err_no));
 	for (size_t i = 0; i < n; i++)
-		printf("%s\n", names[i]);
+		if (json)
+			jsonfmt_table(stdout, names[i]);
+		else
+			printf("%s\n", names[i]);
 	cs_strv_free(names, n);
 	return CC_OK;
 }
 
 /* cbt prints a table's families with text/tabwriter; "Value Type" is an aggregate type's JSON, "{}" for
- * plain families, the only kind a cellfs store has. */
-static int ls_families(cs_txn *txn, const char *table)
+ * plain families. */
+static int ls_families(cs_txn *txn, const char *table, bool json)
 {
 	cs_table_info *info;
 	const char **cells;
@@ -291,6 +311,13 @@ static int ls_families(cs_txn *txn, const char *table)
 
 	if (err_no < 0)
 		return cc_store_error(txn, err_no, "getting table info", table, NULL);
+	if (json) {
+		for (size_t i = 0; i < info->nfamilies; i++)
+			jsonfmt_family(stdout, info->families[i].name, info->families[i].gc,
+				       cs_value_type_name(info->families[i].type));
+		cs_table_info_free(info);
+		return CC_OK;
+	}
 	cells = calloc(3 * (info->nfamilies + 2), sizeof *cells);
 	if (!cells) {
 		cs_table_info_free(info);
@@ -305,7 +332,7 @@ static int ls_families(cs_txn *txn, const char *table)
 	for (size_t i = 0; i < info->nfamilies; i++) {
 		cells[3 * (i + 2)] = info->families[i].name;
 		cells[3 * (i + 2) + 1] = info->families[i].gc_cbt;
-		cells[3 * (i + 2) + 2] = "{}";
+		cells[3 * (i + 2) + 2] = cs_value_type_cbt(info->families[i].type);
 	}
 	cbtfmt_tabwrite(stdout, cells, info->nfamilies + 2, 3);
 	free(cells);
@@ -322,7 +349,8 @@ int cmd_ls(struct cellctl *cc, int argc, char **argv)
 		return cc_usage(cc);
 	if ((rc = cellctl_begin(cc, &txn)) != CC_OK)
 		return rc;
-	rc = argc == 0 ? ls_tables(txn) : ls_families(txn, argv[0]);
+	rc = argc == 0 ? ls_tables(txn, cc->format == CC_FORMAT_JSON)
+		       : ls_families(txn, argv[0], cc->format == CC_FORMAT_JSON);
 	cs_txn_abort(txn);
 	return rc;
 }

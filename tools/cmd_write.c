@@ -11,8 +11,7 @@
 #include "args.h"
 #include "cellctl.h"
 
-/* The row key argument, checked as Bigtable checks it. Prints the error. */
-static int check_row_key(const char *row)
+int cc_check_row_key(const char *row)
 {
 	size_t n = strlen(row);
 
@@ -23,8 +22,25 @@ static int check_row_key(const char *row)
 	return CC_OK;
 }
 
-/* Whether every family the N mutations M name exists in TABLE; ARGS (if not NULL) are the arguments
- * they came from, for the message. Prints the error (also for a missing table). */
+/* Whether M writes the kind of cell family F holds: set writes plain families, addtocell aggregate ones.
+ * ARG (if not NULL) is the argument M came from. Prints the error. */
+static int check_kind(const cs_family_info *f, const char *table, const cs_mutation *m, const char *arg)
+{
+	const char *a = arg ? cc_qs(arg) : NULL;
+
+	if (m->op == CS_SET_CELL && f->type != CS_TYPE_BYTES)
+		return cc_error("family %s of table %s is an aggregate family (%s): write it with addtocell%s%s%s",
+				cc_qs(f->name), cc_qs(table), cs_value_type_name(f->type), a ? " (argument " : "",
+				a ? a : "", a ? ")" : "");
+	if (m->op == CS_ADD_TO_CELL && f->type == CS_TYPE_BYTES)
+		return cc_error("family %s of table %s is not an aggregate family: write it with set%s%s%s",
+				cc_qs(f->name), cc_qs(table), a ? " (argument " : "", a ? a : "", a ? ")" : "");
+	return CC_OK;
+}
+
+/* Whether every family the N mutations M name exists in TABLE and holds the kind of cell each writes;
+ * ARGS (if not NULL) are the arguments they came from, for the message. Prints the error (also for a
+ * missing table). */
 static int check_families(cs_txn *txn, const char *table, const cs_mutation *m, size_t n,
 			  const char *const *args)
 {
@@ -37,7 +53,10 @@ static int check_families(cs_txn *txn, const char *table, const cs_mutation *m, 
 		bool found = !m[i].family;
 
 		for (size_t k = 0; k < info->nfamilies && !found; k++)
-			found = !strcmp(info->families[k].name, m[i].family);
+			if (!strcmp(info->families[k].name, m[i].family)) {
+				found = true;
+				rc = check_kind(&info->families[k], table, &m[i], args ? args[i] : NULL);
+			}
 		if (found)
 			continue;
 		if (args)
@@ -50,9 +69,8 @@ static int check_families(cs_txn *txn, const char *table, const cs_mutation *m, 
 	return rc;
 }
 
-/* Apply M (N mutations) to ROW of TABLE in one transaction and commit. Prints the error. */
-static int mutate_row(struct cellctl *cc, const char *table, const char *row, const cs_mutation *m, size_t n,
-		      const char *const *args)
+int cc_mutate_row(struct cellctl *cc, const char *table, const char *row, const cs_mutation *m, size_t n,
+		  const char *const *args)
 {
 	cs_txn *txn;
 	int rc, err_no;
@@ -93,7 +111,7 @@ int cmd_set(struct cellctl *cc, int argc, char **argv)
 
 	if (argc < 3)
 		return cc_usage(cc);
-	if ((rc = check_row_key(argv[1])) != CC_OK)
+	if ((rc = cc_check_row_key(argv[1])) != CC_OK)
 		return rc;
 	cells = calloc(argc, sizeof *cells);
 	m = calloc(argc, sizeof *m);
@@ -138,7 +156,7 @@ int cmd_set(struct cellctl *cc, int argc, char **argv)
 	if (rc == CC_OK && n == 0)
 		rc = cc_error("nothing to set");
 	if (rc == CC_OK)
-		rc = mutate_row(cc, argv[0], argv[1], m, n, args);
+		rc = cc_mutate_row(cc, argv[0], argv[1], m, n, args);
 free_all:
 	for (size_t i = 0; cells && i < n; i++)
 		set_cell_release(&cells[i]);
@@ -161,9 +179,9 @@ int cmd_deleterow(struct cellctl *cc, int argc, char **argv)
 
 	if (!app_profile_ok(argc, argv, 2))
 		return cc_usage(cc);
-	if ((rc = check_row_key(argv[1])) != CC_OK)
+	if ((rc = cc_check_row_key(argv[1])) != CC_OK)
 		return rc;
-	return mutate_row(cc, argv[0], argv[1], &m, 1, NULL);
+	return cc_mutate_row(cc, argv[0], argv[1], &m, 1, NULL);
 }
 
 int cmd_deletecolumn(struct cellctl *cc, int argc, char **argv)
@@ -173,11 +191,11 @@ int cmd_deletecolumn(struct cellctl *cc, int argc, char **argv)
 
 	if (!app_profile_ok(argc, argv, 4))
 		return cc_usage(cc);
-	if ((rc = check_row_key(argv[1])) != CC_OK)
+	if ((rc = cc_check_row_key(argv[1])) != CC_OK)
 		return rc;
 	m.family = argv[2];
 	m.qualifier = CS_BYTES(argv[3], strlen(argv[3]));
-	return mutate_row(cc, argv[0], argv[1], &m, 1, NULL);
+	return cc_mutate_row(cc, argv[0], argv[1], &m, 1, NULL);
 }
 
 int cmd_deleteallrows(struct cellctl *cc, int argc, char **argv)

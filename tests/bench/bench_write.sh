@@ -2,11 +2,13 @@
 # bench_write.sh — writing through the mount against tmpfs and bindfs: a shell loop creating 20k cells
 # with `echo > f`, the same loop overwriting them, `rm -rf` of them, and `cp -a` of a 20k-file table into
 # the mount and out of it; pinned to one CPU and unpinned. Prints the times, the ratios cellfs/tmpfs and
-# cellfs/bindfs, the FUSE requests per file by kind and the targets. A benchmark: it exits 0 whatever the
-# figures (1 only if it could not run). See README.md.
+# cellfs/bindfs, the FUSE requests per file by kind and the targets. With -f FLOORW, two more columns:
+# the same loops through floorw (floorw.c, the cheapest writable FUSE daemon, with cellfs's settings: what
+# FUSE itself costs a writer) answering FLUSH (floor) and refusing it as bindfs does (floor-noflush).
+# A benchmark: it exits 0 whatever the figures (1 only if it could not run). See README.md.
 #
 # usage: bench_write.sh CELLFS CELLCTL [-n CELLS] [-r REPEATS] [-s best|median] [-m "pinned unpinned"]
-#                       [-w "WORKLOADS"]
+#                       [-w "WORKLOADS"] [-f FLOORW]
 set -u
 export LC_ALL=C
 
@@ -15,15 +17,16 @@ die() { echo "bench_write: $*" >&2; exit 1; }
 [ $# -ge 2 ] || die "usage: bench_write.sh CELLFS CELLCTL [-n CELLS] [-r REPEATS] [-s best|median] [-m MODES] [-w WORKLOADS]"
 cellfs=$(realpath "$1") cellctl=$(realpath "$2")
 shift 2
-ncells=20000 repeats=5 stat=best modes="pinned unpinned"
+ncells=20000 repeats=5 stat=best modes="pinned unpinned" floorw=""
 workloads="create overwrite rm cp-in cp-out"
-while getopts n:r:s:m:w: o; do
+while getopts n:r:s:m:w:f: o; do
 	case $o in
 	n) ncells=$OPTARG ;;
 	r) repeats=$OPTARG ;;
 	s) stat=$OPTARG ;;
 	m) modes=$OPTARG ;;
 	w) workloads=$OPTARG ;;
+	f) floorw=$(realpath "$OPTARG") || die "no floorw at $OPTARG" ;;
 	*) die "unknown option" ;;
 	esac
 done
@@ -36,14 +39,18 @@ command -v getfattr >/dev/null || die "getfattr is missing (package attr)"
 # Everything in tmpfs, the store too: the figures are the daemon's and FUSE's, not the disk's.
 work=$(mktemp -d /dev/shm/cellfs-benchw.XXXXXX) || die "mktemp under /dev/shm failed"
 store=$work/store cmnt=$work/cellfs bsrc=$work/bindsrc bmnt=$work/bindfs tdir=$work/tmpfs
-src=$work/src out=$work/out
-cpid="" bpid=""
-mkdir -p "$cmnt" "$bsrc" "$bmnt" "$tdir" "$src" "$out" || die "mkdir in $work"
+src=$work/src out=$work/out fmnt=$work/floor nmnt=$work/floor-noflush
+cpid="" bpid="" fpid="" npid=""
+fss="tmpfs bindfs cellfs"
+[ -n "$floorw" ] && fss+=" floor floor-noflush"
+mkdir -p "$cmnt" "$bsrc" "$bmnt" "$tdir" "$src" "$out" "$fmnt" "$nmnt" || die "mkdir in $work"
 
 . "$(dirname "$0")/lib.sh"
 cleanup() {
 	unmount "$cmnt" "$cpid"
 	unmount "$bmnt" "$bpid"
+	unmount "$fmnt" "$fpid"
+	unmount "$nmnt" "$npid"
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -62,6 +69,19 @@ mount_bindfs() {
 	bpid=$!
 	wait_mounted "$bmnt" bindfs
 }
+mount_floor() { # floor | floor-noflush
+	if [ "$1" = floor ]; then
+		unmount "$fmnt" "$fpid"
+		"${pin[@]}" "$floorw" "$fmnt" -f >/dev/null &
+		fpid=$!
+		wait_mounted "$fmnt" floorw
+	else
+		unmount "$nmnt" "$npid"
+		"${pin[@]}" "$floorw" "$nmnt" -f -o no_flush >/dev/null &
+		npid=$!
+		wait_mounted "$nmnt" "floorw -o no_flush"
+	fi
+}
 
 "$cellctl" --db "$store" createtable seed >/dev/null || die "cellctl createtable failed"
 
@@ -75,6 +95,8 @@ table_dir() { # FS
 	tmpfs) echo "$tdir/t" ;;
 	bindfs) echo "$bmnt/t" ;;
 	cellfs) echo "$cmnt/t" ;;
+	floor) echo "$fmnt/t" ;;
+	floor-noflush) echo "$nmnt/t" ;;
 	esac
 }
 fresh_table() { # FS: an empty table directory
@@ -149,15 +171,19 @@ run_mode() {
 	if [ "$mode" = pinned ]; then pin=(taskset -c 0); else pin=(); fi
 	mount_cellfs
 	mount_bindfs
+	if [ -n "$floorw" ]; then
+		mount_floor floor
+		mount_floor floor-noflush
+	fi
 	for wl in $workloads; do
 		local -A times=()
 		for ((r = 0; r < repeats; r++)); do
-			for fs in tmpfs bindfs cellfs; do
+			for fs in $fss; do
 				run_once "$wl" "$fs"
 				times[$fs]+="$elapsed "
 			done
 		done
-		for fs in tmpfs bindfs cellfs; do
+		for fs in $fss; do
 			result[$mode,$wl,$fs]=$(printf '%s\n' ${times[$fs]} | pick)
 		done
 		# Requests per file and the daemon's CPU: one more run between two readings of the counters.
@@ -182,7 +208,9 @@ run_mode() {
 	done
 	unmount "$cmnt" "$cpid"
 	unmount "$bmnt" "$bpid"
-	cpid="" bpid=""
+	unmount "$fmnt" "$fpid"
+	unmount "$nmnt" "$npid"
+	cpid="" bpid="" fpid="" npid=""
 }
 
 wl_target() {
@@ -219,6 +247,22 @@ report() {
 		printf '  %-10s %-70s %s\n' "$wl" "${reqs[$mode,$wl]#*|}" "${cpu[$mode,$wl]}"
 	done
 	[ "$mode" = pinned ] && echo "pinned targets: $([ $all_met = yes ] && echo "all met" || echo "NOT all met")"
+	if [ -n "$floorw" ]; then report_floor "$mode"; fi
+}
+
+# The floor: the same loops through floorw, answering FLUSH (floor) and not (noflush, as bindfs).
+report_floor() {
+	local mode=$1 wl t b c f n
+	echo "the floor: floorw serving the writes from memory with cellfs's settings; noflush: floorw -o no_flush"
+	printf '%-10s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n' workload tmpfs bindfs cellfs floor noflush f/tmpfs \
+		f/bindfs n/bindfs c/floor
+	for wl in $workloads; do
+		t=${result[$mode,$wl,tmpfs]} b=${result[$mode,$wl,bindfs]} c=${result[$mode,$wl,cellfs]}
+		f=${result[$mode,$wl,floor]} n=${result[$mode,$wl,floor-noflush]}
+		awk -v w="$wl" -v t="$t" -v b="$b" -v c="$c" -v f="$f" -v n="$n" 'BEGIN {
+			printf "%-10s %8.4f %8.4f %8.4f %8.4f %8.4f %8.2f %8.2f %8.2f %8.2f\n", w, t, b, c, f, n,
+				f / t, f / b, n / b, c / f }'
+	done
 }
 
 echo "bench_write: $ncells cells ($nrows rows x 10 columns, family cf), shell loops in bash; tmpfs tree," \

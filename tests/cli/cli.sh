@@ -141,7 +141,7 @@ unset CELLFS_DB
 
 # ---- Schema: createtable, createfamily, setgcpolicy, ls, deletefamily, deletetable -------------------
 
-err 'cellctl createtable: usage: cellctl createtable <table> [families=<family>[:<gcpolicy>],...] [splits=<row-key>,...]' createtable
+err 'cellctl createtable: usage: cellctl createtable <table> [families=<family>[:<gcpolicy>[:<type>]],...] [splits=<row-key>,...]' createtable
 err 'cellctl createtable: invalid table name "bad name"' createtable 'bad name'
 err 'cellctl createtable: bad arg "foo"' createtable t foo
 err 'cellctl createtable: unknown arg key "foo"' createtable t foo=1
@@ -150,7 +150,7 @@ err 'cellctl createtable: bad families= list "x\"y": parse error on line 1, colu
 err 'cellctl createtable: bad splits= list "": EOF' createtable t splits=
 err 'cellctl createtable: family "a": invalid GC policy "bogus": expected maxversions=N, maxage=D or "(", got "bogus"' createtable t families=a:bogus
 err 'cellctl createtable: family "a": invalid GC policy "": empty policy' createtable t families=a:
-err 'cellctl createtable: family "a:never:intsum": value types are not supported' createtable t families=a:never:intsum
+err 'cellctl createtable: family "a": value type "inthll" is not supported (only intsum, intmin and intmax)' createtable t families=a:never:inthll
 err 'cellctl createtable: invalid family name "-a"' createtable t families=-a
 err 'cellctl createtable: invalid family name ""' createtable t families=a,,b
 checks=$((checks + 1))
@@ -196,9 +196,9 @@ err 'cellctl createfamily: table "nosuch" not found' createfamily nosuch c
 err 'cellctl createfamily: family "e": invalid GC policy "": empty policy' createfamily u e:
 err 'cellctl createfamily: invalid family name "bad fam"' createfamily u 'bad fam'
 err 'cellctl createfamily: invalid table name "a/b"' createfamily a/b c
-err 'cellctl createfamily: family "e:never:intsum": value types are not supported' createfamily u e:never:intsum
-err 'cellctl createfamily: usage: cellctl createfamily <table> <family>[:<gcpolicy>]' createfamily u
-err 'cellctl createfamily: usage: cellctl createfamily <table> <family>[:<gcpolicy>]' createfamily u c d
+err 'cellctl createfamily: family "e": value type "inthll" is not supported (only intsum, intmin and intmax)' createfamily u e:never:inthll
+err 'cellctl createfamily: usage: cellctl createfamily <table> <family>[:<gcpolicy>[:<type>]]' createfamily u
+err 'cellctl createfamily: usage: cellctl createfamily <table> <family>[:<gcpolicy>[:<type>]]' createfamily u c d
 
 ok setgcpolicy u d maxversions=4 and maxage=3d
 ok setgcpolicy u b 'maxage=1d || maxversions=2' force

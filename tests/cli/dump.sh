@@ -172,6 +172,30 @@ printf 'CELLDUMP\2\0\0\0\0\0\0\0' >"$tmp/v2dump"
 err "cellctl restore: \"$tmp/v2dump\": format version 2 is not supported (this build reads 1); nothing was restored" \
 	restore "$tmp/v2dump"
 
+# Aggregate families keep their value type (the family attribute "type").
+ok_in "$tmp/agg" createtable ag "families=s:never:intsum,m:maxversions=1:intmax,plain"
+ok_in "$tmp/agg" addtocell ag r s:n=5@1000 s:n=-2@1000 m:x=7@2000 m:x=3@2000
+dump_to "$tmp/agg" "$tmp/ag.dump"
+out <<'EOF'
+restored 1 tables, 1 rows, 2 cells (16 bytes of values)
+EOF
+ok_in "$tmp/agg2" restore "$tmp/ag.dump"
+same_store "$tmp/agg2" "$tmp/ag.dump" "restore of aggregate families"
+"$cellctl" --db "$tmp/agg" ls ag >"$tmp/ag.ls"
+cp "$tmp/ag.ls" "$tmp/want.out"
+ok_in "$tmp/agg2" ls ag
+ok_in "$tmp/agg2" addtocell ag r s:n=10@1000
+out <<'EOF'
+----------------------------------------
+r
+  m:x                                      @ 1970/01/01-00:00:00.002000
+    "\x00\x00\x00\x00\x00\x00\x00\a"
+  s:n                                      @ 1970/01/01-00:00:00.001000
+    "\x00\x00\x00\x00\x00\x00\x00\r"
+
+EOF
+ok_in "$tmp/agg2" read ag
+
 # ---- Truncated and corrupted dumps: refused, the store exactly as it was ------------------------------
 
 small=$tmp/small

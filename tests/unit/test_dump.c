@@ -114,6 +114,7 @@ static void fill(cs_store *st)
 	assert_int_equal(cs_family_create(txn, "awk", "f", NULL), 0);
 	assert_int_equal(cs_family_create(txn, "awk", "v2", "maxversions=2"), 0);
 	assert_int_equal(cs_family_create(txn, "awk", "old", "maxage=1d or maxversions=5"), 0);
+	assert_int_equal(cs_family_create_typed(txn, "awk", "sum", NULL, CS_TYPE_INTSUM), 0);
 	assert_int_equal(cs_table_create(txn, "empty", 0), 0);
 	assert_int_equal(cs_table_create(txn, "nofam", '\n'), 0);
 	assert_int_equal(cs_table_create(txn, "many", 0), 0);
@@ -134,6 +135,11 @@ static void fill(cs_store *st)
 		for (int64_t ts = 0; ts < 4; ts++)
 			assert_int_equal(tu_set(txn, "awk", CS_BYTES(awk[i].row, awk[i].rn), ts % 2 ? "v2" : "f",
 						CS_BYTES(awk[i].q, awk[i].qn), ts * 1000, CS_BYTES(awk[i].v, awk[i].vn)), 0);
+	for (int64_t i = 0; i < 5; i++) {
+		cs_mutation add = { .op = CS_ADD_TO_CELL, .family = "sum", .qualifier = CS_STR("n"), .ts = 1000 * (i % 2),
+				    .input = i - 7 };
+		assert_int_equal(cs_row_mutate(txn, "awk", CS_STR("agg"), &add, 1), 0);
+	}
 	/* v2 keeps two of three versions: the oldest is never dumped. */
 	for (int64_t ts = 1; ts <= 3; ts++)
 		assert_int_equal(tu_set(txn, "awk", CS_STR("gc"), "v2", CS_STR("q"), ts, CS_STR("x")), 0);
@@ -203,6 +209,7 @@ static void test_dump__round_trip_is_exact(void **state)
 		assert_true(ia->created == ib->created);
 		assert_int_equal(ia->nfamilies, ib->nfamilies);
 		for (size_t f = 0; f < ia->nfamilies; f++) {
+			assert_int_equal(ia->families[f].type, ib->families[f].type);
 			assert_string_equal(ia->families[f].name, ib->families[f].name);
 			assert_string_equal(ia->families[f].gc, ib->families[f].gc);
 		}
@@ -397,15 +404,17 @@ static struct mem craft(const char *kinds, const struct mem *payloads, size_t n)
 	return m;
 }
 
-/* The schema record's attributes are the extension point: one this build does not know (a value type,
- * "type=intsum") is refused, not silently dropped; a well-formed dump with a known one restores. */
-static void test_restore__unknown_schema_attribute_refused(void **state)
+/* The schema record's attributes are the extension point: a family's value type is "type"; one this
+ * build does not know, or an attribute it does not know, is refused, never silently dropped. */
+static void test_restore__schema_attributes(void **state)
 {
 	struct tu_store *ts = *state;
-	static uint8_t known[] = "\1t\1\5delim\1/\1\1f\1\2gc\15maxversions=2";
-	static uint8_t typed[] = "\1t\0\1\1f\1\4type\6intsum";
+	static uint8_t known[] = "\1t\1\5delim\1/\2\1f\1\2gc\15maxversions=2\1s\2\2gc\5never\4type\6intmax";
+	static uint8_t hll[] = "\1t\0\1\1f\1\4type\6inthll";
+	static uint8_t colour[] = "\1t\0\1\1f\1\6colour\3red";
 	static uint8_t end1[] = { 1, 0, 0, 0 };
 	struct mem p[2] = { { .p = known, .n = sizeof(known) - 1 }, { .p = end1, .n = 4 } }, d;
+	cs_restore_opts over = { .overwrite = true };
 	cs_restore_result res;
 	cs_table_info *info;
 	cs_txn *txn;
@@ -417,13 +426,20 @@ static void test_restore__unknown_schema_attribute_refused(void **state)
 	assert_int_equal(cs_table_info_get(txn, "t", &info), 0);
 	assert_int_equal(info->delim, '/');
 	assert_string_equal(info->families[0].gc, "maxversions=2");
+	assert_int_equal(info->families[0].type, CS_TYPE_BYTES);
+	assert_int_equal(info->families[1].type, CS_TYPE_INTMAX);
 	cs_table_info_free(info);
 	tu_commit(txn);
 
-	p[0] = (struct mem){ .p = typed, .n = sizeof(typed) - 1 };
+	p[0] = (struct mem){ .p = hll, .n = sizeof(hll) - 1 };
 	d = craft("SE", p, 2);
-	assert_int_equal(restore(ts->st, d.p, d.n, &(cs_restore_opts){ .overwrite = true }, &res), -ENOTSUP);
-	assert_string_equal(res.why, "family attribute \"type\" is not known to this version");
+	assert_int_equal(restore(ts->st, d.p, d.n, &over, &res), -ENOTSUP);
+	assert_string_equal(res.why, "value type \"inthll\" is not supported");
+	free(d.p);
+	p[0] = (struct mem){ .p = colour, .n = sizeof(colour) - 1 };
+	d = craft("SE", p, 2);
+	assert_int_equal(restore(ts->st, d.p, d.n, &over, &res), -ENOTSUP);
+	assert_string_equal(res.why, "family attribute \"colour\" is not known to this version");
 	free(d.p);
 }
 
@@ -534,7 +550,7 @@ int main(void)
 						tu_store_teardown),
 		cmocka_unit_test_setup_teardown(test_restore__every_fault_is_all_or_nothing, tu_store_setup,
 						tu_store_teardown),
-		cmocka_unit_test_setup_teardown(test_restore__unknown_schema_attribute_refused, tu_store_setup,
+		cmocka_unit_test_setup_teardown(test_restore__schema_attributes, tu_store_setup,
 						tu_store_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

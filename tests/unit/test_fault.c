@@ -28,7 +28,8 @@ static char *store_state(cs_store *st)
 		free(s);
 		s = ns;
 		for (size_t f = 0; f < info->nfamilies; f++) {
-			assert_true(asprintf(&ns, "%s%s: %s\n", s, info->families[f].name, info->families[f].gc) > 0);
+			assert_true(asprintf(&ns, "%s%s: %s %s\n", s, info->families[f].name, info->families[f].gc,
+					     cs_value_type_name(info->families[f].type)) > 0);
 			free(s);
 			s = ns;
 		}
@@ -353,6 +354,47 @@ static void test_fault__drop_and_gc_are_atomic(void **state)
 	run_all_kinds("drop all", prepare_table, drop_all);
 }
 
+/* The test table plus an aggregate family "s" holding a cell that later inputs merge into. */
+static void prepare_aggregate(cs_store *st)
+{
+	const cs_mutation m = { .op = CS_ADD_TO_CELL, .family = "s", .qualifier = CS_STR("n"), .ts = 5, .input = 10 };
+	cs_txn *txn;
+
+	prepare_table(st);
+	txn = tu_begin(st, 0);
+	assert_int_equal(cs_family_create_typed(txn, "t", "s", "maxversions=2", CS_TYPE_INTSUM), 0);
+	assert_int_equal(cs_row_mutate(txn, "t", CS_STR("r"), &m, 1), 0);
+	tu_commit(txn);
+}
+
+/* AddToCell merging into committed and uncommitted cells, beside plain mutations, and a new aggregate
+ * family in the same transaction. */
+static int aggregate(cs_store *st)
+{
+	const cs_mutation m[] = {
+		{ .op = CS_ADD_TO_CELL, .family = "s", .qualifier = CS_STR("n"), .ts = 5, .input = 3 },
+		{ .op = CS_SET_CELL, .family = "a", .qualifier = CS_STR("x"), .ts = 5, .value = CS_BYTES(text, 500) },
+		{ .op = CS_ADD_TO_CELL, .family = "s", .qualifier = CS_STR("n"), .ts = 5, .input = 4 },
+		{ .op = CS_ADD_TO_CELL, .family = "s", .qualifier = CS_BYTES(big_q, sizeof(big_q)), .ts = 1, .input = -1 },
+		{ .op = CS_ADD_TO_CELL, .family = "s", .qualifier = CS_STR("n"), .ts = 9, .input = 1 },
+		{ .op = CS_ADD_TO_CELL, .family = "m", .qualifier = CS_STR("n"), .ts = 5, .input = 7 },
+		{ .op = CS_ADD_TO_CELL, .family = "m", .qualifier = CS_STR("n"), .ts = 5, .input = -7 },
+	};
+	cs_txn *txn;
+	int rc = cs_txn_begin(st, 0, &txn);
+	if (rc)
+		return rc;
+	if (!(rc = cs_family_create_typed(txn, "t", "m", NULL, CS_TYPE_INTMAX)) &&
+	    !(rc = cs_row_mutate(txn, "t", CS_STR("r"), m, TU_ARRAY_SIZE(m))))
+		rc = cs_row_mutate(txn, "t", CS_BYTES(big_row, sizeof(big_row)), m, TU_ARRAY_SIZE(m));
+	return finish(txn, rc);
+}
+
+static void test_fault__add_to_cell_is_atomic(void **state)
+{
+	run_all_kinds("add to cell", prepare_aggregate, aggregate);
+}
+
 /* ReadModifyWrite stamps cells with "now", so states are compared with the timestamps masked. */
 static char *mask_now(char *s)
 {
@@ -506,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_fault__bulk_transaction_is_atomic),
 		cmocka_unit_test(test_fault__schema_changes_are_atomic),
 		cmocka_unit_test(test_fault__drop_and_gc_are_atomic),
+		cmocka_unit_test(test_fault__add_to_cell_is_atomic),
 		cmocka_unit_test(test_fault__rename_and_move_are_atomic),
 		cmocka_unit_test(test_fault__read_modify_write_is_atomic),
 		cmocka_unit_test(test_fault__reads_return_data_or_clean_error),

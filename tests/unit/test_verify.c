@@ -177,6 +177,41 @@ static void test_verify__bad_keys_and_schema_reported(void **state)
 	}
 }
 
+static void test_verify__aggregate_cell_not_8_bytes_reported(void **state)
+{
+	struct tu_store *ts = *state;
+	cs_mutation add = { .op = CS_ADD_TO_CELL, .family = "s", .qualifier = CS_STR("n"), .ts = 5, .input = 3 };
+	cs_verify_stats vs;
+	struct seen s;
+	struct sch_table *t;
+	uint8_t key[64], rec[32];
+	const void *v;
+	size_t kn, vn;
+	cs_txn *txn = tu_begin(ts->st, 0);
+
+	assert_int_equal(cs_table_create(txn, "t", 0), 0);
+	assert_int_equal(cs_family_create_typed(txn, "t", "s", NULL, CS_TYPE_INTSUM), 0);
+	tu_commit(txn);
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(cs_row_mutate(txn, "t", CS_STR("r"), &add, 1), 0);
+	tu_commit(txn);
+	s = verify(ts->st, &vs);
+	assert_int_equal(s.n, 0);
+	/* The raw record kind, seq, len 8, 8 bytes becomes len 7, 7 bytes. */
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(sch_table_get(txn, "t", &t), 0);
+	kn = key_cell(key, t->id, CS_STR("r"), "s", CS_STR("n"), 5);
+	assert_int_equal(kv_get(txn->kv, key, kn, &v, &vn), 0);
+	assert_int_equal(vn, 11);
+	memcpy(rec, v, vn);
+	rec[2] = 7;
+	assert_int_equal(kv_put(txn->kv, key, kn, rec, vn - 1), 0);
+	tu_commit(txn);
+	s = verify(ts->st, &vs);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.last, "t r s:n@5 aggregate (intsum) cell of 7 bytes, not 8");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,6 +222,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_verify__corrupt_cell_header_reported, tu_store_setup,
 						tu_store_teardown),
 		cmocka_unit_test_setup_teardown(test_verify__bad_keys_and_schema_reported, tu_store_setup,
+						tu_store_teardown),
+		cmocka_unit_test_setup_teardown(test_verify__aggregate_cell_not_8_bytes_reported, tu_store_setup,
 						tu_store_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
