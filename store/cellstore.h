@@ -372,8 +372,8 @@ typedef struct cs_dump_stats {
 } cs_dump_stats;
 
 /* Write a dump of the N tables NAMES (N 0: every table, in name order) as TXN sees them: each table's
- * schema (delimiter, creation time, families and GC policies) and every cell a read of all versions
- * returns, with its timestamp and value (cells a GC policy collected, dropped or deleted are not
+ * schema (delimiter, creation time, families, GC policies, value types) and every cell a read of all
+ * versions returns, with its timestamp and value (cells a GC policy collected, dropped or deleted are not
  * dumped). The same store contents always give the same bytes. Every name is checked before anything is
  * written. STATS may be NULL. Memory: about one block (1 MiB) plus the largest value.
  * Errors: -ENOENT (a table does not exist; nothing written), -EINVAL (a name given twice), -EIO (a
