@@ -74,5 +74,6 @@ int cc_store_error(cs_txn *txn, int err, const char *what, const char *table, co
 cmd_fn cmd_createtable, cmd_createfamily, cmd_deletefamily, cmd_deletetable, cmd_setgcpolicy, cmd_ls;
 cmd_fn cmd_set, cmd_deleterow, cmd_deletecolumn, cmd_deleteallrows;
 cmd_fn cmd_lookup, cmd_read, cmd_count;
+cmd_fn cmd_import, cmd_export;
 
 #endif
