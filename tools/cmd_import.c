@@ -354,6 +354,14 @@ static int csv_pass(struct imp *im, csv_reader *r)
 
 /* ---- JSON lines --------------------------------------------------------------------------------- */
 
+static bool blank(const char *l, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (l[i] != ' ' && l[i] != '\t' && l[i] != '\r' && l[i] != '\n')
+			return false;
+	return true;
+}
+
 static int jsonl_pass(struct imp *im, csv_reader *r)
 {
 	ji_parser *jp;
@@ -369,7 +377,7 @@ static int jsonl_pass(struct imp *im, csv_reader *r)
 		size_t nc;
 		char *err = NULL;
 
-		if (n == strspn(l, " \t\r\n") && !memchr(l, 0, n)) /* blank lines are skipped */
+		if (blank(l, n)) /* blank lines are skipped */
 			continue;
 		if ((rc = ji_parse_line(jp, l, n, &c, &nc, &err)) < 0) {
 			status = rc == -EINVAL ? cc_error("line %llu: %s", (unsigned long long)line, err ? err : "bad JSON")
@@ -558,7 +566,7 @@ static int parse_args(struct imp *im, int argc, char **argv)
 	im->jsonl = vals[A_FORMAT] && !strcmp(vals[A_FORMAT], "jsonl");
 	if (im->jsonl && (vals[A_COLFAM] || vals[A_TS]))
 		return cc_error("%s applies to CSV input only", vals[A_COLFAM] ? "column-family=" : "timestamp=");
-	return vals[A_FORMAT] ? 1 : CC_OK; /* 1: the format was given */
+	return vals[A_FORMAT] ? 2 : CC_OK; /* 2: the format was given */
 }
 
 int cmd_import(struct cellctl *cc, int argc, char **argv)
@@ -578,7 +586,7 @@ int cmd_import(struct cellctl *cc, int argc, char **argv)
 		return rc;
 	if ((rc = open_input(&im, argv[1])) != CC_OK)
 		goto out;
-	if (given != 1 && looks_like_jsonl(&im)) {
+	if (given != 2 && looks_like_jsonl(&im)) {
 		if (im.colfam || im.value_ts) {
 			rc = cc_error("the input is JSON lines: column-family= and timestamp= apply to CSV only");
 			goto out;
