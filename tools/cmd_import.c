@@ -141,11 +141,11 @@ static int line_done(struct imp *im, uint64_t line, uint64_t offset)
 		progress_update(&im->prog, im->cells, offset);
 		return CC_OK;
 	}
+	progress_update(&im->prog, im->cells, offset);
 	if (im->batch_cells < BATCH_CELLS && im->batch_bytes < BATCH_BYTES)
 		return CC_OK;
 	if ((rc = batch_commit(im, line)) != CC_OK || (rc = batch_begin(im)) != CC_OK)
 		return rc;
-	progress_update(&im->prog, im->cells, offset);
 	return CC_OK;
 }
 
@@ -613,7 +613,7 @@ int cmd_import(struct cellctl *cc, int argc, char **argv)
 	im.now -= im.now % 1000; /* bigtable.Now() is whole milliseconds */
 	progress_init(&im.prog, "checking", quiet, (uint64_t)im.size, 0);
 	rc = run_pass(&im);
-	progress_done(&im.prog, rc == CC_OK);
+	progress_done(&im.prog, im.cells, false);
 	if (rc != CC_OK)
 		goto out;
 	/* Second pass: write in batches. */
@@ -627,7 +627,7 @@ int cmd_import(struct cellctl *cc, int argc, char **argv)
 		rc = batch_commit(&im, 0);
 	else
 		batch_abort(&im);
-	progress_done(&im.prog, rc == CC_OK);
+	progress_done(&im.prog, im.cells, rc == CC_OK);
 out:
 	if (im.fd >= 0)
 		close(im.fd);

@@ -167,9 +167,12 @@ static int string(ji_parser *p, struct span *out)
 	for (;;) {
 		const char *run = p->s;
 
-		while (p->s < p->end && *p->s != '"' && *p->s != '\\' && (unsigned char)*p->s >= 0x20)
+		bool ascii = true;
+		while (p->s < p->end && *p->s != '"' && *p->s != '\\' && (unsigned char)*p->s >= 0x20) {
+			ascii &= (unsigned char)*p->s < 0x80;
 			p->s++;
-		if (!jo_utf8(run, (size_t)(p->s - run)))
+		}
+		if (!ascii && !jo_utf8(run, (size_t)(p->s - run)))
 			return fail(p, "column %zu: a string that is not valid UTF-8 (use the \"_b64\" form)", c0);
 		if ((rc = put(p, run, (size_t)(p->s - run))))
 			return rc;
@@ -379,13 +382,13 @@ static int object(ji_parser *p, struct rawcell *c, bool top, unsigned *seen, boo
 			struct span k;
 			size_t kcol, save = p->n;
 			unsigned bit;
-			char key[16];
+			const char *key;
 
 			ws(p);
 			kcol = col(p);
 			if ((rc = string(p, &k)))
 				return rc;
-			snprintf(key, sizeof key, "%.*s", (int)(k.n < 15 ? k.n : 15), p->buf + k.off);
+			key = p->buf + k.off; /* still there: nothing is decoded until the value */
 			p->n = save;
 			if (!eat(p, ':'))
 				return fail(p, "column %zu: want ':'", col(p));

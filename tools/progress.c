@@ -53,11 +53,18 @@ void progress_update(struct progress *p, uint64_t cells, uint64_t bytes)
 	draw(p, cells, bytes, t);
 }
 
-void progress_done(struct progress *p, bool ok)
+void progress_done(struct progress *p, uint64_t cells, bool summary)
 {
-	(void)ok;
-	if (!p->on || !p->drawn)
+	double el;
+
+	if (!p->on)
 		return;
-	fputs("\r\033[K", stderr);
+	if (p->drawn)
+		fputs("\r\033[K", stderr);
 	p->drawn = false;
+	if (!summary)
+		return;
+	el = now_s() - p->t0;
+	fprintf(stderr, "%s: %llu cells in %.1f s (%.0f cells/s)\n", p->what, (unsigned long long)cells, el,
+		el > 0 ? (double)cells / el : 0.0);
 }

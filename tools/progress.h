@@ -19,7 +19,8 @@ struct progress {
 void progress_init(struct progress *p, const char *what, bool quiet, uint64_t total_bytes, uint64_t total_cells);
 /* CELLS done, BYTES of the input read. Cheap: looks at the clock only now and then. */
 void progress_update(struct progress *p, uint64_t cells, uint64_t bytes);
-/* Finish the line: a summary when OK, else erase it (an error message follows). */
-void progress_done(struct progress *p, bool ok);
+/* Finish: with SUMMARY, a last line "WHAT: CELLS cells in S s (R cells/s)"; else erase the line (an
+ * error message or the next phase follows). */
+void progress_done(struct progress *p, uint64_t cells, bool summary);
 
 #endif
