@@ -123,8 +123,8 @@ static int read_line(csv_reader *r)
 		size_t n;
 
 		if (r->pos == r->len) {
-			if (r->eof || (rc = refill(r)) < 0)
-				return r->eof ? (have ? 1 : 0) : rc;
+			if (!r->eof && (rc = refill(r)) < 0)
+				return rc;
 			if (r->eof)
 				break;
 		}
