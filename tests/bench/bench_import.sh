@@ -85,11 +85,17 @@ rm -rf "$work/db"
 time_it "cellctl import, JSON lines" "$ncells" \
 	"$cellctl" --db "$work/db" import b "$work/cells.jsonl" --quiet
 for mode in append put; do
-	t=$( { rm -rf "$work/raw"; mkdir "$work/raw"; "$raw" "$work/raw" "$ncells" 100000 $mode; } ) || die "raw_load failed"
+	t=
+	for _ in $(seq "$repeats"); do
+		rm -rf "$work/raw"
+		mkdir "$work/raw"
+		sync
+		r=$("$raw" "$work/raw" "$ncells" 100000 $mode) || die "raw_load failed"
+		if [ -z "$t" ] || awk -v a="$(echo "$r" | cut -d' ' -f3)" -v b="$(echo "$t" | cut -d' ' -f3)" 'BEGIN { exit !(a < b) }'; then t=$r; fi
+	done
 	printf '  %-40s %9d cells %8.3f s %10s cells/s\n' "raw LMDB loop, mdb_put $( [ $mode = append ] && echo MDB_APPEND || echo 'in order')" \
 		"$ncells" "$(echo "$t" | cut -d' ' -f3)" "$(echo "$t" | cut -d' ' -f4)"
 done
-
 echo "export:"
 PRELOAD=1 time_it "cellctl export, CSV" "$ncells" \
 	sh -c '"$0" --db "$1" export b >/dev/null' "$cellctl" "$work/db"
