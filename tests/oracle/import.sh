@@ -139,6 +139,10 @@ both import bad "$tmp/data.csv" workers=0
 both import bad "$tmp/data.csv" timestamp=never
 both import bad "$tmp/data.csv" column-family=
 both import nosuch "$tmp/data.csv"
+: >"$tmp/empty.csv"
+both import bad "$tmp/empty.csv"
+printf ',cf\n' >"$tmp/onlyfam.csv"
+both import bad "$tmp/onlyfam.csv"
 both import bad "$tmp/nosuch.csv"
 
 # What cellctl export writes, cbt import reads back into the same cells.
