@@ -433,8 +433,9 @@ static int run_pass(struct imp *im)
 	return rc;
 }
 
-/* Copy standard input to an unlinked temporary file; return its descriptor or -1 (error printed). */
-static int spool_stdin(void)
+/* Copy IN (standard input, a pipe, a terminal) to an unlinked temporary file; return its descriptor or
+ * -1 (error printed). */
+static int spool(int in, const char *name)
 {
 	const char *dir = getenv("TMPDIR");
 	char *path;
@@ -450,18 +451,18 @@ static int spool_stdin(void)
 	}
 	fd = mkstemp(path);
 	if (fd < 0) {
-		cc_error("cannot create a temporary file in %s to hold standard input: %s", cc_qs(dir), strerror(errno));
+		cc_error("cannot create a temporary file in %s to hold %s: %s", cc_qs(dir), name, strerror(errno));
 		free(path);
 		return -1;
 	}
 	unlink(path);
 	free(path);
-	while ((n = read(0, buf, sizeof buf)) != 0) {
+	while ((n = read(in, buf, sizeof buf)) != 0) {
 		ssize_t w;
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			cc_error("reading standard input: %s", strerror(errno));
+			cc_error("reading %s: %s", name, strerror(errno));
 			close(fd);
 			return -1;
 		}
@@ -472,7 +473,7 @@ static int spool_stdin(void)
 				continue;
 			}
 			if (w < 0) {
-				cc_error("spooling standard input to a temporary file: %s", strerror(errno));
+				cc_error("copying %s to a temporary file: %s", name, strerror(errno));
 				close(fd);
 				return -1;
 			}
@@ -481,32 +482,39 @@ static int spool_stdin(void)
 	return fd;
 }
 
+/* Open the input so that it can be read twice: a regular file in place (standard input too, from its
+ * current offset), anything else (a pipe, <(...)) copied to a temporary file first. */
 static int open_input(struct imp *im, const char *path)
 {
+	bool is_stdin = !strcmp(path, "-");
+	const char *name = is_stdin ? "standard input" : cc_qs(path);
 	struct stat sb;
+	off_t pos = 0;
+	int fd;
 
-	if (!strcmp(path, "-")) {
-		off_t pos;
-		if (fstat(0, &sb) == 0 && S_ISREG(sb.st_mode) && (pos = lseek(0, 0, SEEK_CUR)) >= 0) {
-			im->fd = dup(0);
-			im->start = pos;
-		} else {
-			im->fd = spool_stdin();
-			im->start = 0;
-		}
-		if (im->fd < 0)
-			return CC_FAIL;
-	} else {
-		im->fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (im->fd < 0)
-			return cc_error("cannot open %s: %s", cc_qs(path), strerror(errno));
-		im->start = 0;
+	fd = is_stdin ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cc_error("cannot open %s: %s", name, strerror(errno));
+	if (fstat(fd, &sb) < 0) {
+		close(fd);
+		return cc_error("cannot read %s: %s", name, strerror(errno));
 	}
-	if (fstat(im->fd, &sb) < 0)
-		return cc_error("cannot read %s: %s", cc_qs(path), strerror(errno));
-	if (S_ISDIR(sb.st_mode))
-		return cc_error("cannot read %s: %s", cc_qs(path), strerror(EISDIR));
-	im->size = S_ISREG(sb.st_mode) ? sb.st_size - im->start : 0;
+	if (S_ISDIR(sb.st_mode)) {
+		close(fd);
+		return cc_error("cannot read %s: %s", name, strerror(EISDIR));
+	}
+	if (S_ISREG(sb.st_mode) && (pos = lseek(fd, 0, SEEK_CUR)) >= 0) {
+		im->fd = fd;
+		im->start = pos;
+		im->size = sb.st_size - pos;
+		return CC_OK;
+	}
+	im->fd = spool(fd, name);
+	close(fd);
+	if (im->fd < 0)
+		return CC_FAIL;
+	im->start = 0;
+	im->size = lseek(im->fd, 0, SEEK_END);
 	return CC_OK;
 }
 

@@ -116,7 +116,7 @@ now_ok export t format=jsonl
 ok deleteallrows t
 
 # No family row with column-family=; CRLF line ends; blank lines skipped; a row without a key skipped;
-# the same row on two lines; stdin from a pipe and from a redirected file.
+# the same row on two lines; stdin from a pipe and from a redirected file; a named pipe (<(...)).
 input ',a,b\r\n\r\nr1,1@1000,2@1000\r\n,9@1000,9@1000\r\n\nr1,"3\r\n4@2000",\r\n'
 ok import t "$in" column-family=g timestamp=value-encoded
 out <<'EOF'
@@ -138,9 +138,12 @@ cat "$in" | "$cellctl" --db "$db" import t - timestamp=value-encoded 2>"$tmp/got
 input ',cf\n,q\nredirected,w@2000\n'
 checks=$((checks + 1))
 "$cellctl" --db "$db" import t - timestamp=value-encoded <"$in" 2>"$tmp/got.err" || failed "import from a redirect failed: $(cat "$tmp/got.err")"
+input ',cf\n,q\nsubstituted,x@3000\n'
+ok import t <(cat "$in") timestamp=value-encoded
 out <<'EOF'
 piped cf:q=v@1000
 redirected cf:q=w@2000
+substituted cf:q=x@3000
 EOF
 checks=$((checks + 1))
 "$cellctl" --db "$db" export t format=jsonl | sed -E 's/^\{"row":"([^"]*)","family":"([^"]*)","qualifier":"([^"]*)","ts":([0-9]+),"value":"([^"]*)"\}$/\1 \2:\3=\5@\4/' >"$tmp/got.out"
