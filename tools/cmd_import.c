@@ -3,8 +3,8 @@
  * Nothing is written unless the whole input is good, yet memory stays constant: the input is read
  * twice. The first pass checks every line (CSV syntax, field counts, families, timestamps, sizes) in a
  * read-only transaction; the second writes it through the store's bulk loader in batches of whole
- * lines, each batch one committed and synced transaction. Standard input that is not a regular file is
- * first copied to an unlinked temporary file, so both passes read a file. A failure in the second pass
+ * lines, each batch one committed and synced transaction. An input that is not a regular file (a pipe,
+ * <(...)) is first copied to an unlinked temporary file, so both passes read a file. A failure in the second pass
  * (disk full, the table changed meanwhile) leaves the batches before it and says how far they reach.
  */
 #include <errno.h>
