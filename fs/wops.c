@@ -1098,6 +1098,22 @@ void fs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *n
 
 /* ---- the schema as extended attributes of the table directory ---- */
 
+/* 0 if FAMILY of TABLE has value type TYPE; -ENOENT if there is no such family; -EINVAL if it has another
+ * type (a family's type is fixed when it is made: a restore onto a plain family is refused, not merged). */
+static int family_type_is(cs_txn *txn, const char *table, const char *family, cs_value_type type)
+{
+	cs_table_info *info;
+	int rc = cs_table_info_get(txn, table, &info);
+	if (rc)
+		return rc;
+	rc = -ENOENT;
+	for (size_t i = 0; i < info->nfamilies; i++)
+		if (!strcmp(info->families[i].name, family))
+			rc = info->families[i].type == type ? 0 : -EINVAL;
+	cs_table_info_free(info);
+	return rc;
+}
+
 void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value, size_t size, int flags)
 {
 	struct fs *fs = fs_of(req);
@@ -1140,12 +1156,20 @@ void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *v
 		}
 	} else if (!strncmp(name, XA_FAMILY, strlen(XA_FAMILY))) {
 		const char *fam = name + strlen(XA_FAMILY);
-		if (strlen(text) != size || cs_check_gc_policy(text, NULL)) {
+		char *colon = strchr(text, ':');
+		cs_value_type type = CS_TYPE_BYTES;
+		if (colon) /* POLICY:TYPE, an aggregate family (as the attribute reads) */
+			*colon = 0;
+		if (strlen(text) + (colon ? strlen(colon + 1) + 1 : 0) != size || cs_check_gc_policy(text, NULL) ||
+		    (colon && (cs_value_type_parse(colon + 1, &type) || type == CS_TYPE_BYTES))) {
 			rc = -EINVAL;
 		} else {
-			rc = cs_family_set_gc(txn, n->id.table, fam, text);
+			rc = family_type_is(txn, n->id.table, fam, type);
+			if (!rc)
+				rc = cs_family_set_gc(txn, n->id.table, fam, text);
 			if (rc == -ENOENT)
-				rc = flags & XATTR_REPLACE ? -ENODATA : cs_family_create(txn, n->id.table, fam, text);
+				rc = flags & XATTR_REPLACE ? -ENODATA
+							   : cs_family_create_typed(txn, n->id.table, fam, text, type);
 			else if (!rc && (flags & XATTR_CREATE))
 				rc = -EEXIST;
 		}

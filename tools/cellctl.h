@@ -93,5 +93,6 @@ cmd_fn cmd_set, cmd_deleterow, cmd_deletecolumn, cmd_deleteallrows;
 cmd_fn cmd_lookup, cmd_read, cmd_count;
 cmd_fn cmd_addtocell;     /* cmd_agg.c */
 cmd_fn cmd_droprowrange;  /* cmd_drop.c */
+cmd_fn cmd_import, cmd_export; /* cmd_import.c, cmd_export.c */
 
 #endif
