@@ -214,6 +214,7 @@ int fileh_commit(struct fs *fs, struct fileh *h)
 		goto out;
 	}
 	ts = h->set_ts >= 0 ? h->set_ts : h->written_ts >= 0 ? h->written_ts : EDIT_TS_NEW;
+	bool in_place = h->written_ts >= 0 && ts == h->written_ts;
 	if (h->id.kind == NODE_COLUMN && h->set_ts >= 0 && !(h->set_ts % 1000000))
 		pending_round_add(&fs->pending, column_ino(&h->id), h->set_ts);
 	OWN(fs, rc, edit_put(fs->st, &h->id, ts, h->buf, h->len, h->written_ts, fs->strict_schema, &ts));
@@ -230,7 +231,7 @@ int fileh_commit(struct fs *fs, struct fileh *h)
 			pending_col_remove(&fs->pending, column_ino(&h->id));
 		else /* the bare name may show this version now */
 			fuse_lowlevel_notify_inval_inode(fs->se, column_ino(&h->id), 0, 0);
-		rc = 1;
+		rc = in_place ? FILEH_REWROTE : 1;
 	}
 out:
 	pthread_mutex_unlock(&h->lock);
@@ -395,12 +396,15 @@ void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_
 		fuse_reply_write(req, size);
 }
 
-/* After a write-back, the directory's listing (a new Q@TS) and times are asked for again. Safe here:
- * close() holds no directory lock, and the directory's cached pages are locked only briefly. */
+/* After a write-back of a version, the directory's listing (a new Q@TS) and times are asked for again
+ * (not after a rewrite in place: bash's `echo > f` writes back at its dup'd descriptor's close and again
+ * at the real one, same version, same listing). Safe here: close() holds no directory lock, and the
+ * directory's cached pages are locked only briefly. */
 static int committed(struct fs *fs, struct fileh *h, int rc)
 {
 	if (rc > 0) {
-		fuse_lowlevel_notify_inval_inode(fs->se, h->parent, 0, 0);
+		if (rc != FILEH_REWROTE)
+			fuse_lowlevel_notify_inval_inode(fs->se, h->parent, 0, 0);
 		rc = 0;
 	}
 	h->reported = rc; /* (only this thread's request touches it now: the file's close or fsync) */
