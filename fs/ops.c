@@ -605,7 +605,7 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 			h->counted_new = false;
 			atomic_fetch_sub(&fs->nnew, 1);
 		}
-		if (rc > 0)
+		if (rc > 0 && rc != FILEH_REWROTE)
 			fuse_lowlevel_notify_inval_inode(fs->se, h->parent, 0, 0);
 		else if (rc && rc != h->reported) /* (an error close() returned already is not news) */
 			fprintf(stderr, "cellfs: writing back %s on release: %s\n", h->id.table, strerror(-rc));

@@ -85,8 +85,11 @@ struct new_file {
 int new_files(struct fs *fs, uint64_t dir, struct new_file **out, size_t *n);
 void new_files_free(struct new_file *v, size_t n);
 
-/* Write a writable handle back if it changed (flush, fsync, release). Returns 1 if it wrote, 0 if there
- * was nothing to write. Errors: as edit_put(). */
+/* Write a writable handle back if it changed (flush, fsync, release). Returns 1 if it wrote a version
+ * (new, or at a new time: the directory's listing or times may change), FILEH_REWROTE if it rewrote its
+ * version in place (same timestamp: nothing but that file changed), 0 if there was nothing to write.
+ * Errors: as edit_put(). */
+#define FILEH_REWROTE 2
 int fileh_commit(struct fs *fs, struct fileh *h);
 
 #endif

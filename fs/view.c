@@ -738,8 +738,12 @@ int view_xattr_get(cs_txn *txn, const struct node_id *id, const char *name, char
 	} else if (!strncmp(name, XA_FAMILY, sizeof(XA_FAMILY) - 1)) {
 		for (size_t i = 0; i < info->nfamilies; i++)
 			if (!strcmp(info->families[i].name, name + sizeof(XA_FAMILY) - 1)) {
-				*len = strlen(info->families[i].gc);
-				*val = dupb(info->families[i].gc, *len);
+				/* the GC policy, then ":TYPE" for an aggregate family (cbt's families= syntax) */
+				const char *type = cs_value_type_name(info->families[i].type);
+				*val = NULL;
+				if (asprintf(val, "%s%s%s", info->families[i].gc, *type ? ":" : "", type) < 0)
+					*val = NULL;
+				*len = *val ? strlen(*val) : 0;
 				rc = *val ? 0 : -ENOMEM;
 				break;
 			}

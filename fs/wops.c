@@ -214,6 +214,7 @@ int fileh_commit(struct fs *fs, struct fileh *h)
 		goto out;
 	}
 	ts = h->set_ts >= 0 ? h->set_ts : h->written_ts >= 0 ? h->written_ts : EDIT_TS_NEW;
+	bool in_place = h->written_ts >= 0 && ts == h->written_ts;
 	if (h->id.kind == NODE_COLUMN && h->set_ts >= 0 && !(h->set_ts % 1000000))
 		pending_round_add(&fs->pending, column_ino(&h->id), h->set_ts);
 	OWN(fs, rc, edit_put(fs->st, &h->id, ts, h->buf, h->len, h->written_ts, fs->strict_schema, &ts));
@@ -230,7 +231,7 @@ int fileh_commit(struct fs *fs, struct fileh *h)
 			pending_col_remove(&fs->pending, column_ino(&h->id));
 		else /* the bare name may show this version now */
 			fuse_lowlevel_notify_inval_inode(fs->se, column_ino(&h->id), 0, 0);
-		rc = 1;
+		rc = in_place ? FILEH_REWROTE : 1;
 	}
 out:
 	pthread_mutex_unlock(&h->lock);
@@ -395,12 +396,15 @@ void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_
 		fuse_reply_write(req, size);
 }
 
-/* After a write-back, the directory's listing (a new Q@TS) and times are asked for again. Safe here:
- * close() holds no directory lock, and the directory's cached pages are locked only briefly. */
+/* After a write-back of a version, the directory's listing (a new Q@TS) and times are asked for again
+ * (not after a rewrite in place: bash's `echo > f` writes back at its dup'd descriptor's close and again
+ * at the real one, same version, same listing). Safe here: close() holds no directory lock, and the
+ * directory's cached pages are locked only briefly. */
 static int committed(struct fs *fs, struct fileh *h, int rc)
 {
 	if (rc > 0) {
-		fuse_lowlevel_notify_inval_inode(fs->se, h->parent, 0, 0);
+		if (rc != FILEH_REWROTE)
+			fuse_lowlevel_notify_inval_inode(fs->se, h->parent, 0, 0);
 		rc = 0;
 	}
 	h->reported = rc; /* (only this thread's request touches it now: the file's close or fsync) */
@@ -1098,6 +1102,22 @@ void fs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *n
 
 /* ---- the schema as extended attributes of the table directory ---- */
 
+/* 0 if FAMILY of TABLE has value type TYPE; -ENOENT if there is no such family; -EINVAL if it has another
+ * type (a family's type is fixed when it is made: a restore onto a plain family is refused, not merged). */
+static int family_type_is(cs_txn *txn, const char *table, const char *family, cs_value_type type)
+{
+	cs_table_info *info;
+	int rc = cs_table_info_get(txn, table, &info);
+	if (rc)
+		return rc;
+	rc = -ENOENT;
+	for (size_t i = 0; i < info->nfamilies; i++)
+		if (!strcmp(info->families[i].name, family))
+			rc = info->families[i].type == type ? 0 : -EINVAL;
+	cs_table_info_free(info);
+	return rc;
+}
+
 void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value, size_t size, int flags)
 {
 	struct fs *fs = fs_of(req);
@@ -1140,12 +1160,20 @@ void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *v
 		}
 	} else if (!strncmp(name, XA_FAMILY, strlen(XA_FAMILY))) {
 		const char *fam = name + strlen(XA_FAMILY);
-		if (strlen(text) != size || cs_check_gc_policy(text, NULL)) {
+		char *colon = strchr(text, ':');
+		cs_value_type type = CS_TYPE_BYTES;
+		if (colon) /* POLICY:TYPE, an aggregate family (as the attribute reads) */
+			*colon = 0;
+		if (strlen(text) + (colon ? strlen(colon + 1) + 1 : 0) != size || cs_check_gc_policy(text, NULL) ||
+		    (colon && (cs_value_type_parse(colon + 1, &type) || type == CS_TYPE_BYTES))) {
 			rc = -EINVAL;
 		} else {
-			rc = cs_family_set_gc(txn, n->id.table, fam, text);
+			rc = family_type_is(txn, n->id.table, fam, type);
+			if (!rc)
+				rc = cs_family_set_gc(txn, n->id.table, fam, text);
 			if (rc == -ENOENT)
-				rc = flags & XATTR_REPLACE ? -ENODATA : cs_family_create(txn, n->id.table, fam, text);
+				rc = flags & XATTR_REPLACE ? -ENODATA
+							   : cs_family_create_typed(txn, n->id.table, fam, text, type);
 			else if (!rc && (flags & XATTR_CREATE))
 				rc = -EEXIST;
 		}

@@ -294,6 +294,41 @@ int cs_drop_prefix(cs_txn *txn, const char *table, cs_bytes prefix);
 int cs_move_prefix(cs_txn *txn, const char *table, cs_bytes from, cs_bytes to, uint64_t max_cells,
 		   uint64_t *moved);
 
+/* ---- Bulk loading ----------------------------------------------------------------------------------- */
+
+/* A bulk loader writes many cells into one table inside the caller's write transaction, with the
+ * result cs_row_mutate(CS_SET_CELL) would have, faster: the table and family are looked up once, and
+ * cells whose keys arrive in increasing order (rows ascending; in a row, family name, qualifier,
+ * newest timestamp first) past the end of everything stored, as when a new table is filled in key
+ * order, are appended (LMDB's MDB_APPEND: no search, pages filled whole). Any other order works too, at
+ * the speed of ordinary writes; so do row keys and qualifiers too long for appending.
+ * Commit in batches (close the loader, cs_txn_commit(), begin again): one transaction holding hundreds
+ * of MiB of changes fails with -E2BIG. The table's schema must not change in TXN while the loader is
+ * open. A loader is not thread-safe; it lives inside TXN and must be closed before TXN ends. */
+typedef struct cs_bulk cs_bulk;
+
+typedef struct cs_bulk_stats {
+	uint64_t appended; /* cells stored by appending */
+	uint64_t put;      /* cells stored by ordinary writes */
+} cs_bulk_stats;
+
+/* Start loading cells into TABLE in TXN. Errors: -ENOENT (no table), -EROFS (read-only transaction or
+ * store), the transaction's earlier error; then -EIO, -ENOMEM. Close *OUT with cs_bulk_close(). */
+int cs_bulk_open(cs_txn *txn, const char *table, cs_bulk **out);
+
+/* Create or replace the cell (ROW, FAMILY, QUALIFIER, TS) with VALUE. TS >= 0, or CS_TS_NOW.
+ * Errors, detected before anything is written (the transaction stays usable): -EINVAL (empty row key,
+ * negative TS), -ENAMETOOLONG (row key over CS_MAX_ROW_KEY, qualifier over CS_MAX_QUALIFIER), -EFBIG
+ * (value over the store's limit), -ENOENT (no such family). Then -ENOSPC, -EIO, -ENOMEM, -E2BIG: the
+ * transaction failed (cs_txn_commit() returns the error and stores nothing of it). */
+int cs_bulk_put(cs_bulk *b, cs_bytes row, const char *family, cs_bytes qualifier, int64_t ts, cs_bytes value);
+
+/* How the cells so far were stored (for benchmarks and tests). */
+void cs_bulk_get_stats(const cs_bulk *b, cs_bulk_stats *stats);
+
+/* Free B. What it wrote stays in the transaction. Accepts NULL. */
+void cs_bulk_close(cs_bulk *b);
+
 /* ---- Reads ---------------------------------------------------------------------------------------- */
 
 typedef struct cs_column_sel {

@@ -465,6 +465,24 @@ int kv_put(kv_txn *t, const void *key, size_t klen, const void *val, size_t vlen
 	return rc;
 }
 
+int kv_append(kv_txn *t, const void *key, size_t klen, const void *val, size_t vlen)
+{
+	MDB_val k = { klen, (void *)key }, v = { vlen, NULL };
+	int rc;
+
+	if (t->rdonly)
+		return -EROFS;
+	if (klen == 0 || klen > P)
+		return -EINVAL;
+	/* LMDB checks the order itself and refuses with MDB_KEYEXIST before changing anything. */
+	if ((rc = LM(mdb_put(t->txn, t->env->dbi, &k, &v, MDB_APPEND | MDB_RESERVE))))
+		return rc;
+	t->writes++;
+	if (vlen)
+		memcpy(v.mv_data, val, vlen);
+	return 0;
+}
+
 /* After emptying slot HOLE of a long-key probe run, pull later entries back so lookups (which stop at
  * the first empty slot) still find them: linear probing's backward-shift deletion. */
 static int long_backshift(kv_txn *t, uint8_t *hole)

@@ -49,6 +49,11 @@ int kv_put(kv_txn *txn, const void *key, size_t klen, const void *val, size_t vl
 /* Like kv_put, but reserves VLEN bytes for the caller to fill at *DST before any other call on TXN. */
 int kv_reserve(kv_txn *txn, const void *key, size_t klen, size_t vlen, void **dst);
 int kv_del(kv_txn *txn, const void *key, size_t klen);
+/* kv_put for a key known to sort after every stored key (LMDB's MDB_APPEND: no search, and pages fill
+ * whole instead of splitting half full). KLEN must be at most KV_INLINE_MAX (-EINVAL otherwise).
+ * -EEXIST: KEY is not greater than the last stored key; nothing was written and TXN is still usable
+ * (use kv_put). Other errors as kv_put. */
+int kv_append(kv_txn *txn, const void *key, size_t klen, const void *val, size_t vlen);
 
 /* Cursors. Positioning calls return 0 when positioned on a key, -ENOENT when they ran off the end,
  * or an error (-EIO, -ENOMEM). A cursor belongs to its transaction. */

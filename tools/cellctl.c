@@ -93,6 +93,25 @@ static const struct cmd commands[] = {
 	  "  Writes every table (or the tables named) with its schema (delimiter, families, GC policies,\n"
 	  "  value types) and every cell a read returns, all versions, in cellfs's checksummed dump\n"
 	  "  format. The same store always gives the same bytes. \"cellctl restore\" reads it back.\n" },
+	{ "export", cmd_export, CC_READ, "Write a table as CSV (cbt import's format) or JSON lines",
+	  "cellctl export <table> [start=<row-key>] [end=<row-key>] [prefix=<row-key-prefix>] [regex=<regex>] "
+	  "[columns=<family>:<qualifier>,...] [count=<n>] [cells-per-column=<n>] [format=<csv|jsonl>] "
+	  "[timestamp=<value-encoded|now>]\n"
+	  "\n"
+	  "  Writes to standard output. The filters are read's (see \"read\").\n"
+	  "  format=csv        (default) cbt import's CSV: a column family row, a qualifier row, then rows;\n"
+	  "                    a row with several versions of a column takes several lines, newest first\n"
+	  "  format=jsonl      One cell per line, every version exactly:\n"
+	  "                    {\"row\":..,\"family\":..,\"qualifier\":..,\"ts\":<µs>,\"value\":..}; a bytes\n"
+	  "                    field that is not valid UTF-8 is \"<name>_b64\" (base64) instead\n"
+	  "  timestamp=value-encoded   (default) each CSV cell is <value>@<timestamp>: import it with\n"
+	  "                    timestamp=value-encoded\n"
+	  "  timestamp=now     plain values, newest version only (empty values cannot be told from none)\n"
+	  "\n"
+	  "  CSV cannot carry \"\\r\\n\" inside a field (refused) nor timestamps finer than milliseconds\n"
+	  "  (cbt import truncates them; export warns). JSON lines carry everything.\n"
+	  "\n"
+	  "    Example: cellctl export mytable > mytable.csv && cellctl import copy mytable.csv timestamp=value-encoded\n" },
 	{ "gc", cmd_gc, CC_WRITE, "Physically remove collected, dropped and deleted cells",
 	  "cellctl gc [<table>]\n"
 	  "\n"
@@ -100,6 +119,27 @@ static const struct cmd commands[] = {
 	  "  families; without <table> also deleted tables and abandoned restores) and prints what it freed.\n" },
 	{ "help", cmd_help, CC_NONE, "Print help text",
 	  "cellctl help [<command>]\n" },
+	{ "import", cmd_import, CC_WRITE, "Import CSV (as cbt import) or JSON lines into a table",
+	  "cellctl import <table> <input-file>|- [column-family=<family-name>] [timestamp=<now|value-encoded>] "
+	  "[format=<csv|jsonl>] [app-profile=<id>] [batch-size=<500>] [workers=<1>] [--quiet]\n"
+	  "\n"
+	  "  Reads cbt import's CSV: an optional column family row (first field empty; each family applies to\n"
+	  "  its column and those to its right), a qualifier row (first field empty), then one row per line:\n"
+	  "  the row key, then the cells; empty fields write nothing. RFC 4180 quoting: a quoted field may hold\n"
+	  "  commas, doubled quotes and newlines. \"-\" reads standard input.\n"
+	  "  column-family=<family-name>    There is no family row: every column is in this family\n"
+	  "  timestamp=now                  (default) every cell gets the time of the import\n"
+	  "  timestamp=value-encoded        A cell <value>@<timestamp> (µs, truncated to milliseconds as cbt\n"
+	  "                                 does) gets that timestamp; without one, or if it does not parse,\n"
+	  "                                 the time of the import and the whole field as the value\n"
+	  "  format=jsonl                   JSON lines as export writes them (also recognised by a first '{'):\n"
+	  "                                 exact timestamps, any bytes; one cell or one row per line\n"
+	  "  app-profile, batch-size, workers   Accepted (checked as cbt checks them) and ignored\n"
+	  "  --quiet                        No progress line (it shows only on a terminal anyway)\n"
+	  "\n"
+	  "  The whole input is checked before anything is written: a malformed line, a wrong number of\n"
+	  "  fields, an unknown family or a bad timestamp writes nothing and names the line. Then it is\n"
+	  "  written in batches, each committed and synced.\n" },
 	{ "lookup", cmd_lookup, CC_READ, "Read from a single row",
 	  "cellctl lookup <table> <row-key> [columns=<family>:<qualifier>,...] [cells-per-column=<n>] "
 	  "[keys-only=<true|false>]\n"

@@ -19,7 +19,7 @@ void jsonfmt_row(FILE *f, const cs_row *row, const cs_table_info *info, bool key
 	bool agg = false;
 
 	putc('{', f);
-	jo_bytes_field(f, "key", row->key.data, row->key.len);
+	jo_bytes_field(f, "row", row->key.data, row->key.len);
 	fputs(",\"cells\":[", f);
 	for (size_t i = 0; i < row->ncells; i++) {
 		const cs_cell *c = &row->cells[i];

@@ -2,7 +2,7 @@
  * (a row for read and lookup, a table for ls, a family for ls TABLE, the total for count). Byte fields
  * follow jsonout.h's convention ("X" when valid UTF-8, else "X_b64"); timestamps are µs integers.
  *
- *   read, lookup  {"key":"r1","cells":[{"family":"cf","qualifier":"a","ts":1000,"value":"v"},...]}
+ *   read, lookup  {"row":"r1","cells":[{"family":"cf","qualifier":"a","ts":1000,"value":"v"},...]}
  *                 cells sorted by family, qualifier, newest first; with keys-only no value member; cells
  *                 of an aggregate family also carry "int":N, the value read as a big-endian int64
  *   ls            {"table":"t"}

@@ -165,7 +165,7 @@ ok lookup agg r2
 # A maxage policy collects old aggregate cells as any other: only the one written now is shown.
 ok addtocell agg r4 o:a=1@1000 o:a=2 o:a=3@1000
 checks=$((checks + 1))
-[ "$("$cellctl" --db "$db" --format=json lookup agg r4 | sed -E 's/"ts":[0-9]+/"ts":T/')" = '{"key":"r4","cells":[{"family":"o","qualifier":"a","ts":T,"value":"\u0000\u0000\u0000\u0000\u0000\u0000\u0000\u0002","int":2}]}' ] ||
+[ "$("$cellctl" --db "$db" --format=json lookup agg r4 | sed -E 's/"ts":[0-9]+/"ts":T/')" = '{"row":"r4","cells":[{"family":"o","qualifier":"a","ts":T,"value":"\u0000\u0000\u0000\u0000\u0000\u0000\u0000\u0002","int":2}]}' ] ||
 	failed "maxage=1d does not collect an aggregate cell of 1970"
 # No @ts (or a value cut at a newline, which loses it): now, in whole milliseconds.
 ok addtocell agg r3 s:now=1 $'s:nl=2\n3@1000'
@@ -231,11 +231,11 @@ err 'cellctl droprowrange: table "nosuch" not found' droprowrange nosuch all=tru
 unchanged d read d keys-only=true
 ok droprowrange d prefix=a#
 out <<'EOF'
-{"key":"a","cells":[{"family":"cf","qualifier":"q","ts":1000}]}
-{"key":"ab","cells":[{"family":"cf","qualifier":"q","ts":1000}]}
-{"key":"b","cells":[{"family":"cf","qualifier":"q","ts":1000}]}
-{"key":"b#1","cells":[{"family":"cf","qualifier":"q","ts":1000}]}
-{"key":"c","cells":[{"family":"cf","qualifier":"q","ts":1000}]}
+{"row":"a","cells":[{"family":"cf","qualifier":"q","ts":1000}]}
+{"row":"ab","cells":[{"family":"cf","qualifier":"q","ts":1000}]}
+{"row":"b","cells":[{"family":"cf","qualifier":"q","ts":1000}]}
+{"row":"b#1","cells":[{"family":"cf","qualifier":"q","ts":1000}]}
+{"row":"c","cells":[{"family":"cf","qualifier":"q","ts":1000}]}
 EOF
 ok --format=json read d keys-only=true
 ok droprowrange d prefix=b
@@ -297,9 +297,9 @@ ok --format json ls j
 # Byte fields: "X" when valid UTF-8 (controls escaped), else "X_b64" (invalid bytes, surrogates,
 # overlong forms, code points past U+10FFFF). Aggregate cells add "int". Each cell is written once.
 out <<'EOF'
-{"key":"r1","cells":[{"family":"cf","qualifier":"a","ts":900000,"value":"hello"},{"family":"cf","qualifier":"a","ts":500000,"value":"older"},{"family":"cf","qualifier":"ctl","ts":1000,"value":"\u0001\u001f\u007f\t"},{"family":"cf","qualifier":"q\"uo\\te","ts":2000,"value":"x\"y\\z"},{"family":"s","qualifier":"big","ts":1000,"value":"\u007f\u007f\u007f\u007f\u007f\u007f\u007f\u007f","int":9187201950435737471},{"family":"s","qualifier":"n","ts":1000,"value_b64":"//////////8=","int":-1},{"family":"s","qualifier":"old","ts":2000,"value":"\u0000\u0000\u0000\u0000\u0000\u0000\u0000\u0006","int":6}]}
-{"key_b64":"cjL/","cells":[{"family":"cf","qualifier":"empty","ts":1000,"value":""},{"family":"cf","qualifier":"utf","ts":1000,"value":"é日😀"},{"family":"cf","qualifier_b64":"/g==","ts":1000,"value_b64":"/wE="}]}
-{"key_b64":"7aCAc3Vycm9nYXRl","cells":[{"family":"cf","qualifier_b64":"wK9vdmVybG9uZw==","ts":1000,"value_b64":"9JCAgA=="}]}
+{"row":"r1","cells":[{"family":"cf","qualifier":"a","ts":900000,"value":"hello"},{"family":"cf","qualifier":"a","ts":500000,"value":"older"},{"family":"cf","qualifier":"ctl","ts":1000,"value":"\u0001\u001f\u007f\t"},{"family":"cf","qualifier":"q\"uo\\te","ts":2000,"value":"x\"y\\z"},{"family":"s","qualifier":"big","ts":1000,"value":"\u007f\u007f\u007f\u007f\u007f\u007f\u007f\u007f","int":9187201950435737471},{"family":"s","qualifier":"n","ts":1000,"value_b64":"//////////8=","int":-1},{"family":"s","qualifier":"old","ts":2000,"value":"\u0000\u0000\u0000\u0000\u0000\u0000\u0000\u0006","int":6}]}
+{"row_b64":"cjL/","cells":[{"family":"cf","qualifier":"empty","ts":1000,"value":""},{"family":"cf","qualifier":"utf","ts":1000,"value":"é日😀"},{"family":"cf","qualifier_b64":"/g==","ts":1000,"value_b64":"/wE="}]}
+{"row_b64":"7aCAc3Vycm9nYXRl","cells":[{"family":"cf","qualifier_b64":"wK9vdmVybG9uZw==","ts":1000,"value_b64":"9JCAgA=="}]}
 EOF
 ok --format=json read j
 if command -v python3 >/dev/null 2>&1; then
@@ -315,15 +315,15 @@ for line in sys.stdin:
 ' || failed "--format=json read: not JSON lines, or an int that does not match its value"
 fi
 out <<'EOF'
-{"key":"r1","cells":[{"family":"cf","qualifier":"a","ts":900000,"value":"hello"},{"family":"cf","qualifier":"ctl","ts":1000,"value":"\u0001\u001f\u007f\t"},{"family":"cf","qualifier":"q\"uo\\te","ts":2000,"value":"x\"y\\z"}]}
+{"row":"r1","cells":[{"family":"cf","qualifier":"a","ts":900000,"value":"hello"},{"family":"cf","qualifier":"ctl","ts":1000,"value":"\u0001\u001f\u007f\t"},{"family":"cf","qualifier":"q\"uo\\te","ts":2000,"value":"x\"y\\z"}]}
 EOF
 ok --format=json read j columns=cf:a,a,cf: cells-per-column=1 prefix=r1
 out <<'EOF'
-{"key":"r1","cells":[{"family":"cf","qualifier":"a","ts":900000},{"family":"cf","qualifier":"a","ts":500000},{"family":"cf","qualifier":"ctl","ts":1000},{"family":"cf","qualifier":"q\"uo\\te","ts":2000},{"family":"s","qualifier":"big","ts":1000},{"family":"s","qualifier":"n","ts":1000},{"family":"s","qualifier":"old","ts":2000}]}
+{"row":"r1","cells":[{"family":"cf","qualifier":"a","ts":900000},{"family":"cf","qualifier":"a","ts":500000},{"family":"cf","qualifier":"ctl","ts":1000},{"family":"cf","qualifier":"q\"uo\\te","ts":2000},{"family":"s","qualifier":"big","ts":1000},{"family":"s","qualifier":"n","ts":1000},{"family":"s","qualifier":"old","ts":2000}]}
 EOF
 ok --format=json read j keys-only=true count=1
 out <<'EOF'
-{"key":"r1","cells":[{"family":"s","qualifier":"big","ts":1000,"value":"\u007f\u007f\u007f\u007f\u007f\u007f\u007f\u007f","int":9187201950435737471},{"family":"s","qualifier":"n","ts":1000,"value_b64":"//////////8=","int":-1},{"family":"s","qualifier":"old","ts":2000,"value":"\u0000\u0000\u0000\u0000\u0000\u0000\u0000\u0006","int":6}]}
+{"row":"r1","cells":[{"family":"s","qualifier":"big","ts":1000,"value":"\u007f\u007f\u007f\u007f\u007f\u007f\u007f\u007f","int":9187201950435737471},{"family":"s","qualifier":"n","ts":1000,"value_b64":"//////////8=","int":-1},{"family":"s","qualifier":"old","ts":2000,"value":"\u0000\u0000\u0000\u0000\u0000\u0000\u0000\u0006","int":6}]}
 EOF
 ok --format=json lookup j r1 columns=s:
 # A missing row is no line (text prints cbt's empty row); so is nothing read.

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Aggregate families through the mount: a cell addtocell merged reads as Bigtable encodes it (8 bytes, a
 # big-endian int64, mtime its timestamp); writing it (or a new column of the family) is refused with
-# EINVAL and changes nothing; plain families of the same table stay writable.
+# EINVAL and changes nothing; plain families of the same table stay writable. The table directory's
+# attribute user.cellfs.family.F reads POLICY:TYPE for an aggregate family, and setting it makes one, so a
+# backup's restore (cp -a, tar, rsync copy the attributes) recreates the type or reports that it cannot.
 . "$(dirname "$0")/lib.sh"
 db=$TMP/store
 cc() { "$CELLCTL" --db "$db" "$@" || exit 1; }
@@ -38,6 +40,36 @@ got=$(write_errno "$MNT/agg/page/1/views/new" 1)
 [ "$got" = EINVAL ] || fail "creating a column in an aggregate family through the mount: $got, want EINVAL"
 [ "$("$CELLCTL" --db "$db" read agg)" = "$before" ] || fail "a refused write through the mount changed the store"
 echo new >"$MNT/agg/page/1/cf/title" || fail "writing a plain family of the same table failed"
+
+# the schema's attributes
+xa() { getfattr --absolute-names --only-values -n "user.cellfs.family.$2" "$MNT/$1" 2>&1; }
+[ "$(xa agg views)" = never:intsum ] || fail "user.cellfs.family.views reads $(xa agg views), want never:intsum"
+[ "$(xa agg low)" = never:intmin ] || fail "user.cellfs.family.low reads $(xa agg low), want never:intmin"
+[ "$(xa agg cf)" = never ] || fail "user.cellfs.family.cf reads $(xa agg cf), want never"
+mkdir "$MNT/copy" || fail "mkdir copy"
+setfattr -n user.cellfs.family.hits -v "maxversions=2:intmax" "$MNT/copy" || fail "setfattr POLICY:TYPE"
+[ "$(xa copy hits)" = maxversions=2:intmax ] || fail "family hits reads $(xa copy hits) after setfattr"
+setfattr -n user.cellfs.family.hits -v "maxversions=3:intmax" "$MNT/copy" || fail "a new policy, same type"
+[ "$(xa copy hits)" = maxversions=3:intmax ] || fail "family hits reads $(xa copy hits) after a new policy"
+# setfattr_errno DIR NAME VALUE: the errno name of setting the attribute, or ok
+setfattr_errno() {
+	python3 -c 'import errno, os, sys
+try:
+    os.setxattr(sys.argv[1], sys.argv[2], sys.argv[3].encode()); print("ok")
+except OSError as e:
+    print(errno.errorcode[e.errno])' "$@"
+}
+for bad in "never:intsum" "never:inthll" "never:nosuch" "never:" "bad policy:intsum"; do
+	got=$(setfattr_errno "$MNT/copy" user.cellfs.family.hits "$bad")
+	[ "$got" = EINVAL ] || fail "setfattr family.hits=\"$bad\" on an intmax family: $got, want EINVAL"
+done
+mkdir -p "$MNT/copy/r/cf" && echo v >"$MNT/copy/r/cf/q" || fail "a plain family by writing a file"
+got=$(setfattr_errno "$MNT/copy" user.cellfs.family.cf "never:intsum")
+[ "$got" = EINVAL ] || fail "making plain family cf an aggregate: $got, want EINVAL"
+want='{"family":"cf","gc_policy":"never"}
+{"family":"hits","gc_policy":"maxversions=3","value_type":"intmax"}'
+got=$("$CELLCTL" --db "$db" --format=json ls copy)
+[ "$got" = "$want" ] || fail "table copy's schema after the refused changes: $got"
 unmount_store
 [ "$("$CELLCTL" --db "$db" lookup agg page#1 columns=cf:title cells-per-column=1 | sed -n 4p)" = '    "new\n"' ] ||
 	fail "the plain write through the mount is not in the store"

@@ -323,6 +323,33 @@ static void run_all_kinds(const char *name, prepare_fn prepare, workload_fn w)
 	}
 }
 
+/* The bulk loader (cs_bulk_*): appended cells past the table's end, ordinary writes below it, a long
+ * row key, compressed values, a drop to mark; all in one transaction. */
+static int bulk_loader(cs_store *st)
+{
+	cs_txn *txn;
+	cs_bulk *b;
+	int rc = cs_txn_begin(st, 0, &txn);
+
+	if (rc)
+		return rc;
+	if ((rc = cs_bulk_open(txn, "t", &b))) {
+		cs_txn_abort(txn);
+		return rc;
+	}
+	for (int i = 0; i < 30 && !rc; i++) {
+		char row[16];
+		snprintf(row, sizeof(row), i < 20 ? "z%02d" : "a%02d", i); /* z..: appended; a..: put */
+		rc = cs_bulk_put(b, CS_STR(row), i % 2 ? "a" : "c", CS_STR("q"), 1000 - i, CS_BYTES(text, 50 + 40 * (size_t)i));
+	}
+	if (!rc)
+		rc = cs_bulk_put(b, CS_BYTES(big_row, sizeof(big_row)), "a", CS_BYTES(big_q, 600), 3, CS_STR("long"));
+	if (!rc)
+		rc = cs_bulk_put(b, CS_STR("zzz"), "b", CS_STR(""), 0, CS_STR(""));
+	cs_bulk_close(b);
+	return finish(txn, rc);
+}
+
 static void test_fault__row_mutation_is_atomic(void **state)
 {
 	run_all_kinds("row mutation", prepare_table, row_mutation_short);
@@ -336,6 +363,11 @@ static void test_fault__long_row_mutation_is_atomic(void **state)
 static void test_fault__bulk_transaction_is_atomic(void **state)
 {
 	run_all_kinds("bulk", prepare_table, bulk);
+}
+
+static void test_fault__bulk_loader_is_atomic(void **state)
+{
+	run_all_kinds("bulk loader", prepare_table, bulk_loader);
 }
 
 static void test_fault__schema_changes_are_atomic(void **state)
@@ -546,6 +578,7 @@ int main(void)
 		cmocka_unit_test(test_fault__row_mutation_is_atomic),
 		cmocka_unit_test(test_fault__long_row_mutation_is_atomic),
 		cmocka_unit_test(test_fault__bulk_transaction_is_atomic),
+		cmocka_unit_test(test_fault__bulk_loader_is_atomic),
 		cmocka_unit_test(test_fault__schema_changes_are_atomic),
 		cmocka_unit_test(test_fault__drop_and_gc_are_atomic),
 		cmocka_unit_test(test_fault__add_to_cell_is_atomic),

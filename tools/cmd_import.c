@@ -1,0 +1,671 @@
+/* cmd_import.c — cellctl import: cbt's CSV import (and cellctl's JSON lines) into an existing table.
+ *
+ * Nothing is written unless the whole input is good, yet memory stays constant: the input is read
+ * twice. The first pass checks every line (CSV syntax, field counts, families, timestamps, sizes) in a
+ * read-only transaction; the second writes it through the store's bulk loader in batches of whole
+ * lines, each batch one committed and synced transaction. An input that is not a regular file (a pipe,
+ * <(...)) is first copied to an unlinked temporary file, so both passes read a file. A failure in the second pass
+ * (disk full, the table changed meanwhile) leaves the batches before it and says how far they reach.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "cellctl.h"
+#include "csv.h"
+#include "jsonin.h"
+#include "progress.h"
+
+#define BATCH_CELLS 100000
+#define BATCH_BYTES (64u << 20)
+
+struct column {
+	const char *family; /* borrowed from the table info or the column-family= argument */
+	const char *q;      /* borrowed from the header record's copy */
+	size_t qn;
+};
+
+struct imp {
+	struct cellctl *cc;
+	const char *table;
+	int fd;
+	off_t start, size;     /* where the input starts in FD, and its size from there */
+	bool jsonl, value_ts;
+	const char *colfam;
+	cs_table_info *info;
+	uint64_t max_value;
+	int64_t now;
+	/* CSV header */
+	struct column *cols;
+	size_t ncols, nfields;
+	char *qbuf;            /* the qualifier row's bytes */
+	/* the pass */
+	bool writing;
+	uint64_t cells;        /* cells so far in this pass */
+	uint64_t total;        /* cells found by the first pass */
+	cs_txn *txn;
+	cs_bulk *bulk;
+	uint64_t batch_cells, batch_bytes;
+	uint64_t committed, committed_line;
+	struct progress prog;
+};
+
+static bool family_known(const struct imp *im, const char *f, size_t n)
+{
+	for (size_t i = 0; i < im->info->nfamilies; i++)
+		if (strlen(im->info->families[i].name) == n && !memcmp(im->info->families[i].name, f, n))
+			return true;
+	return false;
+}
+
+/* The value type name of family FAM (a name family_name() returned) if it is an aggregate family, else
+ * NULL: import writes plain cells, which an aggregate family refuses. */
+static const char *family_aggregate(const struct imp *im, const char *fam)
+{
+	for (size_t i = 0; i < im->info->nfamilies; i++)
+		if (!strcmp(im->info->families[i].name, fam) && im->info->families[i].type != CS_TYPE_BYTES)
+			return cs_value_type_name(im->info->families[i].type);
+	return NULL;
+}
+
+static const char *family_name(const struct imp *im, const char *f, size_t n)
+{
+	for (size_t i = 0; i < im->info->nfamilies; i++)
+		if (strlen(im->info->families[i].name) == n && !memcmp(im->info->families[i].name, f, n))
+			return im->info->families[i].name;
+	return NULL;
+}
+
+/* ---- Writing ------------------------------------------------------------------------------------ */
+
+static int batch_begin(struct imp *im)
+{
+	int rc = cellctl_begin(im->cc, &im->txn);
+
+	if (rc != CC_OK)
+		return rc;
+	rc = cs_bulk_open(im->txn, im->table, &im->bulk);
+	if (rc < 0) {
+		cs_txn_abort(im->txn);
+		im->txn = NULL;
+		return cc_store_error(NULL, rc, "importing", im->table, NULL);
+	}
+	im->batch_cells = im->batch_bytes = 0;
+	return CC_OK;
+}
+
+/* What the batches committed so far hold, for an error in the second pass. */
+static const char *written_note(const struct imp *im)
+{
+	static char note[128];
+
+	if (!im->committed)
+		return "nothing was written";
+	snprintf(note, sizeof note, "lines up to %llu (%llu cells) are written",
+		 (unsigned long long)im->committed_line, (unsigned long long)im->committed);
+	return note;
+}
+
+/* Commit the batch; LINE is the last line it holds (0: the last line of the input). */
+static int batch_commit(struct imp *im, uint64_t line)
+{
+	int rc;
+
+	cs_bulk_close(im->bulk);
+	im->bulk = NULL;
+	rc = cs_txn_commit(im->txn);
+	im->txn = NULL;
+	if (rc == 0)
+		rc = cs_store_sync(im->cc->st);
+	if (rc < 0) {
+		if (!line)
+			return cc_error("writing the last batch: %s; %s", strerror(-rc), written_note(im));
+		return cc_error("writing the batch ending at line %llu: %s; %s", (unsigned long long)line,
+				strerror(-rc), written_note(im));
+	}
+	im->committed = im->cells;
+	im->committed_line = line;
+	return CC_OK;
+}
+
+static void batch_abort(struct imp *im)
+{
+	cs_bulk_close(im->bulk);
+	cs_txn_abort(im->txn);
+	im->bulk = NULL;
+	im->txn = NULL;
+}
+
+/* A line is done: commit if the batch is full. */
+static int line_done(struct imp *im, uint64_t line, uint64_t offset)
+{
+	int rc;
+
+	if (!im->writing) {
+		progress_update(&im->prog, im->cells, offset);
+		return CC_OK;
+	}
+	progress_update(&im->prog, im->cells, offset);
+	if (im->batch_cells < BATCH_CELLS && im->batch_bytes < BATCH_BYTES)
+		return CC_OK;
+	if ((rc = batch_commit(im, line)) != CC_OK || (rc = batch_begin(im)) != CC_OK)
+		return rc;
+	return CC_OK;
+}
+
+/* One cell of input line LINE (FIELD: its 1-based CSV field, 0 for JSON): check it, or write it. */
+static int cell(struct imp *im, uint64_t line, size_t field, cs_bytes row, const char *family, cs_bytes q,
+		int64_t ts, cs_bytes value)
+{
+	int rc;
+
+	if (!im->writing) {
+		if (value.len > im->max_value) {
+			if (field)
+				return cc_error("line %llu, field %zu: a value of %zu bytes is over the store's limit of "
+						"%llu bytes", (unsigned long long)line, field, value.len,
+						(unsigned long long)im->max_value);
+			return cc_error("line %llu: a value of %zu bytes is over the store's limit of %llu bytes",
+					(unsigned long long)line, value.len, (unsigned long long)im->max_value);
+		}
+		im->cells++;
+		return CC_OK;
+	}
+	rc = cs_bulk_put(im->bulk, row, family, q, ts, value);
+	if (rc < 0) {
+		int status;
+		if (rc == -ENOENT)
+			status = cc_error("line %llu: family %s is no longer in table %s (changed during the import); %s",
+					  (unsigned long long)line, cc_qs(family), cc_qs(im->table), written_note(im));
+		else
+			status = cc_error("line %llu: %s; %s", (unsigned long long)line, strerror(-rc), written_note(im));
+		return status;
+	}
+	im->cells++;
+	im->batch_cells++;
+	im->batch_bytes += row.len + q.len + value.len + 32;
+	return CC_OK;
+}
+
+static int check_row(uint64_t line, const void *row, size_t n)
+{
+	if (n > CS_MAX_ROW_KEY)
+		return cc_error("line %llu: the row key is longer than %d bytes", (unsigned long long)line, CS_MAX_ROW_KEY);
+	(void)row;
+	return CC_OK;
+}
+
+/* ---- CSV ---------------------------------------------------------------------------------------- */
+
+/* cbt's value-encoded timestamp: "VALUE@TS" with TS a Go integer after the last '@'. */
+static int value_ts(struct imp *im, uint64_t line, size_t field, const char *p, size_t n, cs_bytes *value,
+		    int64_t *ts)
+{
+	const char *at = im->value_ts ? memrchr(p, '@', n) : NULL;
+	int64_t t;
+
+	*value = CS_BYTES(p, n);
+	*ts = im->now;
+	/* The field is NUL-terminated: a NUL inside the digits would stop go_parse_int early. */
+	if (!at || memchr(at + 1, 0, n - (size_t)(at + 1 - p)) || go_parse_int(at + 1, 0, &t) < 0)
+		return CC_OK;
+	*value = CS_BYTES(p, (size_t)(at - p));
+	if (t == -1) /* bigtable.ServerTime */
+		return CC_OK;
+	t -= t % 1000; /* the Go client truncates to milliseconds */
+	if (t < 0)
+		return cc_error("line %llu, field %zu: invalid timestamp %s (negative)", (unsigned long long)line, field,
+				cc_q(at + 1, n - (size_t)(at + 1 - p)));
+	*ts = t;
+	return CC_OK;
+}
+
+static int csv_header(struct imp *im, csv_reader *r)
+{
+	csv_field *f, *famrow = NULL;
+	size_t n, qoff = 0;
+	uint64_t line = 0, famline = 0;
+	char *err = NULL, *fams = NULL;
+	int rc;
+
+	if (!im->colfam) {
+		if ((rc = csv_read(r, &f, &n, &famline, &err)) <= 0)
+			goto read_failed;
+		/* Keep the family row: the next csv_read() overwrites its fields. */
+		size_t total = 0;
+		for (size_t i = 0; i < n; i++)
+			total += f[i].n + 1;
+		if (!(fams = malloc(total + 1)) || !(famrow = calloc(n, sizeof *famrow))) {
+			rc = cc_error("%s", strerror(ENOMEM));
+			goto out;
+		}
+		for (size_t i = 0, o = 0; i < n; i++) {
+			memcpy(fams + o, f[i].p, f[i].n + 1);
+			famrow[i] = (csv_field){ fams + o, f[i].n };
+			o += f[i].n + 1;
+		}
+		im->nfields = n;
+	}
+	if ((rc = csv_read(r, &f, &n, &line, &err)) <= 0)
+		goto read_failed;
+	if (famrow && n != im->nfields) {
+		rc = cc_error("line %llu: wrong number of fields: %zu, want %zu", (unsigned long long)line, n, im->nfields);
+		goto out;
+	}
+	im->nfields = n;
+	if ((famrow && famrow[0].n) || f[0].n) {
+		rc = cc_error("line %llu: the first column must be empty in the column family and qualifier rows",
+			      (unsigned long long)(famrow && famrow[0].n ? famline : line));
+		goto out;
+	}
+	if (n < 2 || (famrow && !famrow[1].n) || !f[1].n) {
+		rc = cc_error("line %llu: the second column (the first data column) must have a column family and a "
+			      "qualifier", (unsigned long long)(famrow && (n < 2 || !famrow[1].n) ? famline : line));
+		goto out;
+	}
+	im->ncols = n - 1;
+	im->cols = calloc(im->ncols, sizeof *im->cols);
+	size_t total = 0;
+	for (size_t i = 1; i < n; i++)
+		total += f[i].n + 1;
+	im->qbuf = malloc(total + 1);
+	if (!im->cols || !im->qbuf) {
+		rc = cc_error("%s", strerror(ENOMEM));
+		goto out;
+	}
+	const char *fam = im->colfam;
+	for (size_t i = 1; i < n; i++) {
+		struct column *c = &im->cols[i - 1];
+		if (famrow && famrow[i].n) {
+			fam = family_name(im, famrow[i].p, famrow[i].n);
+			if (!fam) {
+				rc = cc_error("line %llu: family %s not found in table %s", (unsigned long long)famline,
+					      cc_q(famrow[i].p, famrow[i].n), cc_qs(im->table));
+				goto out;
+			}
+			if (family_aggregate(im, fam)) {
+				rc = cc_error("line %llu: family %s of table %s is an aggregate family (%s): import writes "
+					      "plain cells (use addtocell)", (unsigned long long)famline, cc_qs(fam),
+					      cc_qs(im->table), family_aggregate(im, fam));
+				goto out;
+			}
+		}
+		if (f[i].n > CS_MAX_QUALIFIER) {
+			rc = cc_error("line %llu, field %zu: the qualifier is longer than %d bytes", (unsigned long long)line,
+				      i + 1, CS_MAX_QUALIFIER);
+			goto out;
+		}
+		memcpy(im->qbuf + qoff, f[i].p, f[i].n + 1);
+		c->family = fam;
+		c->q = im->qbuf + qoff;
+		c->qn = f[i].n;
+		qoff += f[i].n + 1;
+	}
+	rc = CC_OK;
+	goto out;
+read_failed:
+	if (rc == 0)
+		rc = cc_error("the input has no %s row", !im->colfam && !famline ? "column family" : "qualifier");
+	else if (rc == -EINVAL)
+		rc = cc_error("%s", err ? err : "bad CSV");
+	else
+		rc = cc_error("reading the input: %s", strerror(-rc));
+out:
+	free(err);
+	free(fams);
+	free(famrow);
+	return rc;
+}
+
+static int csv_pass(struct imp *im, csv_reader *r)
+{
+	csv_field *f;
+	size_t n;
+	uint64_t line;
+	char *err = NULL;
+	int rc;
+
+	if ((rc = csv_header(im, r)) != CC_OK)
+		return rc;
+	while ((rc = csv_read(r, &f, &n, &line, &err)) > 0) {
+		cs_bytes row;
+
+		if (n != im->nfields)
+			return cc_error("line %llu: wrong number of fields: %zu, want %zu", (unsigned long long)line, n,
+					im->nfields);
+		if (!f[0].n) /* cbt: "RowKey not present, skipping line" */
+			continue;
+		if ((rc = check_row(line, f[0].p, f[0].n)) != CC_OK)
+			return rc;
+		row = CS_BYTES(f[0].p, f[0].n);
+		for (size_t i = 1; i < n; i++) {
+			cs_bytes v;
+			int64_t ts;
+			const struct column *c = &im->cols[i - 1];
+
+			if (!f[i].n)
+				continue;
+			if ((rc = value_ts(im, line, i + 1, f[i].p, f[i].n, &v, &ts)) != CC_OK ||
+			    (rc = cell(im, line, i + 1, row, c->family, CS_BYTES(c->q, c->qn), ts, v)) != CC_OK)
+				return rc;
+		}
+		if ((rc = line_done(im, line, csv_offset(r))) != CC_OK)
+			return rc;
+	}
+	if (rc == -EINVAL) {
+		rc = cc_error("%s", err ? err : "bad CSV");
+		free(err);
+		return rc;
+	}
+	if (rc < 0)
+		return cc_error("reading the input: %s", strerror(-rc));
+	return CC_OK;
+}
+
+/* ---- JSON lines --------------------------------------------------------------------------------- */
+
+static bool blank(const char *l, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (l[i] != ' ' && l[i] != '\t' && l[i] != '\r' && l[i] != '\n')
+			return false;
+	return true;
+}
+
+static int jsonl_pass(struct imp *im, csv_reader *r)
+{
+	ji_parser *jp;
+	const char *l;
+	size_t n;
+	uint64_t line;
+	int rc, status = CC_OK;
+
+	if (ji_new(&jp) < 0)
+		return cc_error("%s", strerror(ENOMEM));
+	while (status == CC_OK && (rc = csv_read_line(r, &l, &n, &line)) > 0) {
+		ji_cell *c;
+		size_t nc;
+		char *err = NULL;
+
+		if (blank(l, n)) /* blank lines are skipped */
+			continue;
+		if ((rc = ji_parse_line(jp, l, n, &c, &nc, &err)) < 0) {
+			status = rc == -EINVAL ? cc_error("line %llu: %s", (unsigned long long)line, err ? err : "bad JSON")
+					       : cc_error("%s", strerror(-rc));
+			free(err);
+			break;
+		}
+		for (size_t i = 0; status == CC_OK && i < nc; i++) {
+			const char *fam = family_name(im, c[i].family.p, c[i].family.n);
+
+			if (!c[i].row.n)
+				status = cc_error("line %llu: the row key is empty", (unsigned long long)line);
+			else if ((status = check_row(line, c[i].row.p, c[i].row.n)) != CC_OK)
+				break;
+			else if (!fam)
+				status = cc_error("line %llu: family %s not found in table %s", (unsigned long long)line,
+						  cc_q(c[i].family.p, c[i].family.n), cc_qs(im->table));
+			else if (family_aggregate(im, fam))
+				status = cc_error("line %llu: family %s of table %s is an aggregate family (%s): import "
+						  "writes plain cells (use addtocell)", (unsigned long long)line, cc_qs(fam),
+						  cc_qs(im->table), family_aggregate(im, fam));
+			else if (c[i].qualifier.n > CS_MAX_QUALIFIER)
+				status = cc_error("line %llu: the qualifier is longer than %d bytes", (unsigned long long)line,
+						  CS_MAX_QUALIFIER);
+			else
+				status = cell(im, line, 0, CS_BYTES(c[i].row.p, c[i].row.n), fam,
+					      CS_BYTES(c[i].qualifier.p, c[i].qualifier.n), c[i].ts,
+					      CS_BYTES(c[i].value.p, c[i].value.n));
+		}
+		if (status == CC_OK)
+			status = line_done(im, line, csv_offset(r));
+	}
+	ji_free(jp);
+	if (status == CC_OK && rc < 0)
+		status = cc_error("reading the input: %s", strerror(-rc));
+	return status;
+}
+
+/* ---- The command -------------------------------------------------------------------------------- */
+
+static int run_pass(struct imp *im)
+{
+	csv_reader *r;
+	int rc;
+
+	if (lseek(im->fd, im->start, SEEK_SET) < 0)
+		return cc_error("reading the input: %s", strerror(errno));
+	if (csv_open(im->fd, -1, &r) < 0)
+		return cc_error("%s", strerror(ENOMEM));
+	im->cells = 0;
+	free(im->cols);
+	free(im->qbuf);
+	im->cols = NULL;
+	im->qbuf = NULL;
+	rc = im->jsonl ? jsonl_pass(im, r) : csv_pass(im, r);
+	csv_free(r);
+	return rc;
+}
+
+/* Copy IN (standard input, a pipe, a terminal) to an unlinked temporary file; return its descriptor or
+ * -1 (error printed). */
+static int spool(int in, const char *name)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path;
+	char buf[1 << 16];
+	ssize_t n;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (asprintf(&path, "%s/cellctl-import.XXXXXX", dir) < 0) {
+		cc_error("%s", strerror(ENOMEM));
+		return -1;
+	}
+	fd = mkstemp(path);
+	if (fd < 0) {
+		cc_error("cannot create a temporary file in %s to hold %s: %s", cc_qs(dir), name, strerror(errno));
+		free(path);
+		return -1;
+	}
+	unlink(path);
+	free(path);
+	while ((n = read(in, buf, sizeof buf)) != 0) {
+		ssize_t w;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			cc_error("reading %s: %s", name, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		for (char *p = buf; n > 0; p += w, n -= w) {
+			w = write(fd, p, (size_t)n);
+			if (w < 0 && errno == EINTR) {
+				w = 0;
+				continue;
+			}
+			if (w < 0) {
+				cc_error("copying %s to a temporary file: %s", name, strerror(errno));
+				close(fd);
+				return -1;
+			}
+		}
+	}
+	return fd;
+}
+
+/* Open the input so that it can be read twice: a regular file in place (standard input too, from its
+ * current offset), anything else (a pipe, <(...)) copied to a temporary file first. */
+static int open_input(struct imp *im, const char *path)
+{
+	bool is_stdin = !strcmp(path, "-");
+	const char *name = is_stdin ? "standard input" : cc_qs(path);
+	struct stat sb;
+	off_t pos = 0;
+	int fd;
+
+	fd = is_stdin ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cc_error("cannot open %s: %s", name, strerror(errno));
+	if (fstat(fd, &sb) < 0) {
+		close(fd);
+		return cc_error("cannot read %s: %s", name, strerror(errno));
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		close(fd);
+		return cc_error("cannot read %s: %s", name, strerror(EISDIR));
+	}
+	if (S_ISREG(sb.st_mode) && (pos = lseek(fd, 0, SEEK_CUR)) >= 0) {
+		im->fd = fd;
+		im->start = pos;
+		im->size = sb.st_size - pos;
+		return CC_OK;
+	}
+	im->fd = spool(fd, name);
+	close(fd);
+	if (im->fd < 0)
+		return CC_FAIL;
+	im->start = 0;
+	im->size = lseek(im->fd, 0, SEEK_END);
+	return CC_OK;
+}
+
+/* JSON lines start with '{'; a cbt CSV starts with its header's empty first field. */
+static bool looks_like_jsonl(const struct imp *im)
+{
+	char buf[4096];
+	ssize_t n = pread(im->fd, buf, sizeof buf, im->start);
+
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\r' && buf[i] != '\n')
+			return buf[i] == '{';
+	return false;
+}
+
+/* Take --quiet out of ARGV (anywhere); return the new ARGC. */
+static int take_quiet(int argc, char **argv, bool *quiet)
+{
+	int o = 0;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
+			*quiet = true;
+		else
+			argv[o++] = argv[i];
+	}
+	return o;
+}
+
+static int parse_args(struct imp *im, int argc, char **argv)
+{
+	static const char *const valid[] = { "app-profile", "column-family", "batch-size", "workers", "timestamp",
+					     "format", NULL };
+	enum { A_APP, A_COLFAM, A_BATCH, A_WORKERS, A_TS, A_FORMAT };
+	const char *vals[6];
+	char *err = NULL;
+	int64_t n;
+	int rc;
+
+	if (args_kv(argc, argv, valid, vals, &err) < 0) {
+		rc = cc_error("%s", err ? err : strerror(ENOMEM));
+		free(err);
+		return rc;
+	}
+	if (vals[A_BATCH] && (go_parse_int(vals[A_BATCH], 10, &n) < 0 || n <= 0 || n > 100000))
+		return cc_error("batch-size must be > 0 and <= 100000 (batch-size=%s)", cc_qs(vals[A_BATCH]));
+	if (vals[A_WORKERS] && (go_parse_int(vals[A_WORKERS], 10, &n) < 0 || n <= 0))
+		return cc_error("workers must be > 0 (workers=%s)", cc_qs(vals[A_WORKERS]));
+	if (vals[A_TS] && strcmp(vals[A_TS], "now") && strcmp(vals[A_TS], "value-encoded"))
+		return cc_error("timestamp must be one of 'now' or 'value-encoded' (timestamp=%s)", cc_qs(vals[A_TS]));
+	if (vals[A_COLFAM] && !*vals[A_COLFAM])
+		return cc_error("column-family cannot be ''");
+	if (vals[A_FORMAT] && strcmp(vals[A_FORMAT], "csv") && strcmp(vals[A_FORMAT], "jsonl"))
+		return cc_error("format must be csv or jsonl (format=%s)", cc_qs(vals[A_FORMAT]));
+	im->value_ts = vals[A_TS] && !strcmp(vals[A_TS], "value-encoded");
+	im->colfam = vals[A_COLFAM];
+	im->jsonl = vals[A_FORMAT] && !strcmp(vals[A_FORMAT], "jsonl");
+	if (im->jsonl && (vals[A_COLFAM] || vals[A_TS]))
+		return cc_error("%s applies to CSV input only", vals[A_COLFAM] ? "column-family=" : "timestamp=");
+	return vals[A_FORMAT] ? 2 : CC_OK; /* 2: the format was given */
+}
+
+int cmd_import(struct cellctl *cc, int argc, char **argv)
+{
+	struct imp im = { .cc = cc, .fd = -1 };
+	bool quiet = false;
+	cs_txn *txn = NULL;
+	int rc, given;
+
+	argc = take_quiet(argc, argv, &quiet);
+	if (argc < 2)
+		return cc_usage(cc);
+	im.table = argv[0];
+	if ((given = parse_args(&im, argc - 2, argv + 2)) == CC_FAIL)
+		return CC_FAIL;
+	if ((rc = cellctl_open(cc)) != CC_OK)
+		return rc;
+	if ((rc = open_input(&im, argv[1])) != CC_OK)
+		goto out;
+	if (given != 2 && looks_like_jsonl(&im)) {
+		if (im.colfam || im.value_ts) {
+			rc = cc_error("the input is JSON lines: column-family= and timestamp= apply to CSV only");
+			goto out;
+		}
+		im.jsonl = true;
+	}
+	/* First pass: check everything in a read-only snapshot. */
+	if ((rc = cs_txn_begin(cc->st, CS_TXN_RDONLY, &txn)) < 0) {
+		rc = cc_error("cannot begin a transaction: %s", strerror(-rc));
+		goto out;
+	}
+	rc = cs_table_info_get(txn, im.table, &im.info);
+	cs_txn_abort(txn);
+	if (rc < 0) {
+		rc = cc_store_error(NULL, rc, "importing", im.table, NULL);
+		goto out;
+	}
+	if (im.colfam && !family_known(&im, im.colfam, strlen(im.colfam))) {
+		rc = cc_error("family %s not found in table %s", cc_qs(im.colfam), cc_qs(im.table));
+		goto out;
+	}
+	if (im.colfam && family_aggregate(&im, im.colfam)) {
+		rc = cc_error("family %s of table %s is an aggregate family (%s): import writes plain cells (use "
+			      "addtocell)", cc_qs(im.colfam), cc_qs(im.table), family_aggregate(&im, im.colfam));
+		goto out;
+	}
+	im.max_value = cs_store_max_value(cc->st);
+	im.now = cs_now_us();
+	im.now -= im.now % 1000; /* bigtable.Now() is whole milliseconds */
+	progress_init(&im.prog, "checking", quiet, (uint64_t)im.size, 0);
+	rc = run_pass(&im);
+	progress_done(&im.prog, im.cells, false);
+	if (rc != CC_OK)
+		goto out;
+	/* Second pass: write in batches. */
+	im.total = im.cells;
+	im.writing = true;
+	progress_init(&im.prog, "import", quiet, (uint64_t)im.size, im.total);
+	if ((rc = batch_begin(&im)) != CC_OK)
+		goto out;
+	rc = run_pass(&im);
+	if (rc == CC_OK)
+		rc = batch_commit(&im, 0);
+	else
+		batch_abort(&im);
+	progress_done(&im.prog, im.cells, rc == CC_OK);
+out:
+	if (im.fd >= 0)
+		close(im.fd);
+	free(im.cols);
+	free(im.qbuf);
+	cs_table_info_free(im.info);
+	return rc;
+}
