@@ -35,6 +35,7 @@ struct rs {
 	const cs_restore_opts *o;
 	cs_restore_result *res;
 	uint64_t batch_bytes, written, seq;
+	bool no_append;            /* a cell could not be appended: put the rest */
 	/* input */
 	cs_read_fn *read;
 	void *ctx;
@@ -431,8 +432,16 @@ static int cells_frame(struct rs *r)
 			r->rown = rown;
 			r->seen.rows++;
 		}
-		if ((rc = codec_encode(v, vn, r->seq, &r->txn->scratch, &r->txn->scratch_cap, &rec, &recn)) ||
-		    (rc = kv_put(r->txn->kv, k, kn, rec, recn)))
+		if ((rc = codec_encode(v, vn, r->seq, &r->txn->scratch, &r->txn->scratch_cap, &rec, &recn)))
+			return txn_fail(r->txn, rc);
+		/* A staging id is the newest, so its cells, in order, go past the end of the store: append
+		 * (pages fill whole). LMDB refuses an append out of order without writing; then put. */
+		rc = -EEXIST;
+		if (!r->no_append && kn <= KV_INLINE_MAX && (rc = kv_append(r->txn->kv, k, kn, rec, recn)) == -EEXIST)
+			r->no_append = true;
+		if (rc == -EEXIST)
+			rc = kv_put(r->txn->kv, k, kn, rec, recn);
+		if (rc)
 			return txn_fail(r->txn, rc);
 		r->seen.cells++;
 		r->seen.value_bytes += vn;
