@@ -392,6 +392,119 @@ typedef struct cs_gc_stats {
  * GC-collected cells and dropped rows. STATS may be NULL. Errors: -ENOENT, -EROFS. */
 int cs_gc(cs_txn *txn, const char *table, cs_gc_stats *stats);
 
+/* ---- Dump and restore (dump.c, restore.c; the format is specified in tools/README.md) ------------- */
+
+/* Where a dump goes: write all N bytes at P. Returns 0 or a negative errno (which the caller gets). */
+typedef int cs_write_fn(void *ctx, const void *p, size_t n);
+/* Where a dump comes from: read up to N bytes into P, setting *GOT (0 only at the end of the input).
+ * Returns 0 or a negative errno. */
+typedef int cs_read_fn(void *ctx, void *p, size_t n, size_t *got);
+
+typedef struct cs_dump_stats {
+	uint64_t tables, rows, cells;
+	uint64_t value_bytes; /* the values' total length, uncompressed */
+	uint64_t bytes;       /* the dump's length */
+} cs_dump_stats;
+
+/* Write a dump of the N tables NAMES (N 0: every table, in name order) as TXN sees them: each table's
+ * schema (delimiter, creation time, families, GC policies, value types) and every cell a read of all
+ * versions returns, with its timestamp and value (cells a GC policy collected, dropped or deleted are not
+ * dumped). The same store contents always give the same bytes. Every name is checked before anything is
+ * written. STATS may be NULL. Memory: about one block (1 MiB) plus the largest value.
+ * Errors: -ENOENT (a table does not exist; nothing written), -EINVAL (a name given twice), -EIO (a
+ * record does not decode), -ENOMEM, or what WRITE returned. */
+int cs_dump(cs_txn *txn, const char *const *names, size_t n, cs_write_fn *write, void *ctx,
+	    cs_dump_stats *stats);
+
+typedef struct cs_restore_opts {
+	bool overwrite;       /* replace tables that exist (else -EEXIST) */
+	uint64_t batch_bytes; /* values written per transaction before a commit; 0 = 64 MiB */
+} cs_restore_opts;
+
+typedef struct cs_restore_result {
+	cs_dump_stats stats;          /* what was restored (complete only on success) */
+	char table[CS_MAX_TABLE + 1]; /* -EEXIST: the table that exists */
+	uint64_t offset;              /* -EBADMSG, -ENOTSUP, -EFBIG: where in the dump the fault lies */
+	char why[160];                /* -EBADMSG, -ENOTSUP: what is wrong with the dump, one line */
+} cs_restore_result;
+
+/* Restore the dump READ yields into ST: its tables, with their schema and cells, replace tables of the
+ * same names (OPTS->overwrite) or are refused. All or nothing: the data goes into hidden staging tables,
+ * committed in batches of OPTS->batch_bytes (memory stays bounded whatever the dump's size), and only
+ * after the trailer's counts and the checksum chain of the whole stream have been verified does one
+ * last transaction put every table in place (and drop the tables it replaces). On any error the staging
+ * tables are removed again (or, if the process dies, by the next cs_gc() of the whole store): no table
+ * of the store changes. OPTS and RES may be NULL.
+ * Errors: -EEXIST (a table in the dump exists and OPTS->overwrite is false; RES->table names it),
+ *   -EBADMSG (not a dump, truncated, a checksum mismatch, or malformed; RES->why and RES->offset say
+ *   which and where), -ENOTSUP (a newer format version, or a schema attribute this build does not know),
+ *   -EFBIG (a value over the store's limit), -EROFS, -ENOSPC, -EIO, -ENOMEM, or what READ returned. */
+int cs_restore(cs_store *st, cs_read_fn *read, void *ctx, const cs_restore_opts *opts,
+	       cs_restore_result *res);
+
+/* ---- Maintenance: statistics, verification, compaction (stats.c, verify.c) ------------------------ */
+
+typedef struct cs_family_stats {
+	char *name;
+	uint64_t cells;         /* visible cells */
+	uint64_t raw_bytes;     /* their values' length, uncompressed */
+	uint64_t stored_bytes;  /* their values as stored (compressed or not, with the cell header) */
+	uint64_t key_bytes;     /* their keys as encoded */
+} cs_family_stats;
+
+typedef struct cs_table_stats {
+	char *name;
+	uint64_t rows;                            /* rows with a visible cell */
+	uint64_t cells, raw_bytes, stored_bytes, key_bytes; /* the sums over the families */
+	uint64_t garbage_cells, garbage_bytes;    /* stored but invisible (collected, dropped, deleted
+	                                           * family): what cs_gc() would remove, keys included */
+	size_t nfamilies;
+	cs_family_stats *families;                /* sorted by name */
+} cs_table_stats;
+
+/* Statistics of TABLE: one pass over its stored cells. Errors: -ENOENT, -EIO.
+ * Caller frees *OUT with cs_table_stats_free(). */
+int cs_table_stats_get(cs_txn *txn, const char *table, cs_table_stats **out);
+void cs_table_stats_free(cs_table_stats *s); /* accepts NULL */
+
+typedef struct cs_problem {
+	const char *table;       /* the table, or NULL if not known */
+	const cs_bytes *row;     /* the row key, or NULL */
+	const char *family;      /* or NULL */
+	const cs_bytes *qualifier; /* or NULL */
+	bool has_ts;
+	int64_t ts;
+	const char *what;        /* what is wrong, one line */
+} cs_problem;
+
+/* Called for every problem cs_verify() finds; everything is borrowed for the call. */
+typedef void cs_problem_fn(void *ctx, const cs_problem *p);
+
+typedef struct cs_verify_stats {
+	uint64_t records;  /* stored records read */
+	uint64_t tables, cells;
+	uint64_t value_bytes; /* values decoded (uncompressed) */
+	uint64_t orphans;  /* cells of deleted tables or of restores in progress, awaiting cs_gc() */
+	uint64_t problems; /* problems reported */
+} cs_verify_stats;
+
+/* Read every record TXN sees — metadata, table schemas, drop records, every cell's key and header, and
+ * every value (decompressed) — checking structure, limits, key order and that each cell belongs to a
+ * table. Each problem goes to REPORT (table, row, column and timestamp where the record says them).
+ * A B-tree error LMDB reports ends the walk (as one problem). STATS may be NULL.
+ * Returns 0 when the walk is done (the problems, if any, counted in STATS), or -ENOMEM. */
+int cs_verify(cs_txn *txn, cs_problem_fn *report, void *ctx, cs_verify_stats *stats);
+
+/* Write a compacted copy of ST (free pages left out, pages in order) into directory DEST, which is
+ * created (0700) if missing and must hold no store. The copy is a consistent snapshot; ST stays usable.
+ * *SIZE (if not NULL) gets the copy's size in bytes.
+ * Errors: -EEXIST (DEST holds a store), -ENOTEMPTY (DEST holds other files), -ENOTDIR, -EACCES, -ENOSPC,
+ * -EIO. A failed copy is removed. */
+int cs_store_compact(cs_store *st, const char *dest, uint64_t *size);
+
+/* The size in bytes of ST's data file. Errors: -EIO. */
+int cs_store_size(cs_store *st, uint64_t *size);
+
 /* ---- Test hook: fault injection --------------------------------------------------------------------- */
 
 enum {

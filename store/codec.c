@@ -237,3 +237,38 @@ int codec_inflate(const void *rec, size_t n, const codec_hdr *h, const void **va
 	*owned = buf;
 	return 0;
 }
+
+long codec_zpack(const void *src, size_t n, void **buf, size_t *cap, size_t off)
+{
+	struct zctx *z = zctx_get();
+	size_t bound = ZSTD_compressBound(n), cs;
+	int rc;
+
+	if (!z)
+		return -ENOMEM;
+	if (!z->c && !(z->c = ZSTD_createCCtx()))
+		return -ENOMEM;
+	if ((rc = grow(buf, cap, off + bound)))
+		return rc;
+	if (fault_hit(CS_FAULT_ZSTD))
+		return 0;
+	cs = ZSTD_compressCCtx(z->c, (uint8_t *)*buf + off, bound, src, n, COMPRESS_LEVEL);
+	if (ZSTD_isError(cs) || cs >= n)
+		return 0;
+	return (long)cs;
+}
+
+int codec_zunpack(const void *src, size_t n, void *dst, size_t rawn)
+{
+	struct zctx *z = zctx_get();
+	size_t r;
+
+	if (!z)
+		return -ENOMEM;
+	if (!z->d && !(z->d = ZSTD_createDCtx()))
+		return -ENOMEM;
+	if (ZSTD_getFrameContentSize(src, n) != rawn || fault_hit(CS_FAULT_ZSTD))
+		return -EIO;
+	r = ZSTD_decompressDCtx(z->d, dst, rawn, src, n);
+	return ZSTD_isError(r) || r != rawn ? -EIO : 0;
+}

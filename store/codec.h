@@ -50,6 +50,15 @@ static inline int codec_value(const void *rec, size_t n, const codec_hdr *h, con
 	return 0;
 }
 
+/* Whole blocks (dump frames): compress SRC (N bytes) at zstd level 1 to *BUF + OFF (grown with realloc;
+ * caller frees). Returns the compressed length, or 0 if that would not be smaller than N (or zstd failed:
+ * the caller keeps the block raw). Errors: -ENOMEM. */
+long codec_zpack(const void *src, size_t n, void **buf, size_t *cap, size_t off);
+
+/* Decompress the zstd frame SRC (N bytes) into DST, which must come out exactly RAWN bytes.
+ * Errors: -EIO (corrupt frame, or not exactly RAWN bytes), -ENOMEM. */
+int codec_zunpack(const void *src, size_t n, void *dst, size_t rawn);
+
 /* Decoded length of an unsigned LEB128 varint at P (N bytes available); -EIO if malformed. */
 int codec_get_varint(const uint8_t *p, size_t n, uint64_t *v);
 size_t codec_put_varint(uint8_t *p, uint64_t v); /* writes at most 10 bytes */

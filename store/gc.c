@@ -166,8 +166,8 @@ int cs_gc(cs_txn *txn, const char *table, cs_gc_stats *stats)
 	struct sch_table *t;
 	kv_cursor *c = NULL;
 	char **names = NULL;
-	uint32_t *ids = NULL;
-	size_t n = 0;
+	uint32_t *ids = NULL, *staged = NULL;
+	size_t n = 0, nstaged = 0;
 	int rc = txn_write_check(txn);
 
 	if (rc)
@@ -187,7 +187,10 @@ int cs_gc(cs_txn *txn, const char *table, cs_gc_stats *stats)
 		rc = gc_table(txn, t, c, stats);
 		goto out;
 	}
-	if (n && !(ids = calloc(n, sizeof(*ids)))) {
+	/* Live ids: every table's, and those of restores in progress (staging tables, restore.c). */
+	if ((rc = stage_live_ids(txn, &staged, &nstaged)))
+		goto out;
+	if ((n || nstaged) && !(ids = calloc(n + nstaged, sizeof(*ids)))) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -197,12 +200,15 @@ int cs_gc(cs_txn *txn, const char *table, cs_gc_stats *stats)
 			rc = gc_table(txn, t, c, stats);
 		}
 	}
-	qsort(ids, n, sizeof(*ids), id_cmp);
+	if (nstaged)
+		memcpy(ids + n, staged, nstaged * sizeof(*ids));
+	qsort(ids, n + nstaged, sizeof(*ids), id_cmp);
 	if (!rc)
-		rc = gc_orphans(txn, c, ids, n, stats);
+		rc = gc_orphans(txn, c, ids, n + nstaged, stats);
 out:
 	kv_cursor_close(c);
 	cs_strv_free(names, n);
 	free(ids);
+	free(staged);
 	return rc ? txn_fail(txn, rc) : 0;
 }

@@ -255,6 +255,29 @@ int kv_env_sync(kv_env *env)
 	return LM(mdb_env_sync(env->env, 1));
 }
 
+int kv_env_copy_compact(kv_env *env, const char *dir)
+{
+	return LM(mdb_env_copy2(env->env, dir, MDB_CP_COMPACT));
+}
+
+int kv_env_size(kv_env *env, uint64_t *size)
+{
+	const char *path;
+	struct stat sb;
+	char *data;
+	int rc;
+
+	if ((rc = LM(mdb_env_get_path(env->env, &path))))
+		return rc;
+	if (asprintf(&data, "%s/data.mdb", path) < 0)
+		return -ENOMEM;
+	rc = stat(data, &sb) ? -errno : 0;
+	free(data);
+	if (!rc)
+		*size = (uint64_t)sb.st_size;
+	return rc;
+}
+
 int kv_txn_begin(kv_env *env, bool rdonly, kv_txn **out)
 {
 	kv_txn *t = calloc(1, sizeof(*t));

@@ -24,6 +24,11 @@ typedef struct kv_cursor kv_cursor;
 int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out);
 void kv_env_close(kv_env *env); /* accepts NULL */
 int kv_env_sync(kv_env *env);   /* force committed data to disk; -EIO */
+/* Write a compacted copy of ENV (a consistent snapshot; free pages left out) into the existing empty
+ * directory DIR. Errors: -EACCES, -ENOSPC, -EIO. */
+int kv_env_copy_compact(kv_env *env, const char *dir);
+/* The size of ENV's data file in bytes. Errors: -EIO. */
+int kv_env_size(kv_env *env, uint64_t *size);
 
 /* Begin a transaction. Errors: -EROFS, -EAGAIN (reader slots full), -EIO, -ENOMEM. */
 int kv_txn_begin(kv_env *env, bool rdonly, kv_txn **out);

@@ -184,8 +184,10 @@ fail_fam:
 		t->nfam++; /* free what this entry holds too */
 		goto fail;
 	}
-	if (p != end)
+	if (p != end) {
+		rc = -EIO; /* trailing bytes (rc is 0 after a good last family) */
 		goto fail;
+	}
 	*out = t;
 	return 0;
 fail:

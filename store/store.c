@@ -3,12 +3,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <dirent.h>
+#include <unistd.h>
 
 #include "keys.h"
 #include "store_internal.h"
 
 static const char META_SEQ[] = "Mseq";
+
+/* 0 if DIR holds nothing (a lock file left by an earlier attempt aside), else -ENOTEMPTY or -errno. */
+static int dir_is_empty(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int rc = 0;
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "lock.mdb")) {
+			rc = -ENOTEMPTY;
+			break;
+		}
+	closedir(d);
+	return rc;
+}
 
 int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out)
 {
@@ -45,6 +65,46 @@ void cs_store_close(cs_store *st)
 int cs_store_sync(cs_store *st)
 {
 	return kv_env_sync(st->kv);
+}
+
+int cs_store_compact(cs_store *st, const char *dest, uint64_t *size)
+{
+	struct stat sb;
+	char *data;
+	int rc;
+
+	if (!dest || !*dest)
+		return -EINVAL;
+	if (mkdir(dest, 0700) && errno != EEXIST)
+		return -errno;
+	if (stat(dest, &sb))
+		return -errno;
+	if (!S_ISDIR(sb.st_mode))
+		return -ENOTDIR;
+	if (asprintf(&data, "%s/data.mdb", dest) < 0)
+		return -ENOMEM;
+	if (!access(data, F_OK)) {
+		free(data);
+		return -EEXIST;
+	}
+	if ((rc = dir_is_empty(dest))) {
+		free(data);
+		return rc;
+	}
+	rc = kv_env_copy_compact(st->kv, dest);
+	if (!rc && size) {
+		rc = stat(data, &sb) ? -errno : 0;
+		*size = rc ? 0 : (uint64_t)sb.st_size;
+	}
+	if (rc)
+		unlink(data); /* never leave half a copy */
+	free(data);
+	return rc;
+}
+
+int cs_store_size(cs_store *st, uint64_t *size)
+{
+	return kv_env_size(st->kv, size);
 }
 
 uint64_t cs_store_max_value(const cs_store *st)

@@ -93,4 +93,9 @@ uint64_t drop_hide_seq(const struct sch_table *t, const uint8_t *row, size_t n);
 bool cell_visible(const struct sch_family *f, uint64_t seq, uint64_t hide, uint32_t *version, int64_t ts,
 		  int64_t now);
 
+/* restore.c: the table ids of restores in progress (their staging tables), which cs_gc() must not collect
+ * as a deleted table's. In a write TXN, records of restores whose process is gone are deleted (and left
+ * out). Caller frees *IDS. */
+int stage_live_ids(cs_txn *txn, uint32_t **ids, size_t *n);
+
 #endif

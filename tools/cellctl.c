@@ -34,6 +34,11 @@ static const struct cmd commands[] = {
 	  "    to milliseconds as cbt does; without it the time is now.\n"
 	  "\n"
 	  "    Example: cellctl addtocell table1 user1 sum_cf:col1=1@12345\n" },
+	{ "compact", cmd_compact, CC_READ, "Write a compacted copy of the store",
+	  "cellctl compact <dest-dir>\n"
+	  "\n"
+	  "  Writes a consistent, compacted copy of the store (free pages left out) into <dest-dir>, which\n"
+	  "  is created if missing and must not hold a store or other files. Open it with --db <dest-dir>.\n" },
 	{ "count", cmd_count, CC_READ, "Count rows in a table",
 	  "cellctl count <table> [prefix=<row-key-prefix>]\n"
 	  "\n"
@@ -82,6 +87,12 @@ static const struct cmd commands[] = {
 	  "  Takes the same short time however many rows it drops; the space is reclaimed by gc.\n"
 	  "\n"
 	  "    Example: cellctl droprowrange mobile-time-series prefix=phone#4c410523#\n" },
+	{ "dump", cmd_dump, CC_READ, "Write an exact copy of tables to standard output",
+	  "cellctl dump [<table>...] > FILE\n"
+	  "\n"
+	  "  Writes every table (or the tables named) with its schema (delimiter, families, GC policies,\n"
+	  "  value types) and every cell a read returns, all versions, in cellfs's checksummed dump\n"
+	  "  format. The same store always gives the same bytes. \"cellctl restore\" reads it back.\n" },
 	{ "export", cmd_export, CC_READ, "Write a table as CSV (cbt import's format) or JSON lines",
 	  "cellctl export <table> [start=<row-key>] [end=<row-key>] [prefix=<row-key-prefix>] [regex=<regex>] "
 	  "[columns=<family>:<qualifier>,...] [count=<n>] [cells-per-column=<n>] [format=<csv|jsonl>] "
@@ -101,6 +112,11 @@ static const struct cmd commands[] = {
 	  "  (cbt import truncates them; export warns). JSON lines carry everything.\n"
 	  "\n"
 	  "    Example: cellctl export mytable > mytable.csv && cellctl import copy mytable.csv timestamp=value-encoded\n" },
+	{ "gc", cmd_gc, CC_WRITE, "Physically remove collected, dropped and deleted cells",
+	  "cellctl gc [<table>]\n"
+	  "\n"
+	  "  Removes what reads no longer return (cells GC policies collected, dropped rows, deleted\n"
+	  "  families; without <table> also deleted tables and abandoned restores) and prints what it freed.\n" },
 	{ "help", cmd_help, CC_NONE, "Print help text",
 	  "cellctl help [<command>]\n" },
 	{ "import", cmd_import, CC_WRITE, "Import CSV (as cbt import) or JSON lines into a table",
@@ -154,6 +170,14 @@ static const struct cmd commands[] = {
 	  "  cells-per-column=<n>                Read only this many cells per column\n"
 	  "  keys-only=<true|false>              Print cells without their values\n"
 	  "  app-profile=<app-profile-id>        Accepted for cbt compatibility and ignored\n" },
+	{ "restore", cmd_restore, CC_CREATE, "Restore tables from a dump",
+	  "cellctl restore [<file>] [overwrite=<true|false>]\n"
+	  "\n"
+	  "  Reads a dump written by \"cellctl dump\" from <file> (or standard input, or \"-\") and creates\n"
+	  "  its tables exactly. All or nothing: a truncated or corrupt dump restores nothing.\n"
+	  "  overwrite=true    Replace tables that exist (else an existing table is an error)\n"
+	  "\n"
+	  "  Creates the store too if it does not exist yet.\n" },
 	{ "set", cmd_set, CC_WRITE, "Set value of a cell (write)",
 	  "cellctl set <table> <row-key> <family>:<column>=<val>[@<timestamp>] ...\n"
 	  "\n"
@@ -176,6 +200,17 @@ static const struct cmd commands[] = {
 	  "    Examples:\n"
 	  "      cellctl setgcpolicy mobile-time-series stats_detail maxage=10d\n"
 	  "      cellctl setgcpolicy mobile-time-series stats_summary maxage=10d or maxversions=1\n" },
+	{ "stats", cmd_stats, CC_READ, "Print rows, cells and sizes per table and family",
+	  "cellctl stats [<table>]\n"
+	  "\n"
+	  "  One tab-separated line per table (family \"-\") and per family: rows, visible cells, their\n"
+	  "  values' raw bytes and stored bytes (compressed, with cell headers), key bytes, the compression\n"
+	  "  ratio raw/stored, and garbage (stored cells reads no longer return, which \"cellctl gc\" frees).\n" },
+	{ "verify", cmd_verify, CC_READ, "Read and check every record of the store",
+	  "cellctl verify\n"
+	  "\n"
+	  "  Reads every schema record, drop record, cell key and value (decompressed) and prints one line\n"
+	  "  per problem (table, row, column and timestamp where known). Exit status 1 if any is found.\n" },
 };
 
 static const size_t ncommands = sizeof commands / sizeof commands[0];

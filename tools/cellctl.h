@@ -94,5 +94,7 @@ cmd_fn cmd_lookup, cmd_read, cmd_count;
 cmd_fn cmd_addtocell;     /* cmd_agg.c */
 cmd_fn cmd_droprowrange;  /* cmd_drop.c */
 cmd_fn cmd_import, cmd_export; /* cmd_import.c, cmd_export.c */
+cmd_fn cmd_dump, cmd_restore;                          /* cmd_dump.c */
+cmd_fn cmd_gc, cmd_stats, cmd_verify, cmd_compact;     /* cmd_maint.c */
 
 #endif

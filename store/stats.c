@@ -1,0 +1,122 @@
+/* stats.c — cs_table_stats_get(): one pass over a table's stored cells, counting what reads return
+ * (rows, cells, raw and stored bytes per family) and what they no longer do (garbage awaiting cs_gc()).
+ * Visibility is decided by cell_visible() (read.c), as for reads and cs_gc(). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec.h"
+#include "keys.h"
+#include "store_internal.h"
+
+void cs_table_stats_free(cs_table_stats *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nfamilies; i++)
+		free(s->families[i].name);
+	free(s->families);
+	free(s->name);
+	free(s);
+}
+
+int cs_table_stats_get(cs_txn *txn, const char *table, cs_table_stats **out)
+{
+	struct sch_table *t;
+	cs_table_stats *s;
+	kv_cursor *c = NULL;
+	uint8_t pfx[5], *col = txn->kbuf2, *renc = NULL;
+	size_t coln = 0, rencn = 0;
+	uint64_t hide = 0;
+	uint32_t version = 0;
+	bool row_counted = false;
+	int64_t now = cs_now_us();
+	int rc;
+
+	if ((rc = sch_table_get(txn, table, &t)) || (rc = sch_drops_load(txn, t)))
+		return rc;
+	if (!(s = calloc(1, sizeof(*s))) || !(s->name = strdup(table)) ||
+	    (t->nfam && !(s->families = calloc(t->nfam, sizeof(*s->families))))) {
+		cs_table_stats_free(s);
+		return -ENOMEM;
+	}
+	for (; s->nfamilies < t->nfam; s->nfamilies++)
+		if (!(s->families[s->nfamilies].name = strdup(t->fam[s->nfamilies].name))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	if ((rc = kv_cursor_open(txn->kv, &c)))
+		goto out;
+	key_table_data(pfx, t->id);
+	for (rc = kv_seek(c, pfx, 5); !rc; rc = kv_next(c)) {
+		const uint8_t *k, *v;
+		size_t kn, vn;
+		key_parts kp;
+		codec_hdr h;
+		char fam[CS_MAX_FAMILY + 1];
+		struct sch_family *f;
+
+		kv_key(c, (const void **)&k, &kn);
+		if (kn < 5 || memcmp(k, pfx, 5))
+			break;
+		if ((rc = kv_value(c, (const void **)&v, &vn)))
+			break;
+		if (key_parse_cell(k, kn, &kp) || codec_header(v, vn, &h) || kp.fam_len > CS_MAX_FAMILY) {
+			rc = -EIO;
+			break;
+		}
+		if (!renc || kp.row_len != rencn || memcmp(k + kp.row_off, renc, rencn)) {
+			uint8_t *row;
+			size_t rn;
+			free(renc);
+			if (!(renc = malloc(kp.row_len)) || !(row = malloc(kp.row_len))) {
+				rc = -ENOMEM;
+				break;
+			}
+			memcpy(renc, k + kp.row_off, kp.row_len);
+			rencn = kp.row_len;
+			key_dec(renc, rencn, row, &rn);
+			hide = drop_hide_seq(t, row, rn);
+			free(row);
+			row_counted = false;
+		}
+		if (kn - 8 != coln || memcmp(k, col, coln)) {
+			memcpy(col, k, kn - 8);
+			coln = kn - 8;
+			version = 0;
+		}
+		memcpy(fam, k + kp.fam_off, kp.fam_len);
+		fam[kp.fam_len] = 0;
+		f = sch_family_find(t, fam);
+		if (cell_visible(f, h.seq, hide, &version, kp.ts, now)) {
+			cs_family_stats *fs = &s->families[f - t->fam];
+			fs->cells++;
+			fs->raw_bytes += h.rawlen;
+			fs->stored_bytes += vn;
+			fs->key_bytes += kn;
+			if (!row_counted)
+				s->rows++;
+			row_counted = true;
+		} else {
+			s->garbage_cells++;
+			s->garbage_bytes += kn + vn;
+		}
+	}
+	free(renc);
+	if (rc == -ENOENT)
+		rc = 0;
+	for (size_t i = 0; i < s->nfamilies; i++) {
+		s->cells += s->families[i].cells;
+		s->raw_bytes += s->families[i].raw_bytes;
+		s->stored_bytes += s->families[i].stored_bytes;
+		s->key_bytes += s->families[i].key_bytes;
+	}
+out:
+	kv_cursor_close(c);
+	if (rc) {
+		cs_table_stats_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
