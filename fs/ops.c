@@ -599,7 +599,9 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	if (h->writable) {
 		/* normally nothing is left: the flush of close(), which reports errors, wrote it back. Still
 		 * among the node's writers meanwhile, so that a rename of the file moves this handle too. */
-		int rc = fileh_commit(fs, h);
+		/* A write-back that failed at close() (or fsync) with nothing changed since is not tried again:
+		 * the error was returned, and the file must not appear later behind the writer's back. */
+		int rc = h->reported < 0 ? 0 : fileh_commit(fs, h);
 		node_remove_writer(&fs->nodes, h->ino, h);
 		if (h->counted_new) {
 			h->counted_new = false;
@@ -607,6 +609,11 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		}
 		if (rc > 0 && rc != FILEH_REWROTE)
 			fuse_lowlevel_notify_inval_inode(fs->se, h->parent, 0, 0);
+		if (h->created && h->written_ts < 0 && !h->removed) {
+			/* created but never written (its write-backs failed): gone with its last handle */
+			fuse_lowlevel_notify_inval_inode(fs->se, h->ino, 0, 0);
+			fuse_lowlevel_notify_inval_inode(fs->se, h->parent, 0, 0);
+		}
 		else if (rc && rc != h->reported) /* (an error close() returned already is not news) */
 			fprintf(stderr, "cellfs: writing back %s on release: %s\n", h->id.table, strerror(-rc));
 	}

@@ -46,7 +46,8 @@ struct fileh {
 	bool changed;          /* the copy differs from what was last written back (or read at open) */
 	bool removed;          /* its file was removed (unlink, rename away): nothing is written back */
 	bool counted_new;      /* counted in fs->nnew: created, not yet written back */
-	int reported;          /* the write-back error close() or fsync() last returned (0: none) */
+	int reported;          /* the write-back error close() or fsync() last returned, until the handle
+	                        * changes again (0: none); the release does not retry it */
 	int64_t set_ts;        /* a timestamp set on the handle (futimens), or -1 */
 	int64_t written_ts;    /* the version this handle has written back, or -1 */
 	struct node_id id;     /* owned: the file (its node may go before the handle) */

@@ -386,6 +386,7 @@ void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_
 	if (!rc && size) {
 		memcpy((char *)h->buf + at, buf, size);
 		h->changed = true;
+		h->reported = 0; /* new data: the release writes it back even after a failed close() */
 	}
 	len = h->len;
 	pthread_mutex_unlock(&h->lock);
@@ -487,8 +488,10 @@ static void set_handle_ts(struct fileh *h, void *arg)
 	struct set_ts *t = arg;
 	bool now;
 	pthread_mutex_lock(&h->lock);
-	if (t->ts >= 0)
+	if (t->ts >= 0) {
 		h->set_ts = t->ts;
+		h->reported = 0;
+	}
 	now = t->ts >= 0 && !h->changed && h->written_ts >= 0 && !h->removed;
 	pthread_mutex_unlock(&h->lock);
 	if (now) {
@@ -545,6 +548,8 @@ void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, s
 			if ((uint64_t)attr->st_size != h->len) {
 				rc = fileh_resize(fs, h, (size_t)attr->st_size);
 				h->changed = h->changed || !rc;
+				if (!rc)
+					h->reported = 0;
 			}
 			pthread_mutex_unlock(&h->lock);
 		} else {

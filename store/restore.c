@@ -181,8 +181,8 @@ static int get_bytes(struct rs *r, const uint8_t **p, size_t *n)
 /* A string attribute or name, as a C string (no NULs). Caller frees. */
 static int get_str(struct rs *r, char **out)
 {
-	const uint8_t *p;
-	size_t n;
+	const uint8_t *p = NULL;
+	size_t n = 0;
 	int rc = get_bytes(r, &p, &n);
 	if (rc)
 		return rc;
