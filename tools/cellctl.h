@@ -68,6 +68,10 @@ int cc_error(const char *fmt, ...);
 /* Print "cellctl: usage: SYNOPSIS" for CC's subcommand; return CC_FAIL. */
 int cc_usage(const struct cellctl *cc);
 
+/* args_kv() (args.h: cbt's key=value arguments) over ARGC/ARGV into VALS, printing its error (or
+ * ENOMEM's) with cc_error(). Returns CC_OK or CC_FAIL. */
+int cc_args_kv(int argc, char *const argv[], const char *const valid[], const char *vals[]);
+
 /* Go-quote S (N bytes) for a message; the string lives until the process exits ("<nomem>" if memory
  * ran out). Messages quote user input with this, so they stay on one line whatever the bytes. */
 const char *cc_q(const void *s, size_t n);
