@@ -41,11 +41,8 @@ static int del_all(cs_txn *txn, kv_cursor *c, const uint8_t *pfx, size_t n, cs_g
 
 static int gc_table(cs_txn *txn, struct sch_table *t, kv_cursor *c, cs_gc_stats *st)
 {
-	uint8_t pfx[5], *col = txn->kbuf2, *renc = NULL;
-	size_t coln = 0, rencn = 0;
-	uint64_t hide = 0;
-	uint32_t version = 0;
-	int64_t now = cs_now_us();
+	struct cell_walk w = { .t = t, .now = cs_now_us(), .col = txn->kbuf2 };
+	uint8_t pfx[5];
 	int rc;
 
 	if ((rc = sch_drops_load(txn, t)))
@@ -57,7 +54,7 @@ static int gc_table(cs_txn *txn, struct sch_table *t, kv_cursor *c, cs_gc_stats 
 		size_t kn, vn;
 		key_parts kp;
 		codec_hdr h;
-		char fam[CS_MAX_FAMILY + 1];
+		struct sch_family *f;
 
 		kv_key(c, (const void **)&k, &kn);
 		if (kn < 5 || memcmp(k, pfx, 5))
@@ -67,33 +64,11 @@ static int gc_table(cs_txn *txn, struct sch_table *t, kv_cursor *c, cs_gc_stats 
 			rc = rc ? rc : -EIO;
 			break;
 		}
-		if (!renc || kp.row_len != rencn || memcmp(k + kp.row_off, renc, rencn)) {
-			uint8_t *row;
-			size_t rn;
-			free(renc);
-			if (!(renc = malloc(kp.row_len)) || !(row = malloc(kp.row_len))) {
-				rc = -ENOMEM;
-				break;
-			}
-			memcpy(renc, k + kp.row_off, kp.row_len);
-			rencn = kp.row_len;
-			key_dec(renc, rencn, row, &rn);
-			hide = drop_hide_seq(t, row, rn);
-			free(row);
-		}
-		if (kn - 8 != coln || memcmp(k, col, coln)) {
-			memcpy(col, k, kn - 8);
-			coln = kn - 8;
-			version = 0;
-		}
-		memcpy(fam, k + kp.fam_off, kp.fam_len);
-		fam[kp.fam_len] = 0;
-		if (cell_visible(sch_family_find(t, fam), h.seq, hide, &version, kp.ts, now))
-			rc = kv_next(c);
-		else
-			rc = del_here(txn, c, k, kn, vn, st);
+		if ((rc = cell_walk_step(&w, k, kn, &kp, h.seq, &f)) < 0)
+			break;
+		rc = rc ? kv_next(c) : del_here(txn, c, k, kn, vn, st);
 	}
-	free(renc);
+	cell_walk_end(&w);
 	if (rc && rc != -ENOENT)
 		return rc;
 	if (t->ndrops) {

@@ -163,7 +163,7 @@ static int mkdirs(const char *dir)
 	return rc;
 }
 
-static int dir_is_empty(const char *dir)
+int kv_dir_is_empty(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -200,7 +200,7 @@ int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
 	free(data);
 	if (rc && (!create || rdonly))
 		return rc;
-	if (rc == -ENOENT && (rc = dir_is_empty(dir)))
+	if (rc == -ENOENT && (rc = kv_dir_is_empty(dir)))
 		return rc; /* never scatter a store into a directory that holds something else */
 
 	e = calloc(1, sizeof(*e));

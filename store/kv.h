@@ -22,6 +22,10 @@ typedef struct kv_cursor kv_cursor;
 /* Open (CREATE: creating, directory 0700 and files 0600) the environment in DIR.
  * Errors: -ENOENT, -EACCES, -EINVAL (not a store), -EIO, -ENOMEM. Close with kv_env_close(). */
 int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out);
+
+/* 0 if DIR holds nothing (a lock file left by an earlier attempt aside), else -ENOTEMPTY or -errno: where
+ * a new environment may be made. */
+int kv_dir_is_empty(const char *dir);
 void kv_env_close(kv_env *env); /* accepts NULL */
 int kv_env_sync(kv_env *env);   /* force committed data to disk; -EIO */
 /* Write a compacted copy of ENV (a consistent snapshot; free pages left out) into the existing empty

@@ -114,6 +114,41 @@ bool cell_visible(const struct sch_family *f, uint64_t seq, uint64_t hide, uint3
 	return visible(f, false, seq, hide, version, ts, now);
 }
 
+int cell_walk_step(struct cell_walk *w, const uint8_t *k, size_t kn, const struct key_parts *kp, uint64_t seq,
+		   struct sch_family **f)
+{
+	char fam[CS_MAX_FAMILY + 1];
+
+	w->new_row = !w->renc || kp->row_len != w->rencn || memcmp(k + kp->row_off, w->renc, w->rencn);
+	if (w->new_row) {
+		uint8_t *row;
+		size_t rn;
+		free(w->renc);
+		if (!(w->renc = malloc(kp->row_len)) || !(row = malloc(kp->row_len)))
+			return -ENOMEM;
+		memcpy(w->renc, k + kp->row_off, kp->row_len);
+		w->rencn = kp->row_len;
+		key_dec(w->renc, w->rencn, row, &rn);
+		w->hide = drop_hide_seq(w->t, row, rn);
+		free(row);
+	}
+	if (kn - 8 != w->coln || memcmp(k, w->col, w->coln)) {
+		memcpy(w->col, k, kn - 8);
+		w->coln = kn - 8;
+		w->version = 0;
+	}
+	memcpy(fam, k + kp->fam_off, kp->fam_len);
+	fam[kp->fam_len] = 0;
+	*f = sch_family_find(w->t, fam);
+	return cell_visible(*f, seq, w->hide, &w->version, kp->ts, w->now);
+}
+
+void cell_walk_end(struct cell_walk *w)
+{
+	free(w->renc);
+	w->renc = NULL;
+}
+
 /* Regexes match bytes, whatever locale the process has set: they run in the C locale. */
 static locale_t c_locale;
 static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;

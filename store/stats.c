@@ -25,16 +25,14 @@ int cs_table_stats_get(cs_txn *txn, const char *table, cs_table_stats **out)
 	struct sch_table *t;
 	cs_table_stats *s;
 	kv_cursor *c = NULL;
-	uint8_t pfx[5], *col = txn->kbuf2, *renc = NULL;
-	size_t coln = 0, rencn = 0;
-	uint64_t hide = 0;
-	uint32_t version = 0;
+	struct cell_walk w = { .now = cs_now_us(), .col = txn->kbuf2 };
+	uint8_t pfx[5];
 	bool row_counted = false;
-	int64_t now = cs_now_us();
-	int rc;
+	int rc, vis;
 
 	if ((rc = sch_table_get(txn, table, &t)) || (rc = sch_drops_load(txn, t)))
 		return rc;
+	w.t = t;
 	if (!(s = calloc(1, sizeof(*s))) || !(s->name = strdup(table)) ||
 	    (t->nfam && !(s->families = calloc(t->nfam, sizeof(*s->families))))) {
 		cs_table_stats_free(s);
@@ -53,7 +51,6 @@ int cs_table_stats_get(cs_txn *txn, const char *table, cs_table_stats **out)
 		size_t kn, vn;
 		key_parts kp;
 		codec_hdr h;
-		char fam[CS_MAX_FAMILY + 1];
 		struct sch_family *f;
 
 		kv_key(c, (const void **)&k, &kn);
@@ -65,30 +62,13 @@ int cs_table_stats_get(cs_txn *txn, const char *table, cs_table_stats **out)
 			rc = -EIO;
 			break;
 		}
-		if (!renc || kp.row_len != rencn || memcmp(k + kp.row_off, renc, rencn)) {
-			uint8_t *row;
-			size_t rn;
-			free(renc);
-			if (!(renc = malloc(kp.row_len)) || !(row = malloc(kp.row_len))) {
-				rc = -ENOMEM;
-				break;
-			}
-			memcpy(renc, k + kp.row_off, kp.row_len);
-			rencn = kp.row_len;
-			key_dec(renc, rencn, row, &rn);
-			hide = drop_hide_seq(t, row, rn);
-			free(row);
+		if ((vis = cell_walk_step(&w, k, kn, &kp, h.seq, &f)) < 0) {
+			rc = vis;
+			break;
+		}
+		if (w.new_row)
 			row_counted = false;
-		}
-		if (kn - 8 != coln || memcmp(k, col, coln)) {
-			memcpy(col, k, kn - 8);
-			coln = kn - 8;
-			version = 0;
-		}
-		memcpy(fam, k + kp.fam_off, kp.fam_len);
-		fam[kp.fam_len] = 0;
-		f = sch_family_find(t, fam);
-		if (cell_visible(f, h.seq, hide, &version, kp.ts, now)) {
+		if (vis) {
 			cs_family_stats *fs = &s->families[f - t->fam];
 			fs->cells++;
 			fs->raw_bytes += h.rawlen;
@@ -102,7 +82,7 @@ int cs_table_stats_get(cs_txn *txn, const char *table, cs_table_stats **out)
 			s->garbage_bytes += kn + vn;
 		}
 	}
-	free(renc);
+	cell_walk_end(&w);
 	if (rc == -ENOENT)
 		rc = 0;
 	for (size_t i = 0; i < s->nfamilies; i++) {

@@ -5,30 +5,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <dirent.h>
 #include <unistd.h>
 
 #include "keys.h"
 #include "store_internal.h"
 
 static const char META_SEQ[] = "Mseq";
-
-/* 0 if DIR holds nothing (a lock file left by an earlier attempt aside), else -ENOTEMPTY or -errno. */
-static int dir_is_empty(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int rc = 0;
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "lock.mdb")) {
-			rc = -ENOTEMPTY;
-			break;
-		}
-	closedir(d);
-	return rc;
-}
 
 int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out)
 {
@@ -87,7 +69,7 @@ int cs_store_compact(cs_store *st, const char *dest, uint64_t *size)
 		free(data);
 		return -EEXIST;
 	}
-	if ((rc = dir_is_empty(dest))) {
+	if ((rc = kv_dir_is_empty(dest))) {
 		free(data);
 		return rc;
 	}

@@ -93,6 +93,27 @@ uint64_t drop_hide_seq(const struct sch_table *t, const uint8_t *row, size_t n);
 bool cell_visible(const struct sch_family *f, uint64_t seq, uint64_t hide, uint32_t *version, int64_t ts,
 		  int64_t now);
 
+/* A walk over a table's stored cells in key order that needs each one's visibility (cs_gc(), stats): the
+ * row and column it is in. Set t, now and col (a key-sized buffer such as txn->kbuf2); the rest zero. */
+struct key_parts;
+struct cell_walk {
+	const struct sch_table *t;
+	int64_t now;
+	uint8_t *col;     /* the current column's key (the cell key without its timestamp) */
+	size_t coln;
+	uint8_t *renc;    /* the current row, as encoded in keys (malloc'd: cell_walk_end() frees it) */
+	size_t rencn;
+	uint64_t hide;    /* drop_hide_seq() of that row */
+	uint32_t version; /* cell_visible()'s count of the column's cells */
+	bool new_row;     /* the cell last stepped to begins a row */
+};
+/* Step W to the cell at key K (KN bytes, parsed into KP with fam_len <= CS_MAX_FAMILY, written at SEQ),
+ * the next in key order: *F gets its family (NULL: not in the schema). Returns 1 if the cell is visible,
+ * 0 if not, or -ENOMEM. */
+int cell_walk_step(struct cell_walk *w, const uint8_t *k, size_t kn, const struct key_parts *kp, uint64_t seq,
+		   struct sch_family **f);
+void cell_walk_end(struct cell_walk *w);
+
 /* restore.c: the table ids of restores in progress (their staging tables), which cs_gc() must not collect
  * as a deleted table's. In a write TXN, records of restores whose process is gone are deleted (and left
  * out). Caller frees *IDS. */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "cbtfmt.h"
 
 #ifndef CELLFS_VERSION
@@ -248,6 +249,17 @@ int cc_usage(const struct cellctl *cc)
 	const char *u = cc->cmd->usage;
 
 	return cc_error("usage: %.*s", (int)strcspn(u, "\n"), u);
+}
+
+int cc_args_kv(int argc, char *const argv[], const char *const valid[], const char *vals[])
+{
+	char *err = NULL;
+	int rc = CC_OK;
+
+	if (args_kv(argc, argv, valid, vals, &err) < 0)
+		rc = cc_error("%s", err ? err : strerror(ENOMEM));
+	free(err);
+	return rc;
 }
 
 enum { QRING = 8 };

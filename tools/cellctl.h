@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "args.h"
 #include "cellstore.h"
 
 enum {
@@ -68,6 +69,10 @@ int cc_error(const char *fmt, ...);
 /* Print "cellctl: usage: SYNOPSIS" for CC's subcommand; return CC_FAIL. */
 int cc_usage(const struct cellctl *cc);
 
+/* args_kv() (args.h: cbt's key=value arguments) over ARGC/ARGV into VALS, printing its error (or
+ * ENOMEM's) with cc_error(). Returns CC_OK or CC_FAIL. */
+int cc_args_kv(int argc, char *const argv[], const char *const valid[], const char *vals[]);
+
 /* Go-quote S (N bytes) for a message; the string lives until the process exits ("<nomem>" if memory
  * ran out). Messages quote user input with this, so they stay on one line whatever the bytes. */
 const char *cc_q(const void *s, size_t n);
@@ -86,6 +91,16 @@ int cc_check_row_key(const char *row);
  * NULL) are the arguments the mutations came from, named in messages. Prints the error. */
 int cc_mutate_row(struct cellctl *cc, const char *table, const char *row, const cs_mutation *m, size_t n,
 		  const char *const *args);
+
+/* One argument of set or addtocell, ARG, parsed by args_set_cell() into C: fill M, or print the error.
+ * NOW is the time of "no @ts". */
+typedef int cc_cell_fn(const char *arg, const set_cell *c, int64_t now, cs_mutation *m);
+
+/* set's and addtocell's skeleton: TABLE ROW family:column=val[@ts]..., each argument parsed with
+ * args_set_cell() ("bad <command> arg" if it does not parse) and turned into a mutation by TO_MUTATION;
+ * app-profile= skipped, authorized-view= refused, "nothing to VERB" without a cell; then all of them in
+ * one transaction (cc_mutate_row), nothing written if any argument is bad. Prints the error. */
+int cc_write_cells(struct cellctl *cc, int argc, char **argv, const char *verb, cc_cell_fn *to_mutation);
 
 /* Subcommands. */
 cmd_fn cmd_createtable, cmd_createfamily, cmd_deletefamily, cmd_deletetable, cmd_setgcpolicy, cmd_ls;

@@ -17,17 +17,13 @@ int cmd_droprowrange(struct cellctl *cc, int argc, char **argv)
 	static const char *const valid[] = { "prefix", "all", NULL };
 	const char *vals[2], *prefix;
 	bool all = false;
-	char *err = NULL;
 	cs_txn *txn;
 	int rc, err_no;
 
 	if (argc < 1)
 		return cc_usage(cc);
-	if (args_kv(argc - 1, argv + 1, valid, vals, &err) < 0) {
-		rc = cc_error("%s", err ? err : strerror(ENOMEM));
-		free(err);
-		return rc;
-	}
+	if (cc_args_kv(argc - 1, argv + 1, valid, vals) != CC_OK)
+		return CC_FAIL;
 	prefix = vals[0];
 	if (vals[1] && go_parse_bool(vals[1], &all) < 0)
 		return cc_error("bad all %s: want true or false", cc_qs(vals[1]));

@@ -170,11 +170,8 @@ static int parse_args(struct exp *e, int argc, char **argv)
 	int64_t n;
 	int rc;
 
-	if (args_kv(argc, argv, valid, v, &err) < 0) {
-		rc = cc_error("%s", err ? err : strerror(ENOMEM));
-		free(err);
-		return rc;
-	}
+	if (cc_args_kv(argc, argv, valid, v) != CC_OK)
+		return CC_FAIL;
 	for (int k = 0; k < K_N; k++)
 		if (v[k] && !*v[k])
 			v[k] = NULL;

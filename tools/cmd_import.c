@@ -570,15 +570,10 @@ static int parse_args(struct imp *im, int argc, char **argv)
 					     "format", NULL };
 	enum { A_APP, A_COLFAM, A_BATCH, A_WORKERS, A_TS, A_FORMAT };
 	const char *vals[6];
-	char *err = NULL;
 	int64_t n;
-	int rc;
 
-	if (args_kv(argc, argv, valid, vals, &err) < 0) {
-		rc = cc_error("%s", err ? err : strerror(ENOMEM));
-		free(err);
-		return rc;
-	}
+	if (cc_args_kv(argc, argv, valid, vals) != CC_OK)
+		return CC_FAIL;
 	if (vals[A_BATCH] && (go_parse_int(vals[A_BATCH], 10, &n) < 0 || n <= 0 || n > 100000))
 		return cc_error("batch-size must be > 0 and <= 100000 (batch-size=%s)", cc_qs(vals[A_BATCH]));
 	if (vals[A_WORKERS] && (go_parse_int(vals[A_WORKERS], 10, &n) < 0 || n <= 0))

@@ -266,18 +266,14 @@ int cmd_lookup(struct cellctl *cc, int argc, char **argv)
 	cs_bytes key;
 	cs_txn *txn;
 	cs_scan *scan = NULL;
-	char *err = NULL;
 	int rc;
 
 	if (argc < 2)
 		return cc_usage(cc);
 	memcpy(valid, common_keys, sizeof common_keys);
 	valid[K_NCOMMON] = NULL;
-	if (args_kv(argc - 2, argv + 2, valid, vals, &err) < 0) {
-		rc = cc_error("%s", err ? err : strerror(ENOMEM));
-		free(err);
-		return rc;
-	}
+	if (cc_args_kv(argc - 2, argv + 2, valid, vals) != CC_OK)
+		return CC_FAIL;
 	rs.json = cc->format == CC_FORMAT_JSON;
 	if ((rc = parse_common(&rs, vals)) != CC_OK)
 		goto release;
@@ -316,7 +312,6 @@ int cmd_read(struct cellctl *cc, int argc, char **argv)
 	regex_t row_re;
 	cs_txn *txn;
 	cs_scan *scan = NULL;
-	char *err = NULL;
 	const char *v;
 	int rc;
 
@@ -331,11 +326,8 @@ int cmd_read(struct cellctl *cc, int argc, char **argv)
 	valid[K_REVERSED] = "reversed";
 	valid[K_LIMIT] = "limit";
 	valid[K_NREAD] = NULL;
-	if (args_kv(argc - 1, argv + 1, valid, vals, &err) < 0) {
-		rc = cc_error("%s", err ? err : strerror(ENOMEM));
-		free(err);
-		return rc;
-	}
+	if (cc_args_kv(argc - 1, argv + 1, valid, vals) != CC_OK)
+		return CC_FAIL;
 	if (vals[K_LIMIT]) /* cbt's old name for end */
 		return cc_error("unknown arg key \"limit\"; did you mean \"end\"?");
 	/* As in cbt, an empty value is the same as no argument. */
@@ -404,16 +396,12 @@ int cmd_count(struct cellctl *cc, int argc, char **argv)
 	uint64_t n = 0;
 	cs_txn *txn;
 	cs_scan *scan;
-	char *err = NULL;
 	int rc, more, err_no;
 
 	if (argc < 1)
 		return cc_usage(cc);
-	if (args_kv(argc - 1, argv + 1, valid, vals, &err) < 0) {
-		rc = cc_error("%s", err ? err : strerror(ENOMEM));
-		free(err);
-		return rc;
-	}
+	if (cc_args_kv(argc - 1, argv + 1, valid, vals) != CC_OK)
+		return CC_FAIL;
 	if (vals[0])
 		o.prefix = CS_BYTES(vals[0], strlen(vals[0]));
 	if ((rc = cellctl_begin(cc, &txn)) != CC_OK)

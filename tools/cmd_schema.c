@@ -142,11 +142,8 @@ int cmd_createtable(struct cellctl *cc, int argc, char **argv)
 
 	if (argc < 1)
 		return cc_usage(cc);
-	if (args_kv(argc - 1, argv + 1, valid, vals, &err) < 0) {
-		rc = cc_error("%s", err ? err : strerror(ENOMEM));
-		free(err);
-		return rc;
-	}
+	if (cc_args_kv(argc - 1, argv + 1, valid, vals) != CC_OK)
+		return CC_FAIL;
 	if (cs_check_table_name(argv[0]) < 0)
 		return cc_error("invalid table name %s", cc_qs(argv[0]));
 	if (vals[1]) { /* splits: checked as cbt checks them, then ignored */

@@ -100,7 +100,7 @@ int cc_mutate_row(struct cellctl *cc, const char *table, const char *row, const 
 	return cellctl_commit(txn);
 }
 
-int cmd_set(struct cellctl *cc, int argc, char **argv)
+int cc_write_cells(struct cellctl *cc, int argc, char **argv, const char *verb, cc_cell_fn *to_mutation)
 {
 	set_cell *cells;
 	cs_mutation *m;
@@ -120,9 +120,8 @@ int cmd_set(struct cellctl *cc, int argc, char **argv)
 		rc = cc_error("%s", strerror(ENOMEM));
 		goto free_all;
 	}
-	for (int i = 2; i < argc; i++) {
+	for (int i = 2; i < argc && rc == CC_OK; i++) {
 		const char *a = argv[i];
-		int64_t ts;
 		int err_no;
 
 		if (!strncmp(a, "app-profile=", 12))
@@ -134,27 +133,16 @@ int cmd_set(struct cellctl *cc, int argc, char **argv)
 		err_no = args_set_cell(a, &cells[n]);
 		if (err_no == -ENOMEM) {
 			rc = cc_error("%s", strerror(ENOMEM));
-			break;
 		} else if (err_no < 0) {
-			rc = cc_error("bad set arg %s", cc_qs(a));
-			break;
+			rc = cc_error("bad %s arg %s", cc->cmd->name, cc_qs(a));
+		} else {
+			args[n] = a;
+			rc = to_mutation(a, &cells[n], now, &m[n]);
+			n++; /* parsed: released with the rest */
 		}
-		n++;
-		if (cbt_cell_ts(&cells[n - 1], now, &ts) < 0) {
-			rc = cc_error("invalid timestamp %lld in %s", (long long)cells[n - 1].ts, cc_qs(a));
-			break;
-		}
-		m[n - 1] = (cs_mutation){
-			.op = CS_SET_CELL,
-			.family = cells[n - 1].family,
-			.qualifier = CS_BYTES(cells[n - 1].qual, cells[n - 1].qual_len),
-			.ts = ts,
-			.value = CS_BYTES(cells[n - 1].value, cells[n - 1].value_len),
-		};
-		args[n - 1] = a;
 	}
 	if (rc == CC_OK && n == 0)
-		rc = cc_error("nothing to set");
+		rc = cc_error("nothing to %s", verb);
 	if (rc == CC_OK)
 		rc = cc_mutate_row(cc, argv[0], argv[1], m, n, args);
 free_all:
@@ -164,6 +152,28 @@ free_all:
 	free(m);
 	free(args);
 	return rc;
+}
+
+/* set's cell: the value as written, at its timestamp (or NOW's). */
+static int set_mutation(const char *arg, const set_cell *c, int64_t now, cs_mutation *m)
+{
+	int64_t ts;
+
+	if (cbt_cell_ts(c, now, &ts) < 0)
+		return cc_error("invalid timestamp %lld in %s", (long long)c->ts, cc_qs(arg));
+	*m = (cs_mutation){
+		.op = CS_SET_CELL,
+		.family = c->family,
+		.qualifier = CS_BYTES(c->qual, c->qual_len),
+		.ts = ts,
+		.value = CS_BYTES(c->value, c->value_len),
+	};
+	return CC_OK;
+}
+
+int cmd_set(struct cellctl *cc, int argc, char **argv)
+{
+	return cc_write_cells(cc, argc, argv, "set", set_mutation);
 }
 
 /* cbt takes one optional trailing app-profile=ID and nothing else. */

@@ -27,6 +27,8 @@
 #define TIMEOUT 86400.0 /* entries and attributes, as cellfs */
 #define NEG_TIMEOUT 1.0 /* negative entries, as cellfs */
 
+#include "floor.h"
+
 struct node {
 	struct stat st; /* from lstat, st_ino replaced by the inode number */
 	char *path; /* SRCDIR/...; NAME points into it */
@@ -160,15 +162,6 @@ static int load(const char *src)
 
 /* ---- the handlers ---- */
 
-static void entry_of(const struct node *n, struct fuse_entry_param *e)
-{
-	memset(e, 0, sizeof(*e));
-	e->ino = n->st.st_ino;
-	e->attr = n->st;
-	e->attr_timeout = TIMEOUT;
-	e->entry_timeout = TIMEOUT;
-}
-
 static void fl_init(void *userdata, struct fuse_conn_info *conn)
 {
 	if (conn->capable & FUSE_CAP_READDIRPLUS)
@@ -189,7 +182,7 @@ static void fl_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		return;
 	}
 	if ((ino = find(parent, name)))
-		entry_of(get(ino), &e);
+		floor_entry(&get(ino)->st, &e);
 	fuse_reply_entry(req, &e);
 }
 
@@ -242,7 +235,7 @@ static void list(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, int plu
 		} else {
 			const struct node *k = get(n->first + i - 2);
 			name = k->name;
-			entry_of(k, &e);
+			floor_entry(&k->st, &e);
 		}
 		need = plus ? fuse_add_direntry_plus(req, buf + used, size - used, name, &e, (off_t)i + 1)
 			    : fuse_add_direntry(req, buf + used, size - used, name, &e.attr, (off_t)i + 1);
@@ -330,8 +323,6 @@ int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct fuse_cmdline_opts opts = { 0 };
-	struct fuse_loop_config loop = { .clone_fd = 0, .max_idle_threads = 10 }; /* as cellfs */
-	struct fuse_session *se;
 	char *fsname = NULL;
 	int rc, ret = 1;
 
@@ -345,20 +336,9 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "floorfs: cannot load %s: %s\n", conf.src, strerror(-rc));
 		goto out;
 	}
-	if (asprintf(&fsname, "-osubtype=floorfs,fsname=%s", conf.src) < 0 ||
-	    fuse_opt_add_arg(&args, fsname) || !(se = fuse_session_new(&args, &ops, sizeof(ops), NULL)))
+	if (asprintf(&fsname, "-osubtype=floorfs,fsname=%s", conf.src) < 0 || fuse_opt_add_arg(&args, fsname))
 		goto out;
-	if (fuse_set_signal_handlers(se))
-		goto destroy;
-	if (fuse_session_mount(se, opts.mountpoint))
-		goto remove_handlers;
-	if (!fuse_daemonize(opts.foreground))
-		ret = opts.singlethread ? fuse_session_loop(se) : fuse_session_loop_mt(se, &loop);
-	fuse_session_unmount(se);
-remove_handlers:
-	fuse_remove_signal_handlers(se);
-destroy:
-	fuse_session_destroy(se);
+	ret = floor_serve(&args, &opts, &ops);
 out:
 	free(opts.mountpoint);
 	fuse_opt_free_args(&args);

@@ -29,6 +29,8 @@
 #define TIMEOUT 86400.0 /* entries and attributes, as cellfs */
 #define NEG_TIMEOUT 1.0 /* negative entries, as cellfs */
 
+#include "floor.h"
+
 struct node {
 	struct stat st;
 	char *name;
@@ -177,15 +179,6 @@ static void unlink_node(fuse_ino_t ino)
 
 /* ---- the handlers ---- */
 
-static void entry_of(const struct node *n, struct fuse_entry_param *e)
-{
-	memset(e, 0, sizeof(*e));
-	e->ino = n->st.st_ino;
-	e->attr = n->st;
-	e->attr_timeout = TIMEOUT;
-	e->entry_timeout = TIMEOUT;
-}
-
 static void fw_init(void *userdata, struct fuse_conn_info *conn)
 {
 	if (conn->capable & FUSE_CAP_READDIRPLUS)
@@ -203,7 +196,7 @@ static void fw_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	fuse_ino_t ino;
 	pthread_mutex_lock(&lock);
 	if ((ino = find(parent, name)))
-		entry_of(get(ino), &e);
+		floor_entry(&get(ino)->st, &e);
 	pthread_mutex_unlock(&lock);
 	fuse_reply_entry(req, &e);
 }
@@ -310,7 +303,7 @@ static void fw_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 			e.attr.st_mode = S_IFDIR;
 		} else {
 			name = get(k)->name;
-			entry_of(get(k), &e);
+			floor_entry(&get(k)->st, &e);
 		}
 		need = fuse_add_direntry_plus(req, buf + used, size - used, name, &e, i + 1);
 		if (need > size - used)
@@ -338,7 +331,7 @@ static void make(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mod
 	else if (!(ino = add(parent, name, mode)))
 		err = ENOMEM;
 	if (!err) {
-		entry_of(get(ino), &e);
+		floor_entry(&get(ino)->st, &e);
 		if (S_ISDIR(mode))
 			get(parent)->st.st_nlink++; /* not P: add() may have moved the nodes */
 	}
@@ -526,8 +519,6 @@ int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct fuse_cmdline_opts opts = { 0 };
-	struct fuse_loop_config loop = { .clone_fd = 0, .max_idle_threads = 10 }; /* as cellfs */
-	struct fuse_session *se;
 	int ret = 1;
 
 	if (fuse_opt_parse(&args, &conf, conf_opts, NULL) == -1 || fuse_parse_cmdline(&args, &opts))
@@ -540,20 +531,9 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "floorw: out of memory\n");
 		goto out;
 	}
-	if (fuse_opt_add_arg(&args, "-osubtype=floorw,fsname=floorw") ||
-	    !(se = fuse_session_new(&args, &ops, sizeof(ops), NULL)))
+	if (fuse_opt_add_arg(&args, "-osubtype=floorw,fsname=floorw"))
 		goto out;
-	if (fuse_set_signal_handlers(se))
-		goto destroy;
-	if (fuse_session_mount(se, opts.mountpoint))
-		goto remove_handlers;
-	if (!fuse_daemonize(opts.foreground))
-		ret = opts.singlethread ? fuse_session_loop(se) : fuse_session_loop_mt(se, &loop);
-	fuse_session_unmount(se);
-remove_handlers:
-	fuse_remove_signal_handlers(se);
-destroy:
-	fuse_session_destroy(se);
+	ret = floor_serve(&args, &opts, &ops);
 out:
 	free(opts.mountpoint);
 	fuse_opt_free_args(&args);

@@ -3,58 +3,10 @@
 # droprowrange, and --format=json for ls, read, lookup and count. Each case checks stdout, stderr and the
 # exit status exactly, and every refused write is followed by a read showing nothing changed.
 #
-# The harness is cli.sh's: out/outb set the expected stdout of the next check; ok ARGS must exit 0 with
-# it and an empty stderr; err 'MESSAGE' ARGS must exit 1 with no stdout and exactly MESSAGE on stderr.
-set -u
-
-cellctl=${1:?usage: agg.sh CELLCTL}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cellfs-agg.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-export TZ=UTC HOME=$tmp/home XDG_DATA_HOME=$tmp/xdg
-unset CELLFS_DB
-mkdir "$tmp/home"
-db=$tmp/db
-
-checks=0
-failures=0
-: >"$tmp/want.out"
-
-out() { cat >"$tmp/want.out"; }
-outb() { printf '%b' "$1" >"$tmp/want.out"; }
-failed() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
-
-run() {
-	local want_status=$1 want_err=$2 status what
-	shift 2
-	checks=$((checks + 1))
-	"$@" >"$tmp/got.out" 2>"$tmp/got.err"
-	status=$?
-	if [ -n "$want_err" ]; then
-		printf '%s\n' "$want_err" >"$tmp/want.err"
-	else
-		: >"$tmp/want.err"
-	fi
-	what=$(printf '%q ' "${@:2}")
-	if [ $status -ge 128 ]; then
-		failed "$what: died with status $status"
-	elif [ $status -ne "$want_status" ]; then
-		failed "$what: exit status $status, want $want_status"
-		sed 's/^/    stderr: /' "$tmp/got.err"
-	elif ! cmp -s "$tmp/want.out" "$tmp/got.out"; then
-		failed "$what: stdout differs (- want, + got)"
-		diff -u "$tmp/want.out" "$tmp/got.out" | tail -n +3 | cat -A | head -40 | sed 's/^/    /'
-	elif ! cmp -s "$tmp/want.err" "$tmp/got.err"; then
-		failed "$what: stderr differs (- want, + got)"
-		diff -u "$tmp/want.err" "$tmp/got.err" | tail -n +3 | cat -A | sed 's/^/    /'
-	fi
-	: >"$tmp/want.out"
-}
-
-ok() { run 0 "" "$cellctl" --db "$db" "$@"; }
-err() { local msg=$1; shift; run 1 "$msg" "$cellctl" --db "$db" "$@"; }
+# The harness is lib.sh's (as cli.sh): out/outb set the expected stdout of the next check; ok ARGS must
+# exit 0 with it and an empty stderr; err 'MESSAGE' ARGS must exit 1 with no stdout and exactly MESSAGE on
+# stderr.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # unchanged NAME ARGS...: the output of ARGS (a read) is what it was when NAME was last saved.
 save() { local n=$1; shift; "$cellctl" --db "$db" "$@" >"$tmp/saved.$n" 2>&1; }
@@ -357,5 +309,4 @@ run 1 'cellctl: unknown format "" for --format (want text or json)' "$cellctl" -
 run 1 'cellctl: unknown format "JSON" for --format (want text or json)' "$cellctl" --format JSON --db "$db" ls
 run 1 'cellctl: option --format needs text or json' "$cellctl" --db "$db" --format
 
-echo "$checks checks, $failures failures"
-[ $failures -eq 0 ]
+finish

@@ -1,67 +1,8 @@
 #!/bin/bash
 # cli.sh CELLCTL — cellctl as a user sees it: every subcommand and every kind of bad argument, each case
 # checking stdout, stderr and the exit status exactly (a crash never counts as an expected failure).
-#
-# Writing a case:
-#     out <<'EOF'            expected stdout of the next check (omit: none); outb '...' takes printf %b
-#     ...
-#     EOF
-#     ok   ARGS...           must exit 0 with that stdout and nothing on stderr
-#     err  'MESSAGE' ARGS... must exit 1 with no stdout and exactly MESSAGE (one line) on stderr
-# Both run `cellctl --db $db ARGS...` under TZ=UTC; raw_ok/raw_err leave out --db.
-set -u
-
-cellctl=${1:?usage: cli.sh CELLCTL}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cellfs-cli.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-export TZ=UTC HOME=$tmp/home XDG_DATA_HOME=$tmp/xdg
-unset CELLFS_DB
-mkdir "$tmp/home"
-db=$tmp/db
-
-checks=0
-failures=0
-: >"$tmp/want.out"
-
-out() { cat >"$tmp/want.out"; }
-outb() { printf '%b' "$1" >"$tmp/want.out"; }
-failed() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
-
-# run WANT_STATUS WANT_STDERR_LINE CMD...
-run() {
-	local want_status=$1 want_err=$2 status what
-	shift 2
-	checks=$((checks + 1))
-	"$@" >"$tmp/got.out" 2>"$tmp/got.err"
-	status=$?
-	if [ -n "$want_err" ]; then
-		printf '%s\n' "$want_err" >"$tmp/want.err"
-	else
-		: >"$tmp/want.err"
-	fi
-	what=$(printf '%q ' "${@:2}")
-	if [ $status -ge 128 ]; then
-		failed "$what: died with status $status"
-	elif [ $status -ne "$want_status" ]; then
-		failed "$what: exit status $status, want $want_status"
-		sed 's/^/    stderr: /' "$tmp/got.err"
-	elif ! cmp -s "$tmp/want.out" "$tmp/got.out"; then
-		failed "$what: stdout differs (- want, + got)"
-		diff -u "$tmp/want.out" "$tmp/got.out" | tail -n +3 | cat -A | head -40 | sed 's/^/    /'
-	elif ! cmp -s "$tmp/want.err" "$tmp/got.err"; then
-		failed "$what: stderr differs (- want, + got)"
-		diff -u "$tmp/want.err" "$tmp/got.err" | tail -n +3 | cat -A | sed 's/^/    /'
-	fi
-	: >"$tmp/want.out"
-}
-
-ok() { run 0 "" "$cellctl" --db "$db" "$@"; }
-err() { local msg=$1; shift; run 1 "$msg" "$cellctl" --db "$db" "$@"; }
-raw_ok() { run 0 "" "$cellctl" "$@"; }
-raw_err() { local msg=$1; shift; run 1 "$msg" "$cellctl" "$@"; }
+# The harness (out/outb, ok, err, raw_ok, raw_err, run, finish; how to write a case) is lib.sh's.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # ---- Global options, help ----------------------------------------------------------------------------
 
@@ -574,5 +515,4 @@ u
 EOF
 ok ls
 
-echo "$checks checks, $failures failures"
-[ $failures -eq 0 ]
+finish

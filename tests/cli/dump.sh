@@ -1,57 +1,10 @@
 #!/bin/bash
 # dump.sh CELLCTL — cellctl dump, restore, gc, stats, verify and compact as a user sees them: exact
-# stdout, stderr and exit status (helpers as in cli.sh), round trips compared byte for byte, and every
+# stdout, stderr and exit status (the harness is lib.sh's), round trips compared byte for byte, and every
 # refused restore leaving the store exactly as it was (compared by dumping it).
-set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+export LC_ALL=C
 
-cellctl=${1:?usage: dump.sh CELLCTL}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cellfs-dump.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-export LC_ALL=C TZ=UTC HOME=$tmp/home XDG_DATA_HOME=$tmp/xdg
-unset CELLFS_DB
-mkdir "$tmp/home"
-db=$tmp/db
-
-checks=0
-failures=0
-: >"$tmp/want.out"
-
-out() { cat >"$tmp/want.out"; }
-failed() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
-
-# run WANT_STATUS WANT_STDERR_LINE CMD... (as in cli.sh)
-run() {
-	local want_status=$1 want_err=$2 status what
-	shift 2
-	checks=$((checks + 1))
-	"$@" >"$tmp/got.out" 2>"$tmp/got.err" <"${stdin:-/dev/null}"
-	status=$?
-	if [ -n "$want_err" ]; then
-		printf '%s\n' "$want_err" >"$tmp/want.err"
-	else
-		: >"$tmp/want.err"
-	fi
-	what=$(printf '%q ' "${@:2}")
-	if [ $status -ge 128 ]; then
-		failed "$what: died with status $status"
-	elif [ $status -ne "$want_status" ]; then
-		failed "$what: exit status $status, want $want_status"
-		sed 's/^/    stderr: /' "$tmp/got.err"
-	elif ! cmp -s "$tmp/want.out" "$tmp/got.out"; then
-		failed "$what: stdout differs (- want, + got)"
-		diff -u "$tmp/want.out" "$tmp/got.out" | tail -n +3 | cat -A | head -40 | sed 's/^/    /'
-	elif ! cmp -s "$tmp/want.err" "$tmp/got.err"; then
-		failed "$what: stderr differs (- want, + got)"
-		diff -u "$tmp/want.err" "$tmp/got.err" | tail -n +3 | cat -A | sed 's/^/    /'
-	fi
-	: >"$tmp/want.out"
-}
-
-ok() { run 0 "" "$cellctl" --db "$db" "$@"; }
-err() { local msg=$1; shift; run 1 "$msg" "$cellctl" --db "$db" "$@"; }
 ok_in() { local d=$1; shift; run 0 "" "$cellctl" --db "$d" "$@"; }
 err_in() { local d=$1 msg=$2; shift 2; run 1 "$msg" "$cellctl" --db "$d" "$@"; }
 
@@ -345,5 +298,4 @@ err "cellctl compact: \"$tmp/full\" holds other files" compact "$tmp/full"
 err 'cellctl compact: usage: cellctl compact <dest-dir>' compact
 err 'cellctl compact: usage: cellctl compact <dest-dir>' compact a b
 
-echo "dump.sh: $checks checks, $failures failures"
-[ $failures -eq 0 ]
+finish dump.sh

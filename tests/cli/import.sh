@@ -3,59 +3,18 @@
 # encoded timestamps), JSON lines, every bad input (exit status 1, the exact one-line message, and the
 # store unchanged afterwards), export's output, and round trips export -> import that reproduce a table.
 #
-# Writing a case (as in cli.sh):
+# Writing a case (the harness is lib.sh's):
 #     out <<'EOF' ... EOF    expected stdout of the next check (omit: none)
 #     ok   ARGS...           must exit 0 with that stdout and nothing on stderr
 #     err  'MESSAGE' ARGS... must exit 1 with no stdout and exactly MESSAGE on stderr
 #     bad  'MESSAGE' ARGS... err, and the store's tables read the same before and after
 #     input 'PRINTF-FORMAT'  writes $in (printf %b of the argument)
-set -u
-
-cellctl=${1:?usage: import.sh CELLCTL}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cellfs-import.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-export TZ=UTC HOME=$tmp/home TMPDIR=$tmp
-unset CELLFS_DB
-mkdir "$tmp/home"
-db=$tmp/db
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+export TMPDIR=$tmp
 in=$tmp/in.csv
 
-checks=0
-failures=0
-: >"$tmp/want.out"
-
-out() { cat >"$tmp/want.out"; }
-failed() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
 input() { printf '%b' "$1" >"$in"; }
 
-# run WANT_STATUS WANT_STDERR CMD... (WANT_STDERR: the whole of stderr, one line, or empty)
-run() {
-	local want_status=$1 want_err=$2 status what
-	shift 2
-	checks=$((checks + 1))
-	"$@" >"$tmp/got.out" 2>"$tmp/got.err" </dev/null
-	status=$?
-	if [ -n "$want_err" ]; then printf '%s\n' "$want_err" >"$tmp/want.err"; else : >"$tmp/want.err"; fi
-	what=$(printf '%q ' "${@:2}")
-	if [ $status -ge 128 ]; then
-		failed "$what: died with status $status"
-	elif [ $status -ne "$want_status" ]; then
-		failed "$what: exit status $status, want $want_status"
-		sed 's/^/    stderr: /' "$tmp/got.err"
-	elif ! cmp -s "$tmp/want.out" "$tmp/got.out"; then
-		failed "$what: stdout differs (- want, + got)"
-		diff -u "$tmp/want.out" "$tmp/got.out" | tail -n +3 | cat -A | head -40 | sed 's/^/    /'
-	elif ! cmp -s "$tmp/want.err" "$tmp/got.err"; then
-		failed "$what: stderr differs (- want, + got)"
-		diff -u "$tmp/want.err" "$tmp/got.err" | tail -n +3 | cat -A | sed 's/^/    /'
-	fi
-	: >"$tmp/want.out"
-}
-
-ok() { run 0 "" "$cellctl" --db "$db" "$@"; }
 # ok, with timestamps of now (13 digits or more, whole ms, all the same) shown as NOW.
 now_ok() {
 	local want=$tmp/want.now
@@ -70,7 +29,6 @@ now_ok() {
 	}
 	: >"$tmp/want.out"
 }
-err() { local msg=$1; shift; run 1 "$msg" "$cellctl" --db "$db" "$@"; }
 
 # Everything the store's tables hold, every version, exactly.
 snapshot() {
@@ -428,5 +386,4 @@ checks=$((checks + 1))
 cmp -s <("$cellctl" --db "$db" export big format=jsonl) <("$cellctl" --db "$db" export big2 format=jsonl) ||
 	failed "big round trip differs"
 
-echo "import.sh: $checks checks, $failures failures"
-[ $failures -eq 0 ]
+finish import.sh

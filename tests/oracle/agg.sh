@@ -7,112 +7,7 @@
 # of the minimum or maximum; those families are compared only where inputs arrive in an order that makes
 # the last one the answer. Their real semantics (signed min and max) are tested in tests/cli/agg.sh and
 # tests/unit/test_aggregate.c. Skips (77) only when cbt or the emulator is not installed.
-set -u
-
-cellctl=${1:?usage: agg.sh CELLCTL}
-cbt_bin=${CBT:-cbt}
-emulator=${CBT_EMULATOR:-/usr/lib/google-cloud-sdk/platform/bigtable-emulator/cbtemulator}
-
-if ! command -v "$cbt_bin" >/dev/null 2>&1; then
-	echo "SKIP: cbt not found ($cbt_bin)"
-	exit 77
-fi
-if ! [ -x "$emulator" ]; then
-	echo "SKIP: Bigtable emulator not found ($emulator)"
-	exit 77
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cellfs-oracle.XXXXXX") || exit 1
-emu_pid=
-cleanup() {
-	if [ -n "$emu_pid" ]; then
-		kill "$emu_pid" 2>/dev/null
-		wait "$emu_pid" 2>/dev/null
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-
-# A private emulator on a free loopback port: port 0, then read back the one it bound.
-"$emulator" -host 127.0.0.1 -port 0 >"$tmp/emulator.log" 2>&1 &
-emu_pid=$!
-addr=
-for _ in $(seq 100); do
-	addr=$(sed -n 's/^Cloud Bigtable emulator running on \(.*\)$/\1/p' "$tmp/emulator.log")
-	[ -n "$addr" ] && break
-	kill -0 "$emu_pid" 2>/dev/null || break
-	sleep 0.1
-done
-if [ -z "$addr" ]; then
-	echo "FAIL: the emulator did not start:"
-	cat "$tmp/emulator.log"
-	exit 1
-fi
-export BIGTABLE_EMULATOR_HOST=$addr
-mkdir "$tmp/home"
-
-cbt() { HOME=$tmp/home command "$cbt_bin" -project oracle -instance oracle -creds /dev/null "$@"; }
-cc() { "$cellctl" --db "$tmp/store" "$@"; }
-
-failures=0
-checks=0
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
-
-# both ARGS...: a write through both tools; they must agree on success.
-both() {
-	local s1 s2
-	cbt "$@" >"$tmp/cbt.out" 2>"$tmp/cbt.err"; s1=$?
-	cc "$@" >"$tmp/cc.out" 2>"$tmp/cc.err"; s2=$?
-	checks=$((checks + 1))
-	if [ $s1 -ne 0 ] && [ $s2 -eq 0 ] || [ $s1 -eq 0 ] && [ $s2 -ne 0 ]; then
-		fail "$(printf '%q ' "$@"): cbt exited $s1, cellctl $s2"
-		sed 's/^/    cbt: /' "$tmp/cbt.err"
-		sed 's/^/    cellctl: /' "$tmp/cc.err"
-	fi
-}
-
-# same ARGS...: a read through both under the current TZ; stdout must be byte-identical and both must
-# succeed or both fail; a failing cellctl says so in exactly one line on stderr.
-same() { compare plain "$@"; }
-
-# same_now ARGS...: same(), for output whose timestamps are "now": those must be whole milliseconds on
-# both sides and are masked before comparing.
-same_now() { compare now "$@"; }
-
-compare() {
-	local mode=$1 s1 s2 f what
-	shift
-	what="TZ=${TZ-<unset>} $(printf '%q ' "$@")"
-	cbt "$@" >"$tmp/cbt.out" 2>"$tmp/cbt.err"; s1=$?
-	cc "$@" >"$tmp/cc.out" 2>"$tmp/cc.err"; s2=$?
-	checks=$((checks + 1))
-	if [ "$mode" = now ]; then
-		for f in cbt cc; do
-			sed -i -E 's#@ [0-9]{4}/[0-9]{2}/[0-9]{2}-[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}000$#@ NOW#' "$tmp/$f.out"
-		done
-		grep -q '@ NOW$' "$tmp/cc.out" || fail "$what: no whole-millisecond time of now in cellctl's output"
-	fi
-	if [ $s2 -ge 128 ]; then
-		fail "$what: cellctl died (status $s2)"
-	elif [ $s1 -ne 0 ] && [ $s2 -eq 0 ] || [ $s1 -eq 0 ] && [ $s2 -ne 0 ]; then
-		fail "$what: cbt exited $s1, cellctl $s2"
-		sed 's/^/    cbt: /' "$tmp/cbt.err"
-		sed 's/^/    cellctl: /' "$tmp/cc.err"
-	elif ! cmp -s "$tmp/cbt.out" "$tmp/cc.out"; then
-		fail "$what: output differs (- cbt, + cellctl)"
-		diff -u "$tmp/cbt.out" "$tmp/cc.out" | tail -n +3 | cat -A | head -40 | sed 's/^/    /'
-	elif [ $s2 -ne 0 ] && [ "$(wc -l <"$tmp/cc.err")" -ne 1 ]; then
-		fail "$what: cellctl's error is not one line:"
-		sed 's/^/    /' "$tmp/cc.err"
-	elif [ $s2 -eq 0 ] && [ -s "$tmp/cc.err" ]; then
-		fail "$what: cellctl succeeded but wrote to stderr:"
-		sed 's/^/    /' "$tmp/cc.err"
-	fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # ---- Aggregate tables ------------------------------------------------------------------------------
 
@@ -188,5 +83,4 @@ both deleteallrows agg
 both addtocell agg r s:a=1@1000
 reads
 
-echo "$checks checks, $failures failures"
-[ $failures -eq 0 ]
+finish

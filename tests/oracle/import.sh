@@ -4,75 +4,10 @@
 # blank lines, rows without a key, empty fields, value-encoded timestamps, '@' that is not one) imported
 # by both; `read` must then print the same bytes under several TZs, and bad files must fail in both.
 # Cells stamped "now" are compared with their times masked. Skips (77) without cbt or the emulator.
-set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-cellctl=${1:?usage: import.sh CELLCTL}
-cbt_bin=${CBT:-cbt}
-emulator=${CBT_EMULATOR:-/usr/lib/google-cloud-sdk/platform/bigtable-emulator/cbtemulator}
-
-if ! command -v "$cbt_bin" >/dev/null 2>&1; then
-	echo "SKIP: cbt not found ($cbt_bin)"
-	exit 77
-fi
-if ! [ -x "$emulator" ]; then
-	echo "SKIP: Bigtable emulator not found ($emulator)"
-	exit 77
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cellfs-oracle-import.XXXXXX") || exit 1
-emu_pid=
-cleanup() {
-	if [ -n "$emu_pid" ]; then
-		kill "$emu_pid" 2>/dev/null
-		wait "$emu_pid" 2>/dev/null
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-
-"$emulator" -host 127.0.0.1 -port 0 >"$tmp/emulator.log" 2>&1 &
-emu_pid=$!
-addr=
-for _ in $(seq 100); do
-	addr=$(sed -n 's/^Cloud Bigtable emulator running on \(.*\)$/\1/p' "$tmp/emulator.log")
-	[ -n "$addr" ] && break
-	kill -0 "$emu_pid" 2>/dev/null || break
-	sleep 0.1
-done
-if [ -z "$addr" ]; then
-	echo "FAIL: the emulator did not start:"
-	cat "$tmp/emulator.log"
-	exit 1
-fi
-export BIGTABLE_EMULATOR_HOST=$addr
-mkdir "$tmp/home"
-
-cbt() { HOME=$tmp/home command "$cbt_bin" -project oracle -instance oracle -creds /dev/null "$@"; }
-cc() { "$cellctl" --db "$tmp/store" "$@"; }
-
-failures=0
-checks=0
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
-
-# both ARGS...: through both tools; they must agree on success.
-both() {
-	local s1 s2
-	cbt "$@" >"$tmp/cbt.out" 2>"$tmp/cbt.err"; s1=$?
-	cc "$@" >"$tmp/cc.out" 2>"$tmp/cc.err"; s2=$?
-	checks=$((checks + 1))
-	if [ $s2 -ge 128 ] || { [ $s1 -ne 0 ] && [ $s2 -eq 0 ]; } || { [ $s1 -eq 0 ] && [ $s2 -ne 0 ]; }; then
-		fail "$(printf '%q ' "$@"): cbt exited $s1, cellctl $s2"
-		sed 's/^/    cbt: /' "$tmp/cbt.err"
-		sed 's/^/    cellctl: /' "$tmp/cc.err"
-	fi
-}
-
-# same TABLE: read through both, times of "now" (this minute, whole ms) masked, under several TZs.
-same() {
+# same_table TABLE: read through both, times of "now" (this minute, whole ms) masked, under several TZs.
+same_table() {
 	local tz f
 	for tz in UTC Asia/Kolkata America/New_York; do
 		export TZ=$tz
@@ -106,16 +41,16 @@ printf '%b' ',cf,,,g,,h\n' \
 	'r4,,,,,,\n' \
 	'r5,"é ü 日本@10000",$,"@",\t@11000,"  spaced  @12000",end@9223372036854775807\n' >"$tmp/data.csv"
 both import t "$tmp/data.csv" timestamp=value-encoded
-same t
+same_table t
 
 # The same file with timestamp=now: every value whole, '@' included.
 both import t2 "$tmp/data.csv" column-family=cf
-same t2
+same_table t2
 
 # No family row: column-family=; the first row is the qualifier row.
 printf '%b' ',a,b\nk1,1@1000,2@2000\nk2,,"3\n@3000"\n' >"$tmp/nofam.csv"
 both import t3 "$tmp/nofam.csv" column-family=cf timestamp=value-encoded
-same t3
+same_table t3
 
 # Bad files fail in both (cbt may have written earlier batches; cellctl writes nothing, see cli tests).
 both createtable bad families=cf
@@ -157,5 +92,4 @@ cmp -s "$tmp/back.cbt" "$tmp/t.cc" || {
 	diff -u "$tmp/t.cc" "$tmp/back.cbt" | tail -n +3 | cat -A | head -20 | sed 's/^/    /'
 }
 
-echo "$checks checks, $failures failures"
-[ $failures -eq 0 ]
+finish

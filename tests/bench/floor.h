@@ -1,0 +1,42 @@
+/* floor.h — what the floor daemons (floorfs.c, floorw.c) share: an entry as cellfs replies it, and the
+ * libfuse session run as cellfs runs it. Include after <fuse_lowlevel.h> with FUSE_USE_VERSION 35 and
+ * TIMEOUT defined. */
+#ifndef FLOOR_H
+#define FLOOR_H
+
+/* The entry for a node of attributes ST (its inode number st_ino), with cellfs's timeouts. */
+static void floor_entry(const struct stat *st, struct fuse_entry_param *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->ino = st->st_ino;
+	e->attr = *st;
+	e->attr_timeout = TIMEOUT;
+	e->entry_timeout = TIMEOUT;
+}
+
+/* Mount OPS at OPTS's mountpoint with ARGS and serve until unmounted: libfuse's multi-threaded loop
+ * configured as cellfs configures it, or the single-threaded one for -s. Returns 0 after a clean run. */
+static int floor_serve(struct fuse_args *args, const struct fuse_cmdline_opts *opts,
+		       const struct fuse_lowlevel_ops *ops)
+{
+	struct fuse_loop_config loop = { .clone_fd = 0, .max_idle_threads = 10 }; /* as cellfs */
+	struct fuse_session *se = fuse_session_new(args, ops, sizeof(*ops), NULL);
+	int ret = 1;
+
+	if (!se)
+		return 1;
+	if (fuse_set_signal_handlers(se))
+		goto destroy;
+	if (fuse_session_mount(se, opts->mountpoint))
+		goto remove_handlers;
+	if (!fuse_daemonize(opts->foreground))
+		ret = opts->singlethread ? fuse_session_loop(se) : fuse_session_loop_mt(se, &loop);
+	fuse_session_unmount(se);
+remove_handlers:
+	fuse_remove_signal_handlers(se);
+destroy:
+	fuse_session_destroy(se);
+	return ret;
+}
+
+#endif
