@@ -106,7 +106,7 @@ static int next_frame(struct rs *r)
 	uint8_t h[DF_FRAME_HDR], sum[DF_FRAME_SUM];
 	uint64_t start = r->off, max;
 	uint32_t stored, rawn;
-	size_t got;
+	size_t got = 0;
 	int kind, rc;
 
 	r->frame_off = start;
@@ -250,8 +250,8 @@ static int schema_frame(struct rs *r)
 		goto fail;
 	for (uint64_t i = 0; i < nattr; i++) {
 		char *k = NULL;
-		const uint8_t *v;
-		size_t vn;
+		const uint8_t *v = NULL;
+		size_t vn = 0;
 		if ((rc = get_str(r, &k)) || (rc = get_bytes(r, &v, &vn))) {
 			free(k);
 			goto fail;
@@ -389,8 +389,8 @@ static int cells_frame(struct rs *r)
 	if (!s)
 		return bad(r, r->frame_off, "cells before any table at offset %llu", (unsigned long long)r->frame_off);
 	while (r->p < r->end) {
-		const uint8_t *q, *v;
-		size_t qn, vn, kn;
+		const uint8_t *q = NULL, *v = NULL;
+		size_t qn = 0, vn = 0, kn;
 		uint64_t rl, fi, ts;
 		const void *rec;
 		size_t recn;
@@ -459,7 +459,7 @@ static int end_frame(struct rs *r)
 {
 	uint64_t v[4];
 	uint8_t extra;
-	size_t got;
+	size_t got = 0;
 	int rc;
 
 	for (int i = 0; i < 4; i++)
@@ -560,7 +560,7 @@ int cs_restore(cs_store *st, cs_read_fn *read, void *ctx, const cs_restore_opts 
 	cs_restore_result local;
 	struct rs r = { .st = st, .read = read, .ctx = ctx };
 	uint8_t hdr[DF_HDR];
-	size_t got;
+	size_t got = 0;
 	int rc, kind;
 
 	r.o = opts ? opts : &defaults;
