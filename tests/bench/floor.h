@@ -4,6 +4,15 @@
 #ifndef FLOOR_H
 #define FLOOR_H
 
+/* The name table's hash of NAME in directory PARENT (FNV-1a, folded). */
+static uint64_t floor_hash(fuse_ino_t parent, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325u ^ parent;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 0x100000001b3u;
+	return h ^ (h >> 29);
+}
+
 /* The entry for a node of attributes ST (its inode number st_ino), with cellfs's timeouts. */
 static void floor_entry(const struct stat *st, struct fuse_entry_param *e)
 {

@@ -56,18 +56,10 @@ static struct node *get(fuse_ino_t ino)
 
 /* ---- the tree in memory ---- */
 
-static uint64_t hash(fuse_ino_t parent, const char *name)
-{
-	uint64_t h = 0xcbf29ce484222325u ^ parent;
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		h = (h ^ *p) * 0x100000001b3u;
-	return h ^ (h >> 29);
-}
-
 static fuse_ino_t find(fuse_ino_t parent, const char *name)
 {
 	fuse_ino_t ino;
-	for (size_t i = hash(parent, name) & table_mask; (ino = table[i]); i = (i + 1) & table_mask)
+	for (size_t i = floor_hash(parent, name) & table_mask; (ino = table[i]); i = (i + 1) & table_mask)
 		if (nodes[ino - 1].parent == parent && !strcmp(nodes[ino - 1].name, name))
 			return ino;
 	return 0;
@@ -152,7 +144,7 @@ static int load(const char *src)
 	if (!(table = calloc(table_mask--, sizeof(*table))))
 		return -ENOMEM;
 	for (fuse_ino_t ino = 2; ino <= nnodes; ino++) {
-		size_t i = hash(nodes[ino - 1].parent, nodes[ino - 1].name) & table_mask;
+		size_t i = floor_hash(nodes[ino - 1].parent, nodes[ino - 1].name) & table_mask;
 		while (table[i])
 			i = (i + 1) & table_mask;
 		table[i] = ino;

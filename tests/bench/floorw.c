@@ -58,18 +58,10 @@ static struct node *get(fuse_ino_t ino)
 	return ino >= 1 && ino <= nnodes ? &nodes[ino - 1] : NULL;
 }
 
-static uint64_t hash(fuse_ino_t parent, const char *name)
-{
-	uint64_t h = 0xcbf29ce484222325u ^ parent;
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		h = (h ^ *p) * 0x100000001b3u;
-	return h ^ (h >> 29);
-}
-
 /* The slot of (PARENT, NAME), or of where it would go if absent (*FOUND 0). */
 static size_t slot(fuse_ino_t parent, const char *name, int *found)
 {
-	size_t i = hash(parent, name) & table_mask, free_at = SIZE_MAX;
+	size_t i = floor_hash(parent, name) & table_mask, free_at = SIZE_MAX;
 	fuse_ino_t ino;
 	for (; (ino = table[i]); i = (i + 1) & table_mask) {
 		if (ino == TOMB) {
