@@ -6,15 +6,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The newest cell's timestamp of column ID, or -ENOENT. */
-static int column_newest(cs_txn *txn, const struct node_id *id, int64_t *ts)
+/* Open a scan of column ID's cells with the other options of O (its row and columns are set here).
+ * Errors: as cs_scan_open(). */
+static int column_scan(cs_txn *txn, const struct node_id *id, cs_read_opts o, cs_scan **s)
 {
 	cs_bytes row = { id->key, id->keyn }, q = { id->qual, id->qualn };
 	cs_column_sel sel = { .family = id->family, .qualifier = &q };
-	cs_read_opts o = { .row = &row, .ncolumns = 1, .columns = &sel, .keys_only = true, .cells_per_column = 1 };
+	o.row = &row; /* (the scan copies the row and the qualifier) */
+	o.ncolumns = 1;
+	o.columns = &sel;
+	return cs_scan_open(txn, id->table, &o, s);
+}
+
+/* The newest cell's timestamp of column ID, or -ENOENT. */
+static int column_newest(cs_txn *txn, const struct node_id *id, int64_t *ts)
+{
 	const cs_row *r;
 	cs_scan *s;
-	int rc = cs_scan_open(txn, id->table, &o, &s);
+	int rc = column_scan(txn, id, (cs_read_opts){ .keys_only = true, .cells_per_column = 1 }, &s);
 	if (rc)
 		return rc;
 	rc = cs_scan_next(s, &r);
@@ -34,13 +43,9 @@ static int column_newest(cs_txn *txn, const struct node_id *id, int64_t *ts)
  * newest version behind an older one), -EEXIST if one has TS (writing would replace it). */
 static int newest_other(cs_txn *txn, const struct node_id *id, int64_t self, int64_t ts)
 {
-	cs_bytes row = { id->key, id->keyn }, q = { id->qual, id->qualn };
-	cs_column_sel sel = { .family = id->family, .qualifier = &q };
-	cs_read_opts o = { .row = &row, .ncolumns = 1, .columns = &sel, .keys_only = true, .ts_start = ts,
-			   .ts_end = CS_TS_MAX };
 	const cs_row *r;
 	cs_scan *s;
-	int rc = cs_scan_open(txn, id->table, &o, &s);
+	int rc = column_scan(txn, id, (cs_read_opts){ .keys_only = true, .ts_start = ts, .ts_end = CS_TS_MAX }, &s);
 	if (rc)
 		return rc;
 	rc = cs_scan_next(s, &r);
@@ -59,9 +64,7 @@ static int newest_other(cs_txn *txn, const struct node_id *id, int64_t self, int
  * Errors: -ENOENT, as the store. */
 static int copy_cell(cs_txn *txn, const struct node_id *id, int64_t *ts, void **val, size_t *len)
 {
-	cs_bytes row = { id->key, id->keyn }, q = { id->qual, id->qualn };
-	cs_column_sel sel = { .family = id->family, .qualifier = &q };
-	cs_read_opts o = { .row = &row, .ncolumns = 1, .columns = &sel };
+	cs_read_opts o = { 0 };
 	const cs_row *r;
 	cs_scan *s;
 	int rc;
@@ -72,7 +75,7 @@ static int copy_cell(cs_txn *txn, const struct node_id *id, int64_t *ts, void **
 	} else {
 		o.cells_per_column = 1;
 	}
-	if ((rc = cs_scan_open(txn, id->table, &o, &s)))
+	if ((rc = column_scan(txn, id, o, &s)))
 		return rc;
 	rc = cs_scan_next(s, &r);
 	if (rc == 1 && (id->kind != NODE_VERSION || r->cells[0].ts == id->ts)) {

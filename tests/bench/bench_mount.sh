@@ -58,18 +58,6 @@ trap 'exit 1' INT TERM
 # PIN is the command prefix of the current mode: "taskset -c 0" or nothing.
 pin=()
 
-mount_cellfs() {
-	unmount "$cmnt" "$cpid"
-	"${pin[@]}" "$cellfs" "$store" "$cmnt" -f >/dev/null &
-	cpid=$!
-	wait_mounted "$cmnt" cellfs
-}
-mount_bindfs() {
-	unmount "$bmnt" "$bpid"
-	"${pin[@]}" bindfs -f "$tree" "$bmnt" >/dev/null &
-	bpid=$!
-	wait_mounted "$bmnt" bindfs
-}
 # floorfs over the tmpfs tree: floor answers OPEN, floor-noopen (-o no_open) makes the kernel skip it.
 # It reads the whole tree into memory before it mounts.
 mount_floor() { # floor | floor-noopen
@@ -158,7 +146,7 @@ run_once() {
 	esac
 	if [ "${wl#*-}" = fresh ]; then
 		case $fs in
-		bindfs) mount_bindfs ;;
+		bindfs) mount_bindfs "$tree" ;;
 		cellfs) mount_cellfs ;;
 		floor*) mount_floor "$fs" ;;
 		esac
@@ -185,7 +173,7 @@ run_mode() {
 	local mode=$1 wl fs r
 	if [ "$mode" = pinned ]; then pin=(taskset -c 0); else pin=(); fi
 	mount_cellfs
-	mount_bindfs
+	mount_bindfs "$tree"
 	if [ -n "$floorfs" ]; then
 		mount_floor floor
 		mount_floor floor-noopen
@@ -233,7 +221,7 @@ run_mode() {
 		reqs[$mode,$wl]="$(awk -v n="$total" -v e="$nentries" 'BEGIN { printf "%.2f", n / e }')|${line# }"
 		cpu[$mode,$wl]=$(awk -v a="$c0" -v b="$c1" -v n="$total" 'BEGIN {
 			printf "%.3f s", (b - a) / 1e9; if (n >= 100) printf ", %.1f us/request", (b - a) / 1e3 / n }')
-		mount_bindfs # a fresh bindfs for the next workload's warm-up as well
+		mount_bindfs "$tree" # a fresh bindfs for the next workload's warm-up as well
 	done
 	unmount "$cmnt" "$cpid"
 	unmount "$bmnt" "$bpid"

@@ -57,18 +57,6 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 pin=()
-mount_cellfs() {
-	unmount "$cmnt" "$cpid"
-	"${pin[@]}" "$cellfs" "$store" "$cmnt" -f >/dev/null &
-	cpid=$!
-	wait_mounted "$cmnt" cellfs
-}
-mount_bindfs() {
-	unmount "$bmnt" "$bpid"
-	"${pin[@]}" bindfs -f "$bsrc" "$bmnt" >/dev/null &
-	bpid=$!
-	wait_mounted "$bmnt" bindfs
-}
 mount_floor() { # floor | floor-noflush
 	if [ "$1" = floor ]; then
 		unmount "$fmnt" "$fpid"
@@ -170,7 +158,7 @@ run_mode() {
 	local mode=$1 wl fs r
 	if [ "$mode" = pinned ]; then pin=(taskset -c 0); else pin=(); fi
 	mount_cellfs
-	mount_bindfs
+	mount_bindfs "$bsrc"
 	if [ -n "$floorw" ]; then
 		mount_floor floor
 		mount_floor floor-noflush
