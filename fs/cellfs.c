@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "loop.h"
 
 struct conf {
 	const char *pos[3];
@@ -91,7 +92,6 @@ int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct fuse_cmdline_opts opts = { 0 };
-	struct fuse_loop_config loop = { .clone_fd = 0, .max_idle_threads = 10 };
 	struct conf conf = { 0 };
 	struct fs fs = { .entry_timeout = 86400, .attr_timeout = 86400, .neg_timeout = 1 };
 	char *store = NULL, *fsname = NULL;
@@ -172,10 +172,7 @@ int main(int argc, char *argv[])
 		goto unmount;
 	if (fs_watch_start(&fs))
 		goto close_store;
-	if (opts.singlethread)
-		ret = fuse_session_loop(fs.se);
-	else
-		ret = fuse_session_loop_mt(fs.se, &loop);
+	ret = opts.singlethread ? fuse_session_loop(fs.se) : loop_run(fs.se);
 	fs_watch_stop(&fs);
 close_store:
 	cs_store_close(fs.st);

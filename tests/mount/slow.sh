@@ -1,0 +1,50 @@
+#!/bin/bash
+# A slow request does not stop the others: while a write-back waits for the store's writer lock (held
+# here by another process, as a cellctl import holds it for each batch), the mount keeps answering reads,
+# listings and lookups; the write-back completes once the lock is free. With one thread only (cellfs -s)
+# this would hang until the lock is released. Then: the daemon ends cleanly on SIGTERM and SIGHUP.
+. "$(dirname "$0")/lib.sh"
+db=$TMP/store
+"$CELLCTL" --db "$db" createtable t families=cf || exit 1
+"$CELLCTL" --db "$db" set t r1 cf:a=one || exit 1
+mount_store "$db"
+mkdir -p "$MNT/t/r2/cf" || fail "mkdir -p r2/cf"
+
+coproc HOLD { exec "$HOLD_WRITER" "$db"; }
+hold_pid=$HOLD_PID # (bash unsets HOLD_PID once the coprocess has ended)
+read -r -t 10 line <&"${HOLD[0]}"
+[ "$line" = held ] || fail "hold_writer did not take the lock: '$line'"
+
+echo two >"$MNT/t/r2/cf/b" &
+writer=$!
+sleep 0.3 # (the write-back is now waiting for the lock)
+kill -0 "$writer" 2>/dev/null || fail "the write-back did not wait for the writer lock (test is void)"
+got=$(timeout 10 cat "$MNT/t/r1/cf/a") || fail "reading a file while a write-back waits: timed out or failed"
+[ "$got" = one ] || fail "reading r1/cf/a while a write-back waits gave '$got'"
+got=$(timeout 10 ls "$MNT/t") || fail "listing the table while a write-back waits: timed out or failed"
+[ "$got" = "$(printf 'r1\nr2')" ] || fail "listing the table while a write-back waits gave '$got'"
+timeout 10 stat "$MNT/t/r1/cf" >/dev/null || fail "a lookup while a write-back waits timed out or failed"
+kill -0 "$writer" 2>/dev/null || fail "the write-back ended while the lock was still held"
+
+exec {HOLD[1]}>&- # release the lock
+wait "$hold_pid"
+wait "$writer" || fail "echo two > r2/cf/b failed once the lock was free"
+got=$("$CELLCTL" --db "$db" read t columns=cf:b | grep -c '"two\\n"')
+[ "$got" = 1 ] || fail "r2 cf:b is not 'two' in the store after the wait"
+unmount_store
+
+# Signals end the daemon, which unmounts: libfuse's handlers, through the loop's supervisor.
+for sig in TERM HUP; do # (not INT: a script's background jobs ignore it)
+	mount_store "$db"
+	cat "$MNT/t/r1/cf/a" >/dev/null
+	kill -"$sig" "$DAEMON_PID"
+	if timeout 10 tail --pid="$DAEMON_PID" -f /dev/null; then
+		wait "$DAEMON_PID" || fail "the daemon exited with status $? on SIG$sig"
+	else
+		fail "the daemon did not end within 10 s of SIG$sig"
+	fi
+	DAEMON_PID=
+	mountpoint -q "$MNT" && fail "still mounted after SIG$sig"
+	[ ! -s "$TMP/daemon.err" ] || fail "the daemon wrote to stderr on SIG$sig: $(cat "$TMP/daemon.err")"
+done
+exit $status
