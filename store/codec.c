@@ -15,6 +15,7 @@
 #define COMPRESS_MIN 128
 #define COMPRESS_LEVEL 1
 #define HDR_MAX (1 + 10 + 10)
+#define ZSTD_MAX_RATIO 32768 /* (128 KiB of output) / (4 bytes of block) */
 
 struct zctx {
 	ZSTD_CCtx *c;
@@ -189,7 +190,11 @@ int codec_header(const void *rec, size_t n, codec_hdr *h)
 	h->hdrlen = 1 + (size_t)a + (size_t)b;
 	if (h->kind == CODEC_RAW && n - h->hdrlen != h->rawlen)
 		return -EIO;
-	if (h->kind == CODEC_ZSTD && (n == h->hdrlen || h->rawlen > ((uint64_t)1 << 40)))
+	/* Before the length is trusted with an allocation: zstd's densest block (at most 128 KiB) takes 4
+	 * bytes (3 of header, 1 of RLE), so no frame decompresses to more than ZSTD_MAX_RATIO times its
+	 * size. A damaged length is -EIO here, not a huge malloc and -ENOMEM later. */
+	if (h->kind == CODEC_ZSTD && (n == h->hdrlen || h->rawlen > ((uint64_t)1 << 40) ||
+				      h->rawlen / ZSTD_MAX_RATIO > n - h->hdrlen))
 		return -EIO;
 	return 0;
 }

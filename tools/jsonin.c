@@ -214,8 +214,10 @@ static int string(ji_parser *p, struct span *out)
 			if ((rc = put_utf8(p, cp)))
 				return rc;
 			continue;
-		default:
-			return fail(p, "column %zu: bad escape \\%c", col(p) - 2, e);
+		default: /* the message stays one line, whatever byte followed the backslash */
+			if (e > 0x20 && e < 0x7f)
+				return fail(p, "column %zu: bad escape \\%c", col(p) - 2, e);
+			return fail(p, "column %zu: bad escape \\ then byte 0x%02x", col(p) - 2, (unsigned char)e);
 		}
 		if ((rc = put(p, &c, 1)))
 			return rc;
@@ -381,6 +383,7 @@ static int object(ji_parser *p, struct rawcell *c, bool top, unsigned *seen, boo
 		do {
 			struct span k;
 			size_t kcol, save = p->n;
+			int keylen;
 			unsigned bit;
 			const char *key;
 
@@ -388,6 +391,8 @@ static int object(ji_parser *p, struct rawcell *c, bool top, unsigned *seen, boo
 			kcol = col(p);
 			if ((rc = string(p, &k)))
 				return rc;
+			/* Messages quote the key as written: escapes make it longer than the decoded k.n. */
+			keylen = (int)(p->s - (p->start + kcol - 1));
 			key = p->buf + k.off; /* still there: nothing is decoded until the value */
 			p->n = save;
 			if (!eat(p, ':'))
@@ -408,9 +413,9 @@ static int object(ji_parser *p, struct rawcell *c, bool top, unsigned *seen, boo
 			else if (IS("int")) /* an aggregate cell's value as a number (read --format=json): the bytes are in "value" */
 				bit = F_INT;
 			else
-				return fail(p, "column %zu: unknown key %.*s", kcol, (int)(k.n + 2), p->start + kcol - 1);
+				return fail(p, "column %zu: unknown key %.*s", kcol, keylen, p->start + kcol - 1);
 			if (*seen & bit)
-				return fail(p, "column %zu: %.*s given twice", kcol, (int)(k.n + 2), p->start + kcol - 1);
+				return fail(p, "column %zu: %.*s given twice", kcol, keylen, p->start + kcol - 1);
 			*seen |= bit;
 			switch (bit) {
 			case F_ROW: rc = IS("row") ? string(p, &c->row) : b64string(p, "row_b64", &c->row); break;

@@ -188,6 +188,10 @@ static void test_codec__header_rejects_malformed(void **state)
 		{ "length never ends", "\x00\x01\x80\x80", 4 },
 		{ "zstd without payload", "\x01\x01\x05", 3 },
 		{ "zstd claiming 2 TiB", "\x01\x01\x80\x80\x80\x80\x80\x40zz", 10 },
+		/* Found by fuzzing (tests/fuzz/fuzz_codec.c): a frame saying so too was trusted with a 512 GiB
+		 * malloc (-ENOMEM, or an abort under ASan) before decompression could fail. */
+		{ "zstd claiming 512 GiB from 17 bytes",
+		  "\x01\x01\x80\x80\x80\x80\x80\x10" "\x28\xb5\x2f\xfd\xe0\x00\x00\x00\x00\x80\x00\x00\x00\x0b\x00\x02x", 25 },
 	};
 	for (size_t i = 0; i < TU_ARRAY_SIZE(cases); i++) {
 		codec_hdr h;
