@@ -39,7 +39,7 @@ int cs_bulk_open(cs_txn *txn, const char *table, cs_bulk **out)
 		return rc;
 	if (!(b = mem_calloc(1, sizeof(*b))) || !(b->top = mem_malloc(KEY_MAX))) {
 		free(b);
-		return -ENOMEM;
+		return txn_fail(txn, -ENOMEM);
 	}
 	b->txn = txn;
 	if ((rc = sch_table_get(txn, table, &b->t)) || (rc = txn_seq(txn, &b->seq))) {
@@ -130,7 +130,7 @@ static int new_row(cs_bulk *b, cs_bytes row)
 	if (row.len > b->rowcap) {
 		uint8_t *p = mem_realloc(b->row, row.len);
 		if (!p)
-			return -ENOMEM;
+			return txn_fail(b->txn, -ENOMEM);
 		b->row = p;
 		b->rowcap = row.len;
 	}

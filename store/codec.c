@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "cellstore.h"
 #include "fault.h"
@@ -268,8 +269,12 @@ int codec_zunpack(const void *src, size_t n, void *dst, size_t rawn)
 		return -ENOMEM;
 	if (!z->d && (mem_fault() || !(z->d = ZSTD_createDCtx())))
 		return -ENOMEM;
-	if (ZSTD_getFrameContentSize(src, n) != rawn || fault_hit(CS_FAULT_ZSTD))
+	if (ZSTD_getFrameContentSize(src, n) != rawn)
+		return -EBADMSG;
+	if (fault_hit(CS_FAULT_ZSTD))
 		return -EIO;
 	r = ZSTD_decompressDCtx(z->d, dst, rawn, src, n);
-	return ZSTD_isError(r) || r != rawn ? -EIO : 0;
+	if (ZSTD_isError(r))
+		return ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation ? -ENOMEM : -EBADMSG;
+	return r != rawn ? -EBADMSG : 0;
 }

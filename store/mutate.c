@@ -92,7 +92,7 @@ int mut_mark_drops(cs_txn *txn, struct sch_table *t, cs_bytes row)
 			continue;
 		/* A row inside this range is written again: reads can no longer skip the range whole. */
 		if (!(v = mem_malloc(d->endn + 1)))
-			return -ENOMEM;
+			return txn_fail(txn, -ENOMEM);
 		v[0] = (uint8_t)((d->has_end ? 1 : 0) | 2);
 		memcpy(v + 1, d->end, d->endn);
 		rc = kv_put(txn->kv, d->xkey, d->xkeyn, v, d->endn + 1);
@@ -268,7 +268,7 @@ int cs_rmw_append(cs_txn *txn, const char *table, cs_bytes row, const char *fami
 	}
 	if (!(nv = mem_realloc(old, oldn + suffix.len + 1))) {
 		free(old);
-		return -ENOMEM;
+		return txn_fail(txn, -ENOMEM);
 	}
 	if (suffix.len)
 		memcpy((uint8_t *)nv + oldn, suffix.data, suffix.len);
@@ -356,7 +356,7 @@ int cs_drop_prefix(cs_txn *txn, const char *table, cs_bytes prefix)
 	if ((rc = txn_seq_bump(txn, &seq)))
 		return txn_fail(txn, rc);
 	if (!(v = mem_malloc(prefix.len + 1)))
-		return -ENOMEM;
+		return txn_fail(txn, -ENOMEM);
 	memcpy(v + 1, prefix.data, prefix.len);
 	endn = prefix.len;
 	while (endn && v[endn] == 0xFF)
@@ -603,7 +603,7 @@ int cs_move_prefix(cs_txn *txn, const char *table, cs_bytes from, cs_bytes to, u
 	if ((rc = sch_drops_load(txn, t)))
 		return txn_fail(txn, rc);
 	if (!(mem = mem_malloc(5 * (size_t)KEY_MAX + CS_MAX_ROW_KEY + 1 + 4 * pcap)))
-		return -ENOMEM;
+		return txn_fail(txn, -ENOMEM);
 	m.txn = txn;
 	m.t = t;
 	m.now = cs_now_us();

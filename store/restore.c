@@ -141,7 +141,7 @@ static int next_frame(struct rs *r)
 		if ((rc = grow(&r->raw, &r->rawcap, rawn ? rawn : 1)))
 			return rc;
 		if ((rc = codec_zunpack(r->f + DF_FRAME_HDR, stored, r->raw, rawn)))
-			return rc == -EIO ? bad(r, start, "corrupt compressed frame at offset %llu",
+			return rc == -EBADMSG ? bad(r, start, "corrupt compressed frame at offset %llu",
 						(unsigned long long)start) : rc;
 		r->p = r->raw;
 	} else {
@@ -305,8 +305,12 @@ static int schema_frame(struct rs *r)
 			}
 			if (!strcmp(k, "gc") && !f->gc) {
 				free(k);
-				if (gcp_parse(v, &f->policy, NULL) || !(f->gc = gcp_format(f->policy))) {
-					rc = f->policy ? -ENOMEM : bad(r, r->frame_off, "invalid GC policy \"%.40s\"", v);
+				rc = gcp_parse(v, &f->policy, NULL);
+				if (rc == -EINVAL)
+					rc = bad(r, r->frame_off, "invalid GC policy \"%.40s\"", v);
+				else if (!rc && !(f->gc = gcp_format(f->policy)))
+					rc = -ENOMEM;
+				if (rc) {
 					free(v);
 					goto fail_fam;
 				}

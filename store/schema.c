@@ -176,8 +176,9 @@ static int parse_record(const char *name, const uint8_t *v, size_t vn, struct sc
 			f->type = (cs_value_type)type;
 			p += a;
 		}
-		if (gcp_parse(f->gc, &f->policy, NULL)) {
-			rc = -EIO;
+		if ((rc = gcp_parse(f->gc, &f->policy, NULL))) {
+			if (rc != -ENOMEM)
+				rc = -EIO; /* a stored policy that does not parse is a damaged record */
 			goto fail_fam;
 		}
 		continue;
@@ -208,7 +209,7 @@ int sch_table_put(cs_txn *txn, struct sch_table *t)
 		typed |= t->fam[i].type != CS_TYPE_BYTES;
 	}
 	if (!(v = mem_malloc(cap)))
-		return -ENOMEM;
+		return txn_fail(txn, -ENOMEM);
 	v[0] = typed ? REC_VERSION_TYPED : REC_VERSION;
 	key_put_u32(v + 1, t->id);
 	v[5] = (uint8_t)t->delim;
@@ -314,7 +315,7 @@ int cs_table_create(cs_txn *txn, const char *name, char delim)
 		return txn_fail(txn, rc);
 	if (!(t = mem_calloc(1, sizeof(*t))) || !(t->name = mem_strdup(name))) {
 		free(t);
-		return -ENOMEM;
+		return txn_fail(txn, -ENOMEM);
 	}
 	t->delim = delim ? delim : CS_DEFAULT_DELIM;
 	t->created = cs_now_us();
@@ -366,7 +367,7 @@ int cs_table_rename(cs_txn *txn, const char *from, const char *to)
 	if (rc != -ENOENT)
 		return txn_fail(txn, rc);
 	if (!(name = mem_strdup(to)))
-		return -ENOMEM;
+		return txn_fail(txn, -ENOMEM);
 	if ((rc = kv_del(txn->kv, txn->kbuf2, table_key(txn->kbuf2, t->name)))) {
 		free(name);
 		return txn_fail(txn, rc);
@@ -428,9 +429,9 @@ int cs_table_info_get(cs_txn *txn, const char *name, cs_table_info **out)
 		return -ENOMEM;
 	info->delim = t->delim;
 	info->created = t->created;
-	info->nfamilies = t->nfam;
 	if (!(info->name = mem_strdup(name)) || (t->nfam && !(info->families = mem_calloc(t->nfam, sizeof(cs_family_info)))))
 		goto nomem;
+	info->nfamilies = t->nfam; /* only now: cs_table_info_free() walks the families */
 	for (size_t i = 0; i < t->nfam; i++) {
 		cs_family_info *f = &info->families[i];
 		f->type = t->fam[i].type;
@@ -495,11 +496,11 @@ int cs_family_create_typed(cs_txn *txn, const char *table, const char *family, c
 	if (sch_family_find(t, family))
 		return -EEXIST;
 	if ((rc = parse_policy(gc, &nf.policy, &nf.gc)))
-		return rc;
+		return rc == -ENOMEM ? txn_fail(txn, rc) : rc;
 	nf.type = type;
 	if (!(nf.name = mem_strdup(family)) || !(fam = mem_realloc(t->fam, (t->nfam + 1) * sizeof(*fam)))) {
 		family_release(&nf);
-		return -ENOMEM;
+		return txn_fail(txn, -ENOMEM);
 	}
 	t->fam = fam;
 	/* Cells left by an earlier family of this name are older than this sequence. */
@@ -547,7 +548,7 @@ int cs_family_set_gc(cs_txn *txn, const char *table, const char *family, const c
 	if (!(f = sch_family_find(t, family)))
 		return -ENOENT;
 	if ((rc = parse_policy(gc, &p, &canon)))
-		return rc;
+		return rc == -ENOMEM ? txn_fail(txn, rc) : rc;
 	if (!gcp_is_never(f->policy)) {
 		/* Remove what the old policy collected: a looser new one must not bring it back. */
 		cs_gc_stats st;
