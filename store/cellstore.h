@@ -525,6 +525,10 @@ int cs_fault_arm_spec(const char *spec);
 /* Whether the armed fault has fired since cs_fault_arm(). */
 bool cs_fault_fired(void);
 
+/* The calls of the armed kinds counted since cs_fault_arm() (N once the fault fired): a run armed with
+ * an N too large to fire measures how many calls a workload makes. */
+uint64_t cs_fault_calls(void);
+
 #ifdef __cplusplus
 }
 #endif

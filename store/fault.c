@@ -11,19 +11,25 @@
 #include "cellstore.h"
 
 _Atomic unsigned fault_armed;
-static _Atomic uint64_t countdown;
+static _Atomic uint64_t countdown, armed_n;
 static _Atomic bool fired;
 
 void cs_fault_arm(unsigned kinds, uint64_t n)
 {
 	atomic_store(&fired, false);
 	atomic_store(&countdown, n);
+	atomic_store(&armed_n, n);
 	atomic_store(&fault_armed, n ? kinds : 0);
 }
 
 bool cs_fault_fired(void)
 {
 	return atomic_load(&fired);
+}
+
+uint64_t cs_fault_calls(void)
+{
+	return atomic_load(&fired) ? atomic_load(&armed_n) : atomic_load(&armed_n) - atomic_load(&countdown);
 }
 
 bool fault_fire(void)
