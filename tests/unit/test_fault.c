@@ -759,6 +759,42 @@ static void test_fault__open(void **state)
 	}
 }
 
+/* The test hook's spelling ($CELLFS_FAULT): KINDS:N, kinds joined by '+'; anything else arms nothing. */
+static void test_fault__spec_arms_or_is_refused(void **state)
+{
+	static const struct {
+		const char *spec;
+		int rc;
+	} cases[] = {
+		{ "lmdb:3", 0 },    { "alloc+zstd:1", 0 }, { "lmdb+zstd+alloc:9", 0 }, { "", 0 },
+		{ "lmdb", -EINVAL }, { "lmdb:", -EINVAL }, { "disk:1", -EINVAL },       { "lmdb:1x", -EINVAL },
+		{ "lmdb:-1", -EINVAL }, { "lmdb+:1", -EINVAL }, { ":1", -EINVAL },      { "LMDB:1", -EINVAL },
+		{ "lmdb:99999999999999999999999", -EINVAL },
+	};
+	struct tu_store *ts;
+	cs_txn *txn;
+
+	for (size_t i = 0; i < TU_ARRAY_SIZE(cases); i++) {
+		if (cs_fault_arm_spec(cases[i].spec) != cases[i].rc)
+			fail_msg("spec \"%s\": want %d", cases[i].spec, cases[i].rc);
+		cs_fault_arm(0, 0);
+	}
+	tu_store_setup(state);
+	ts = *state;
+	/* Armed far away, it counts calls; armed at the first allocation, a transaction cannot begin. */
+	assert_int_equal(cs_fault_arm_spec("alloc:1000000"), 0);
+	txn = tu_begin(ts->st, 0);
+	cs_txn_abort(txn);
+	assert_false(cs_fault_fired());
+	assert_true(cs_fault_calls() >= 3); /* the transaction and its two key buffers */
+	assert_int_equal(cs_fault_arm_spec("alloc:1"), 0);
+	assert_int_equal(cs_txn_begin(ts->st, 0, &txn), -ENOMEM);
+	assert_true(cs_fault_fired());
+	assert_int_equal(cs_fault_calls(), 1);
+	cs_fault_arm(0, 0);
+	tu_store_teardown(state);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -775,6 +811,7 @@ int main(void)
 		cmocka_unit_test(test_fault__dump_returns_same_bytes_or_clean_error),
 		cmocka_unit_test(test_fault__restore_is_all_or_nothing),
 		cmocka_unit_test(test_fault__open),
+		cmocka_unit_test(test_fault__spec_arms_or_is_refused),
 	};
 	int failed;
 
