@@ -9,8 +9,9 @@
 # store must then verify and hold, for each operation, exactly the state after it (it succeeded) or
 # before it (it failed). One run armed with an N too large to fire counts the calls C; N then runs from 1
 # to C with a stride so that at most MOUNT_FAULT_RUNS runs (default 20, 8 under ASan; 0: every N) are
-# made per kind, and N = C + 1 ends each loop (it must not fire). (The watcher's sync every 5 s counts LMDB calls too,
-# so C can vary between runs by a few; a run past C that fires anyway is not an error.)
+# made per kind, and N = C + 1 ends each loop. C varies by a few between runs (a request slow enough
+# makes the supervisor start another reader, with its own read transaction; the watcher syncs every
+# 5 s): a run that does not fire ends the loop, and fails only if it is more than 8 calls short of C.
 . "$(dirname "$0")/lib.sh"
 export LC_ALL=C
 db=$TMP/store
@@ -145,8 +146,10 @@ for kind in lmdb zstd alloc; do
 		runs=$((runs + 1))
 		if [ "$report" = "cellfs: CELLFS_FAULT=$spec fired" ]; then
 			fired=$((fired + 1))
-		elif [ "$n" -le "$calls" ]; then
-			fail "[$spec] did not fire within the $calls calls counted: $report"
+		else
+			# Past the workload's calls: the loop is done. The count varies by a few between runs.
+			[ "$n" -ge $((calls - 8)) ] || fail "[$spec] did not fire within the $calls calls counted: $report"
+			break
 		fi
 		[ "$n" -gt "$calls" ] && break
 		n=$((n + stride))
