@@ -88,6 +88,17 @@ static int open_store(const char *path, bool is_default, bool ro, cs_store **st)
 	return 0;
 }
 
+/* The test hook $CELLFS_FAULT (cs_fault_arm_spec()), armed once the mount is ready so that N counts
+ * from the first request; says at exit whether the injected fault fired (or how many calls it counted). */
+static void fault_report(void)
+{
+	if (cs_fault_fired())
+		fprintf(stderr, "cellfs: CELLFS_FAULT=%s fired\n", getenv("CELLFS_FAULT"));
+	else
+		fprintf(stderr, "cellfs: CELLFS_FAULT=%s did not fire: %llu calls\n", getenv("CELLFS_FAULT"),
+			(unsigned long long)cs_fault_calls());
+}
+
 int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -110,6 +121,12 @@ int main(int argc, char *argv[])
 		fuse_opt_free_args(&args);
 		return 0;
 	}
+	if (getenv("CELLFS_FAULT") && cs_fault_arm_spec(getenv("CELLFS_FAULT"))) {
+		fprintf(stderr, "cellfs: CELLFS_FAULT=%s is not KINDS:N (KINDS lmdb, zstd, alloc joined by +)\n",
+			getenv("CELLFS_FAULT"));
+		goto free_args;
+	}
+	cs_fault_arm(0, 0); /* armed below, when the mount is ready */
 	if (conf.npos < 1 || conf.npos > 2) {
 		fprintf(stderr, conf.npos ? "cellfs: too many arguments: \"%s\"\n" : "cellfs: no mountpoint given%s\n",
 			conf.npos ? conf.pos[conf.npos - 1] : "");
@@ -172,6 +189,10 @@ int main(int argc, char *argv[])
 		goto unmount;
 	if (fs_watch_start(&fs))
 		goto close_store;
+	if (getenv("CELLFS_FAULT")) {
+		cs_fault_arm_spec(getenv("CELLFS_FAULT"));
+		atexit(fault_report);
+	}
 	ret = opts.singlethread ? fuse_session_loop(fs.se) : loop_run(fs.se);
 	fs_watch_stop(&fs);
 close_store:

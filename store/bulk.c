@@ -13,6 +13,7 @@
 
 #include "codec.h"
 #include "keys.h"
+#include "mem.h"
 #include "store_internal.h"
 
 struct cs_bulk {
@@ -36,9 +37,9 @@ int cs_bulk_open(cs_txn *txn, const char *table, cs_bulk **out)
 
 	if (rc)
 		return rc;
-	if (!(b = calloc(1, sizeof(*b))) || !(b->top = malloc(KEY_MAX))) {
+	if (!(b = mem_calloc(1, sizeof(*b))) || !(b->top = mem_malloc(KEY_MAX))) {
 		free(b);
-		return -ENOMEM;
+		return txn_fail(txn, -ENOMEM);
 	}
 	b->txn = txn;
 	if ((rc = sch_table_get(txn, table, &b->t)) || (rc = txn_seq(txn, &b->seq))) {
@@ -127,9 +128,9 @@ static int new_row(cs_bulk *b, cs_bytes row)
 	if (b->have_row && b->rown == row.len && !memcmp(b->row, row.data, row.len))
 		return 0;
 	if (row.len > b->rowcap) {
-		uint8_t *p = realloc(b->row, row.len);
+		uint8_t *p = mem_realloc(b->row, row.len);
 		if (!p)
-			return -ENOMEM;
+			return txn_fail(b->txn, -ENOMEM);
 		b->row = p;
 		b->rowcap = row.len;
 	}

@@ -509,15 +509,25 @@ int cs_store_size(cs_store *st, uint64_t *size);
 
 enum {
 	CS_FAULT_LMDB = 1 << 0, /* calls into LMDB */
-	CS_FAULT_ZSTD = 1 << 1, /* calls into zstd */
+	CS_FAULT_ZSTD = 1 << 1,  /* calls into zstd */
+	CS_FAULT_ALLOC = 1 << 2, /* the store's allocations (and zstd contexts, compiled regexes) */
 };
 
-/* Make the Nth call (1-based, counted from now) into the libraries in KINDS fail, as an I/O error would.
- * N = 0 disarms. Process-wide; for tests only. */
+/* Make the Nth call (1-based, counted from now) of the kinds in KINDS fail: an LMDB or zstd call as an
+ * I/O error would, an allocation as out of memory. N = 0 disarms. Process-wide; for tests only. */
 void cs_fault_arm(unsigned kinds, uint64_t n);
+
+/* Arm from a spec as the test hook $CELLFS_FAULT spells it: KINDS:N, KINDS one or more of "lmdb",
+ * "zstd", "alloc" joined by '+' (e.g. "alloc:17", "lmdb+zstd:3"); an empty spec disarms.
+ * Errors: -EINVAL (not such a spec; nothing armed). */
+int cs_fault_arm_spec(const char *spec);
 
 /* Whether the armed fault has fired since cs_fault_arm(). */
 bool cs_fault_fired(void);
+
+/* The calls of the armed kinds counted since cs_fault_arm() (N once the fault fired): a run armed with
+ * an N too large to fire measures how many calls a workload makes. */
+uint64_t cs_fault_calls(void);
 
 #ifdef __cplusplus
 }

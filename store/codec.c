@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "cellstore.h"
 #include "fault.h"
+#include "mem.h"
 
 #define COMPRESS_MIN 128
 #define COMPRESS_LEVEL 1
@@ -48,7 +50,7 @@ static struct zctx *zctx_get(void)
 	z = pthread_getspecific(zkey);
 	if (z)
 		return z;
-	z = calloc(1, sizeof(*z));
+	z = mem_calloc(1, sizeof(*z));
 	if (!z)
 		return NULL;
 	if (pthread_setspecific(zkey, z)) {
@@ -97,7 +99,7 @@ static int grow(void **buf, size_t *cap, size_t need)
 	void *p;
 	if (*cap >= need)
 		return 0;
-	p = realloc(*buf, need);
+	p = mem_realloc(*buf, need);
 	if (!p)
 		return -ENOMEM;
 	*buf = p;
@@ -118,7 +120,7 @@ int codec_encode(const void *value, size_t n, uint64_t seq, void **scratch, size
 		rc = grow(scratch, scratch_cap, HDR_MAX + bound);
 		if (rc)
 			return rc;
-		if (z && !z->c)
+		if (z && !z->c && !mem_fault())
 			z->c = ZSTD_createCCtx();
 		if (z && z->c && !fault_hit(CS_FAULT_ZSTD)) {
 			uint8_t *dst = (uint8_t *)*scratch + HDR_MAX;
@@ -223,9 +225,9 @@ int codec_inflate(const void *rec, size_t n, const codec_hdr *h, const void **va
 	z = zctx_get();
 	if (!z)
 		return -ENOMEM;
-	if (!z->d && !(z->d = ZSTD_createDCtx()))
+	if (!z->d && (mem_fault() || !(z->d = ZSTD_createDCtx())))
 		return -ENOMEM;
-	buf = malloc(h->rawlen ? h->rawlen : 1);
+	buf = mem_malloc(h->rawlen ? h->rawlen : 1);
 	if (!buf)
 		return -ENOMEM;
 	if (fault_hit(CS_FAULT_ZSTD)) {
@@ -251,7 +253,7 @@ long codec_zpack(const void *src, size_t n, void **buf, size_t *cap, size_t off)
 
 	if (!z)
 		return -ENOMEM;
-	if (!z->c && !(z->c = ZSTD_createCCtx()))
+	if (!z->c && (mem_fault() || !(z->c = ZSTD_createCCtx())))
 		return -ENOMEM;
 	if ((rc = grow(buf, cap, off + bound)))
 		return rc;
@@ -270,10 +272,14 @@ int codec_zunpack(const void *src, size_t n, void *dst, size_t rawn)
 
 	if (!z)
 		return -ENOMEM;
-	if (!z->d && !(z->d = ZSTD_createDCtx()))
+	if (!z->d && (mem_fault() || !(z->d = ZSTD_createDCtx())))
 		return -ENOMEM;
-	if (ZSTD_getFrameContentSize(src, n) != rawn || fault_hit(CS_FAULT_ZSTD))
+	if (ZSTD_getFrameContentSize(src, n) != rawn)
+		return -EBADMSG;
+	if (fault_hit(CS_FAULT_ZSTD))
 		return -EIO;
 	r = ZSTD_decompressDCtx(z->d, dst, rawn, src, n);
-	return ZSTD_isError(r) || r != rawn ? -EIO : 0;
+	if (ZSTD_isError(r))
+		return ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation ? -ENOMEM : -EBADMSG;
+	return r != rawn ? -EBADMSG : 0;
 }

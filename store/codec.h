@@ -56,7 +56,7 @@ static inline int codec_value(const void *rec, size_t n, const codec_hdr *h, con
 long codec_zpack(const void *src, size_t n, void **buf, size_t *cap, size_t off);
 
 /* Decompress the zstd frame SRC (N bytes) into DST, which must come out exactly RAWN bytes.
- * Errors: -EIO (corrupt frame, or not exactly RAWN bytes), -ENOMEM. */
+ * Errors: -EBADMSG (a corrupt frame, or not exactly RAWN bytes), -EIO (zstd failed otherwise), -ENOMEM. */
 int codec_zunpack(const void *src, size_t n, void *dst, size_t rawn);
 
 /* Decoded length of an unsigned LEB128 varint at P (N bytes available); -EIO if malformed. */

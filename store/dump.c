@@ -10,6 +10,7 @@
 #include "codec.h"
 #include "dumpfmt.h"
 #include "hash.h"
+#include "mem.h"
 #include "store_internal.h"
 
 struct dw {
@@ -37,7 +38,7 @@ static int room(struct dw *w, size_t more)
 		return 0;
 	while (cap < need)
 		cap *= 2;
-	if (!(nb = realloc(w->b, cap)))
+	if (!(nb = mem_realloc(w->b, cap)))
 		return -ENOMEM;
 	w->b = nb;
 	w->cap = cap;
@@ -212,7 +213,7 @@ int cs_dump(cs_txn *txn, const char *const *names, size_t n, cs_write_fn *write,
 		names = (const char *const *)all;
 		n = nall;
 	}
-	if (n && !(infos = calloc(n, sizeof(*infos)))) {
+	if (n && !(infos = mem_calloc(n, sizeof(*infos)))) {
 		rc = -ENOMEM;
 		goto out;
 	}

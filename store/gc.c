@@ -6,6 +6,7 @@
 
 #include "codec.h"
 #include "keys.h"
+#include "mem.h"
 #include "store_internal.h"
 
 /* Delete the cell at the cursor (key K, KN bytes, stored size SZ), leaving the cursor on the next key. */
@@ -165,7 +166,7 @@ int cs_gc(cs_txn *txn, const char *table, cs_gc_stats *stats)
 	/* Live ids: every table's, and those of restores in progress (staging tables, restore.c). */
 	if ((rc = stage_live_ids(txn, &staged, &nstaged)))
 		goto out;
-	if ((n || nstaged) && !(ids = calloc(n + nstaged, sizeof(*ids)))) {
+	if ((n || nstaged) && !(ids = mem_calloc(n + nstaged, sizeof(*ids)))) {
 		rc = -ENOMEM;
 		goto out;
 	}

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
+
 /* cbt has no nesting limit; we cap parentheses so that parsing, printing, freeing and evaluating (all
  * recursive over parenthesised groups only) stay within a few KiB of stack whatever the input. */
 #define GCP_MAX_DEPTH 64
@@ -65,7 +67,7 @@ static void sb_grow(struct sbuf *sb, size_t more)
 	cap = sb->cap ? sb->cap : 64;
 	while (cap < want)
 		cap = cap > SIZE_MAX / 2 ? want : cap * 2;
-	nb = realloc(sb->buf, cap);
+	nb = mem_realloc(sb->buf, cap);
 	if (!nb) {
 		sb->oom = true;
 		return;
@@ -400,7 +402,7 @@ static bool tok_is(const struct tok *t, const char *word)
 
 static gcp *node_new(enum gcp_kind kind)
 {
-	gcp *p = calloc(1, sizeof *p);
+	gcp *p = mem_calloc(1, sizeof *p);
 
 	if (p)
 		p->kind = kind;
@@ -430,11 +432,11 @@ static int chain_push(gcp *c, enum gcp_op op, gcp *term)
 
 		if (cap > SIZE_MAX / sizeof *terms)
 			goto free_term;
-		terms = realloc(c->chain.terms, cap * sizeof *terms);
+		terms = mem_realloc(c->chain.terms, cap * sizeof *terms);
 		if (!terms)
 			goto free_term;
 		c->chain.terms = terms;
-		ops = realloc(c->chain.ops, cap);
+		ops = mem_realloc(c->chain.ops, cap);
 		if (!ops)
 			goto free_term;
 		c->chain.ops = ops;

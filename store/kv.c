@@ -15,6 +15,7 @@
 #include "cellstore.h"
 #include "codec.h"
 #include "fault.h"
+#include "mem.h"
 
 #define P KV_INLINE_MAX
 #define SKEY_LEN (KV_INLINE_MAX + 8) /* a long key's stored form: first P bytes, 8-byte slot */
@@ -143,7 +144,7 @@ static int split_long(const MDB_val *v, const uint8_t **tail, size_t *tailn, MDB
 
 static int mkdirs(const char *dir)
 {
-	char *p = strdup(dir);
+	char *p = mem_strdup(dir);
 	int rc = 0;
 	if (!p)
 		return -ENOMEM;
@@ -194,7 +195,7 @@ int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
 		return -errno;
 	if (!S_ISDIR(sb.st_mode))
 		return -ENOTDIR;
-	if (asprintf(&data, "%s/data.mdb", dir) < 0)
+	if (mem_asprintf(&data, "%s/data.mdb", dir) < 0)
 		return -ENOMEM;
 	rc = access(data, F_OK) ? -errno : 0;
 	free(data);
@@ -203,7 +204,7 @@ int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
 	if (rc == -ENOENT && (rc = kv_dir_is_empty(dir)))
 		return rc; /* never scatter a store into a directory that holds something else */
 
-	e = calloc(1, sizeof(*e));
+	e = mem_calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	/* A large map costs only address space (the file grows as written); fall back where the address
@@ -269,7 +270,7 @@ int kv_env_size(kv_env *env, uint64_t *size)
 
 	if ((rc = LM(mdb_env_get_path(env->env, &path))))
 		return rc;
-	if (asprintf(&data, "%s/data.mdb", path) < 0)
+	if (mem_asprintf(&data, "%s/data.mdb", path) < 0)
 		return -ENOMEM;
 	rc = stat(data, &sb) ? -errno : 0;
 	free(data);
@@ -280,7 +281,7 @@ int kv_env_size(kv_env *env, uint64_t *size)
 
 int kv_txn_begin(kv_env *env, bool rdonly, kv_txn **out)
 {
-	kv_txn *t = calloc(1, sizeof(*t));
+	kv_txn *t = mem_calloc(1, sizeof(*t));
 	int rc;
 
 	if (!t)
@@ -504,7 +505,7 @@ static int long_backshift(kv_txn *t, uint8_t *hole)
 			return 0;
 		if (rc || (rc = split_long(&v, &tail, &tailn, &user)))
 			return rc;
-		full = malloc(P + tailn);
+		full = mem_malloc(P + tailn);
 		if (!full)
 			return -ENOMEM;
 		memcpy(full, hole, P);
@@ -513,7 +514,7 @@ static int long_backshift(kv_txn *t, uint8_t *hole)
 		free(full);
 		if (j - home < j - s)
 			continue; /* its probe run does not pass the hole */
-		copy = malloc(v.mv_size);
+		copy = mem_malloc(v.mv_size);
 		if (!copy)
 			return -ENOMEM;
 		memcpy(copy, v.mv_data, v.mv_size);
@@ -556,7 +557,7 @@ int kv_del(kv_txn *t, const void *key, size_t klen)
 
 int kv_cursor_open(kv_txn *t, kv_cursor **out)
 {
-	kv_cursor *c = calloc(1, sizeof(*c));
+	kv_cursor *c = mem_calloc(1, sizeof(*c));
 	int rc;
 	if (!c)
 		return -ENOMEM;
@@ -621,7 +622,7 @@ static int group_load(kv_cursor *c, MDB_val k, MDB_val v, bool forward)
 
 		if (c->gn == c->gcap) {
 			size_t ncap = c->gcap ? 2 * c->gcap : 8;
-			void *ng = realloc(c->g, ncap * sizeof(*c->g));
+			void *ng = mem_realloc(c->g, ncap * sizeof(*c->g));
 			if (!ng)
 				return -ENOMEM;
 			c->g = ng;
@@ -630,7 +631,7 @@ static int group_load(kv_cursor *c, MDB_val k, MDB_val v, bool forward)
 		e = &c->g[c->gn];
 		if ((rc = split_long(&v, &tail, &tailn, &e->val)))
 			return rc;
-		if (!(e->full = malloc(P + tailn)))
+		if (!(e->full = mem_malloc(P + tailn)))
 			return -ENOMEM;
 		memcpy(e->skey, k.mv_data, SKEY_LEN);
 		memcpy(e->full, prefix, P);

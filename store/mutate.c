@@ -8,6 +8,7 @@
 #include "aggregate.h"
 #include "codec.h"
 #include "keys.h"
+#include "mem.h"
 #include "store_internal.h"
 
 static int check_row(cs_bytes row)
@@ -90,8 +91,8 @@ int mut_mark_drops(cs_txn *txn, struct sch_table *t, cs_bytes row)
 		if (d->dirty || !drop_covers(d, row.data, row.len))
 			continue;
 		/* A row inside this range is written again: reads can no longer skip the range whole. */
-		if (!(v = malloc(d->endn + 1)))
-			return -ENOMEM;
+		if (!(v = mem_malloc(d->endn + 1)))
+			return txn_fail(txn, -ENOMEM);
 		v[0] = (uint8_t)((d->has_end ? 1 : 0) | 2);
 		memcpy(v + 1, d->end, d->endn);
 		rc = kv_put(txn->kv, d->xkey, d->xkeyn, v, d->endn + 1);
@@ -265,9 +266,9 @@ int cs_rmw_append(cs_txn *txn, const char *table, cs_bytes row, const char *fami
 		free(old);
 		return -EFBIG;
 	}
-	if (!(nv = realloc(old, oldn + suffix.len + 1))) {
+	if (!(nv = mem_realloc(old, oldn + suffix.len + 1))) {
 		free(old);
-		return -ENOMEM;
+		return txn_fail(txn, -ENOMEM);
 	}
 	if (suffix.len)
 		memcpy((uint8_t *)nv + oldn, suffix.data, suffix.len);
@@ -354,8 +355,8 @@ int cs_drop_prefix(cs_txn *txn, const char *table, cs_bytes prefix)
 	}
 	if ((rc = txn_seq_bump(txn, &seq)))
 		return txn_fail(txn, rc);
-	if (!(v = malloc(prefix.len + 1)))
-		return -ENOMEM;
+	if (!(v = mem_malloc(prefix.len + 1)))
+		return txn_fail(txn, -ENOMEM);
 	memcpy(v + 1, prefix.data, prefix.len);
 	endn = prefix.len;
 	while (endn && v[endn] == 0xFF)
@@ -601,8 +602,8 @@ int cs_move_prefix(cs_txn *txn, const char *table, cs_bytes from, cs_bytes to, u
 		return -ENAMETOOLONG;
 	if ((rc = sch_drops_load(txn, t)))
 		return txn_fail(txn, rc);
-	if (!(mem = malloc(5 * (size_t)KEY_MAX + CS_MAX_ROW_KEY + 1 + 4 * pcap)))
-		return -ENOMEM;
+	if (!(mem = mem_malloc(5 * (size_t)KEY_MAX + CS_MAX_ROW_KEY + 1 + 4 * pcap)))
+		return txn_fail(txn, -ENOMEM);
 	m.txn = txn;
 	m.t = t;
 	m.now = cs_now_us();

@@ -12,6 +12,7 @@
 
 #include "codec.h"
 #include "keys.h"
+#include "mem.h"
 #include "store_internal.h"
 
 struct colsel {
@@ -124,7 +125,7 @@ int cell_walk_step(struct cell_walk *w, const uint8_t *k, size_t kn, const struc
 		uint8_t *row;
 		size_t rn;
 		free(w->renc);
-		if (!(w->renc = malloc(kp->row_len)) || !(row = malloc(kp->row_len)))
+		if (!(w->renc = mem_malloc(kp->row_len)) || !(row = mem_malloc(kp->row_len)))
 			return -ENOMEM;
 		memcpy(w->renc, k + kp->row_off, kp->row_len);
 		w->rencn = kp->row_len;
@@ -175,18 +176,24 @@ static int compile(regex_t *re, const char *src)
 	locale_t old = use_c_locale();
 	regex_t bare;
 	char *full = NULL;
-	int rc = -EINVAL;
+	int rc = -ENOMEM, e;
 
 	/* The pattern must stand on its own: "a)|(b" would otherwise escape the anchoring below. */
-	if (regcomp(&bare, src, REG_EXTENDED | REG_NOSUB))
+	if (mem_fault())
 		goto out;
-	regfree(&bare);
-	if (asprintf(&full, "^(%s)$", src) < 0) {
-		full = NULL;
-		rc = -ENOMEM;
+	if ((e = regcomp(&bare, src, REG_EXTENDED | REG_NOSUB))) {
+		rc = e == REG_ESPACE ? -ENOMEM : -EINVAL;
 		goto out;
 	}
-	rc = regcomp(re, full, REG_EXTENDED | REG_NOSUB) ? -EINVAL : 0;
+	regfree(&bare);
+	if (mem_asprintf(&full, "^(%s)$", src) < 0) {
+		full = NULL;
+		goto out;
+	}
+	if (mem_fault())
+		goto out;
+	e = regcomp(re, full, REG_EXTENDED | REG_NOSUB);
+	rc = !e ? 0 : e == REG_ESPACE ? -ENOMEM : -EINVAL;
 out:
 	free(full);
 	restore_locale(old);
@@ -206,7 +213,7 @@ static bool rx_full(const regex_t *re, const void *p, size_t n)
 
 static void *dupb(const void *p, size_t n)
 {
-	void *d = malloc(n ? n : 1);
+	void *d = mem_malloc(n ? n : 1);
 	if (d && n)
 		memcpy(d, p, n);
 	return d;
@@ -252,7 +259,7 @@ static int set_bounds(cs_scan *s, const cs_read_opts *o)
 	if (o->row) {
 		lo = o->row->data;
 		lon = o->row->len;
-		if (!(succ = malloc(lon + 1)))
+		if (!(succ = mem_malloc(lon + 1)))
 			return -ENOMEM;
 		memcpy(succ, lo, lon);
 		succ[lon] = 0; /* ROW followed by a NUL byte: the next possible key */
@@ -269,7 +276,7 @@ static int set_bounds(cs_scan *s, const cs_read_opts *o)
 		while (n && p[n - 1] == 0xFF)
 			n--;
 		if (n) { /* the smallest key above every key starting with the prefix */
-			uint8_t *ps = malloc(n);
+			uint8_t *ps = mem_malloc(n);
 			if (!ps) {
 				free(succ);
 				return -ENOMEM;
@@ -308,7 +315,7 @@ static int scan_open_table(cs_txn *txn, struct sch_table *t, const cs_read_opts 
 		o = &none;
 	if ((rc = sch_drops_load(txn, t)))
 		return rc;
-	if (!(s = calloc(1, sizeof(*s))))
+	if (!(s = mem_calloc(1, sizeof(*s))))
 		return -ENOMEM;
 	s->txn = txn;
 	s->t = t;
@@ -326,7 +333,7 @@ static int scan_open_table(cs_txn *txn, struct sch_table *t, const cs_read_opts 
 			goto fail;
 		s->has_row_re = true;
 	}
-	if (o->ncolumns && !(s->cols = calloc(o->ncolumns, sizeof(*s->cols)))) {
+	if (o->ncolumns && !(s->cols = mem_calloc(o->ncolumns, sizeof(*s->cols)))) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -442,7 +449,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	ncap = *cap ? *cap : 16;
 	while (ncap < need)
 		ncap *= 2;
-	if (!(np = realloc(*p, ncap * elem)))
+	if (!(np = mem_realloc(*p, ncap * elem)))
 		return -ENOMEM;
 	*p = np;
 	*cap = ncap;

@@ -17,6 +17,7 @@
 #include "dumpfmt.h"
 #include "hash.h"
 #include "keys.h"
+#include "mem.h"
 #include "store_internal.h"
 
 #define DEFAULT_BATCH (64ull << 20)
@@ -93,7 +94,7 @@ static int grow(uint8_t **b, size_t *cap, size_t need)
 	uint8_t *nb;
 	if (need <= *cap)
 		return 0;
-	if (!(nb = realloc(*b, need)))
+	if (!(nb = mem_realloc(*b, need)))
 		return -ENOMEM;
 	*b = nb;
 	*cap = need;
@@ -140,7 +141,7 @@ static int next_frame(struct rs *r)
 		if ((rc = grow(&r->raw, &r->rawcap, rawn ? rawn : 1)))
 			return rc;
 		if ((rc = codec_zunpack(r->f + DF_FRAME_HDR, stored, r->raw, rawn)))
-			return rc == -EIO ? bad(r, start, "corrupt compressed frame at offset %llu",
+			return rc == -EBADMSG ? bad(r, start, "corrupt compressed frame at offset %llu",
 						(unsigned long long)start) : rc;
 		r->p = r->raw;
 	} else {
@@ -188,7 +189,7 @@ static int get_str(struct rs *r, char **out)
 		return rc;
 	if (memchr(p, 0, n))
 		return malformed(r);
-	return (*out = strndup((const char *)p, n)) ? 0 : -ENOMEM;
+	return (*out = mem_strndup((const char *)p, n)) ? 0 : -ENOMEM;
 }
 
 /* ---- output ---- */
@@ -284,7 +285,7 @@ static int schema_frame(struct rs *r)
 		rc = malformed(r);
 		goto fail;
 	}
-	if (nfam && !(s.t.fam = calloc(nfam, sizeof(*s.t.fam)))) {
+	if (nfam && !(s.t.fam = mem_calloc(nfam, sizeof(*s.t.fam)))) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -304,8 +305,12 @@ static int schema_frame(struct rs *r)
 			}
 			if (!strcmp(k, "gc") && !f->gc) {
 				free(k);
-				if (gcp_parse(v, &f->policy, NULL) || !(f->gc = gcp_format(f->policy))) {
-					rc = f->policy ? -ENOMEM : bad(r, r->frame_off, "invalid GC policy \"%.40s\"", v);
+				rc = gcp_parse(v, &f->policy, NULL);
+				if (rc == -EINVAL)
+					rc = bad(r, r->frame_off, "invalid GC policy \"%.40s\"", v);
+				else if (!rc && !(f->gc = gcp_format(f->policy)))
+					rc = -ENOMEM;
+				if (rc) {
 					free(v);
 					goto fail_fam;
 				}
@@ -361,7 +366,7 @@ fail_fam:
 	if ((rc = txn_fail(r->txn, kv_put(r->txn->kv, sk, sizeof(sk), pid, sizeof(pid)))))
 		goto fail;
 	{
-		struct stage *ns = realloc(r->stg, (r->nstg + 1) * sizeof(*ns));
+		struct stage *ns = mem_realloc(r->stg, (r->nstg + 1) * sizeof(*ns));
 		if (!ns) {
 			rc = -ENOMEM;
 			goto fail;
@@ -421,12 +426,12 @@ static int cells_frame(struct rs *r)
 		if (c > 0 || (c == 0 && kn <= r->prevn))
 			return bad(r, r->frame_off, "cells out of order in the frame at offset %llu",
 				   (unsigned long long)r->frame_off);
-		if (!r->prev && !(r->prev = malloc(KEY_MAX)))
+		if (!r->prev && !(r->prev = mem_malloc(KEY_MAX)))
 			return -ENOMEM;
 		memcpy(r->prev, k, kn);
 		r->prevn = kn;
 		if (rown != r->rown || memcmp(row, r->row, rown)) {
-			if (!r->row && !(r->row = malloc(CS_MAX_ROW_KEY)))
+			if (!r->row && !(r->row = mem_malloc(CS_MAX_ROW_KEY)))
 				return -ENOMEM;
 			memcpy(r->row, row, rown);
 			r->rown = rown;
@@ -648,7 +653,7 @@ int stage_live_ids(cs_txn *txn, uint32_t **ids, size_t *n)
 			continue;
 		}
 		if (kn == STAGE_KEYN + 4) {
-			if (!(nv = realloc(v, (cnt + 1) * sizeof(*v)))) {
+			if (!(nv = mem_realloc(v, (cnt + 1) * sizeof(*v)))) {
 				rc = -ENOMEM;
 				break;
 			}

@@ -8,6 +8,7 @@
 #include "aggregate.h"
 #include "codec.h"
 #include "keys.h"
+#include "mem.h"
 #include "store_internal.h"
 
 /* 2 added the creation time, 3 a value type per family (written only when a family has one, so a store
@@ -122,7 +123,7 @@ static int get_str(const uint8_t **p, const uint8_t *end, char **out)
 	if (a < 0 || n > (uint64_t)(end - *p - a))
 		return -EIO;
 	*p += a;
-	if (!(*out = strndup((const char *)*p, n)))
+	if (!(*out = mem_strndup((const char *)*p, n)))
 		return -ENOMEM;
 	*p += n;
 	return 0;
@@ -140,7 +141,7 @@ static int parse_record(const char *name, const uint8_t *v, size_t vn, struct sc
 
 	if (vn < hdr || (v[0] != 1 && v[0] != REC_VERSION && !typed))
 		return -EIO;
-	if (!(t = calloc(1, sizeof(*t))) || !(t->name = strdup(name))) {
+	if (!(t = mem_calloc(1, sizeof(*t))) || !(t->name = mem_strdup(name))) {
 		free(t);
 		return -ENOMEM;
 	}
@@ -153,7 +154,7 @@ static int parse_record(const char *name, const uint8_t *v, size_t vn, struct sc
 	if ((a = codec_get_varint(p, (size_t)(end - p), &nfam)) < 0 || nfam > 100000)
 		goto fail;
 	p += a;
-	if (nfam && !(t->fam = calloc(nfam, sizeof(*t->fam)))) {
+	if (nfam && !(t->fam = mem_calloc(nfam, sizeof(*t->fam)))) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -175,8 +176,9 @@ static int parse_record(const char *name, const uint8_t *v, size_t vn, struct sc
 			f->type = (cs_value_type)type;
 			p += a;
 		}
-		if (gcp_parse(f->gc, &f->policy, NULL)) {
-			rc = -EIO;
+		if ((rc = gcp_parse(f->gc, &f->policy, NULL))) {
+			if (rc != -ENOMEM)
+				rc = -EIO; /* a stored policy that does not parse is a damaged record */
 			goto fail_fam;
 		}
 		continue;
@@ -206,8 +208,8 @@ int sch_table_put(cs_txn *txn, struct sch_table *t)
 		cap += 40 + strlen(t->fam[i].name) + strlen(t->fam[i].gc);
 		typed |= t->fam[i].type != CS_TYPE_BYTES;
 	}
-	if (!(v = malloc(cap)))
-		return -ENOMEM;
+	if (!(v = mem_malloc(cap)))
+		return txn_fail(txn, -ENOMEM);
 	v[0] = typed ? REC_VERSION_TYPED : REC_VERSION;
 	key_put_u32(v + 1, t->id);
 	v[5] = (uint8_t)t->delim;
@@ -311,9 +313,9 @@ int cs_table_create(cs_txn *txn, const char *name, char delim)
 		return -EEXIST;
 	if (rc != -ENOENT)
 		return txn_fail(txn, rc);
-	if (!(t = calloc(1, sizeof(*t))) || !(t->name = strdup(name))) {
+	if (!(t = mem_calloc(1, sizeof(*t))) || !(t->name = mem_strdup(name))) {
 		free(t);
-		return -ENOMEM;
+		return txn_fail(txn, -ENOMEM);
 	}
 	t->delim = delim ? delim : CS_DEFAULT_DELIM;
 	t->created = cs_now_us();
@@ -364,8 +366,8 @@ int cs_table_rename(cs_txn *txn, const char *from, const char *to)
 		return -EEXIST;
 	if (rc != -ENOENT)
 		return txn_fail(txn, rc);
-	if (!(name = strdup(to)))
-		return -ENOMEM;
+	if (!(name = mem_strdup(to)))
+		return txn_fail(txn, -ENOMEM);
 	if ((rc = kv_del(txn->kv, txn->kbuf2, table_key(txn->kbuf2, t->name)))) {
 		free(name);
 		return txn_fail(txn, rc);
@@ -392,14 +394,14 @@ int cs_table_list(cs_txn *txn, char ***names, size_t *n)
 		if (k[0] != KEY_TABLE)
 			break;
 		if (cnt == cap) {
-			char **nv = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+			char **nv = mem_realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
 			if (!nv) {
 				rc = -ENOMEM;
 				break;
 			}
 			v = nv;
 		}
-		if (!(v[cnt] = strndup((const char *)k + 1, kn - 1))) {
+		if (!(v[cnt] = mem_strndup((const char *)k + 1, kn - 1))) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -423,17 +425,17 @@ int cs_table_info_get(cs_txn *txn, const char *name, cs_table_info **out)
 
 	if (rc)
 		return rc;
-	if (!(info = calloc(1, sizeof(*info))))
+	if (!(info = mem_calloc(1, sizeof(*info))))
 		return -ENOMEM;
 	info->delim = t->delim;
 	info->created = t->created;
-	info->nfamilies = t->nfam;
-	if (!(info->name = strdup(name)) || (t->nfam && !(info->families = calloc(t->nfam, sizeof(cs_family_info)))))
+	if (!(info->name = mem_strdup(name)) || (t->nfam && !(info->families = mem_calloc(t->nfam, sizeof(cs_family_info)))))
 		goto nomem;
+	info->nfamilies = t->nfam; /* only now: cs_table_info_free() walks the families */
 	for (size_t i = 0; i < t->nfam; i++) {
 		cs_family_info *f = &info->families[i];
 		f->type = t->fam[i].type;
-		if (!(f->name = strdup(t->fam[i].name)) || !(f->gc = strdup(t->fam[i].gc)) ||
+		if (!(f->name = mem_strdup(t->fam[i].name)) || !(f->gc = mem_strdup(t->fam[i].gc)) ||
 		    !(f->gc_cbt = gcp_format_cbt(t->fam[i].policy)))
 			goto nomem;
 	}
@@ -494,11 +496,11 @@ int cs_family_create_typed(cs_txn *txn, const char *table, const char *family, c
 	if (sch_family_find(t, family))
 		return -EEXIST;
 	if ((rc = parse_policy(gc, &nf.policy, &nf.gc)))
-		return rc;
+		return rc == -ENOMEM ? txn_fail(txn, rc) : rc;
 	nf.type = type;
-	if (!(nf.name = strdup(family)) || !(fam = realloc(t->fam, (t->nfam + 1) * sizeof(*fam)))) {
+	if (!(nf.name = mem_strdup(family)) || !(fam = mem_realloc(t->fam, (t->nfam + 1) * sizeof(*fam)))) {
 		family_release(&nf);
-		return -ENOMEM;
+		return txn_fail(txn, -ENOMEM);
 	}
 	t->fam = fam;
 	/* Cells left by an earlier family of this name are older than this sequence. */
@@ -546,7 +548,7 @@ int cs_family_set_gc(cs_txn *txn, const char *table, const char *family, const c
 	if (!(f = sch_family_find(t, family)))
 		return -ENOENT;
 	if ((rc = parse_policy(gc, &p, &canon)))
-		return rc;
+		return rc == -ENOMEM ? txn_fail(txn, rc) : rc;
 	if (!gcp_is_never(f->policy)) {
 		/* Remove what the old policy collected: a looser new one must not bring it back. */
 		cs_gc_stats st;
@@ -576,7 +578,7 @@ static int drop_parse(const uint8_t *k, size_t kn, const uint8_t *v, size_t vn, 
 	a = key_dec(k + 5, kn - 5 - 8, NULL, &sn);
 	if (a < 0 || (size_t)a != kn - 5 - 8)
 		return -EIO;
-	if (!(d->start = malloc(sn + 1)) || !(d->end = malloc(vn)) || !(d->xkey = malloc(kn)))
+	if (!(d->start = mem_malloc(sn + 1)) || !(d->end = mem_malloc(vn)) || !(d->xkey = mem_malloc(kn)))
 		return -ENOMEM;
 	key_dec(k + 5, kn - 5 - 8, d->start, &d->startn);
 	d->seq = key_get_u64(k + kn - 8);
@@ -615,7 +617,7 @@ int sch_drops_load(cs_txn *txn, struct sch_table *t)
 			break;
 		if ((rc = kv_value(c, (const void **)&v, &vn)))
 			break;
-		if (!(nd = realloc(t->drops, (cap + 1) * sizeof(*nd)))) {
+		if (!(nd = mem_realloc(t->drops, (cap + 1) * sizeof(*nd)))) {
 			rc = -ENOMEM;
 			break;
 		}

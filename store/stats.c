@@ -7,6 +7,7 @@
 
 #include "codec.h"
 #include "keys.h"
+#include "mem.h"
 #include "store_internal.h"
 
 void cs_table_stats_free(cs_table_stats *s)
@@ -33,13 +34,13 @@ int cs_table_stats_get(cs_txn *txn, const char *table, cs_table_stats **out)
 	if ((rc = sch_table_get(txn, table, &t)) || (rc = sch_drops_load(txn, t)))
 		return rc;
 	w.t = t;
-	if (!(s = calloc(1, sizeof(*s))) || !(s->name = strdup(table)) ||
-	    (t->nfam && !(s->families = calloc(t->nfam, sizeof(*s->families))))) {
+	if (!(s = mem_calloc(1, sizeof(*s))) || !(s->name = mem_strdup(table)) ||
+	    (t->nfam && !(s->families = mem_calloc(t->nfam, sizeof(*s->families))))) {
 		cs_table_stats_free(s);
 		return -ENOMEM;
 	}
 	for (; s->nfamilies < t->nfam; s->nfamilies++)
-		if (!(s->families[s->nfamilies].name = strdup(t->fam[s->nfamilies].name))) {
+		if (!(s->families[s->nfamilies].name = mem_strdup(t->fam[s->nfamilies].name))) {
 			rc = -ENOMEM;
 			goto out;
 		}

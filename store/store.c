@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "keys.h"
+#include "mem.h"
 #include "store_internal.h"
 
 static const char META_SEQ[] = "Mseq";
@@ -22,7 +23,7 @@ int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out)
 		opts = &def;
 	if (!dir || !*dir)
 		return -EINVAL;
-	st = calloc(1, sizeof(*st));
+	st = mem_calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
 	st->rdonly = opts->flags & CS_OPEN_RDONLY;
@@ -63,7 +64,7 @@ int cs_store_compact(cs_store *st, const char *dest, uint64_t *size)
 		return -errno;
 	if (!S_ISDIR(sb.st_mode))
 		return -ENOTDIR;
-	if (asprintf(&data, "%s/data.mdb", dest) < 0)
+	if (mem_asprintf(&data, "%s/data.mdb", dest) < 0)
 		return -ENOMEM;
 	if (!access(data, F_OK)) {
 		free(data);
@@ -100,11 +101,11 @@ int cs_default_path(char **out)
 	int n;
 
 	if (db && *db)
-		n = asprintf(out, "%s", db);
+		n = mem_asprintf(out, "%s", db);
 	else if (xdg && *xdg)
-		n = asprintf(out, "%s/cellfs/default", xdg);
+		n = mem_asprintf(out, "%s/cellfs/default", xdg);
 	else if (home && *home)
-		n = asprintf(out, "%s/.local/share/cellfs/default", home);
+		n = mem_asprintf(out, "%s/.local/share/cellfs/default", home);
 	else
 		return -ENOENT;
 	return n < 0 ? -ENOMEM : 0;
@@ -125,13 +126,13 @@ int cs_txn_begin(cs_store *st, unsigned flags, cs_txn **out)
 
 	if (!rdonly && st->rdonly)
 		return -EROFS;
-	t = calloc(1, sizeof(*t));
+	t = mem_calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
 	t->st = st;
 	t->rdonly = rdonly;
-	t->kbuf = malloc(KEY_MAX);
-	t->kbuf2 = malloc(KEY_MAX);
+	t->kbuf = mem_malloc(KEY_MAX);
+	t->kbuf2 = mem_malloc(KEY_MAX);
 	if (!t->kbuf || !t->kbuf2) {
 		rc = -ENOMEM;
 		goto free_txn;

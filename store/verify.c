@@ -11,6 +11,7 @@
 
 #include "codec.h"
 #include "keys.h"
+#include "mem.h"
 #include "store_internal.h"
 
 struct vtab {
@@ -79,7 +80,7 @@ static int check_meta(struct vs *v, const uint8_t *k, size_t kn, size_t vn)
 		uint32_t *ns;
 		if (vn != 4)
 			problem(v, NULL, "restore staging record has %zu bytes, not 4", vn);
-		if (!(ns = realloc(v->staged, (v->nstaged + 1) * sizeof(*ns))))
+		if (!(ns = mem_realloc(v->staged, (v->nstaged + 1) * sizeof(*ns))))
 			return -ENOMEM;
 		v->staged = ns;
 		v->staged[v->nstaged++] = key_get_u32(k + 6);
@@ -117,7 +118,7 @@ static int check_table(struct vs *v, const uint8_t *k, size_t kn)
 		problem(v, &where, "table id %u is also the id of table %s", t->id, table_of(v, t->id));
 		return 0;
 	}
-	if (!(nt = realloc(v->tabs, (v->ntabs + 1) * sizeof(*nt))))
+	if (!(nt = mem_realloc(v->tabs, (v->ntabs + 1) * sizeof(*nt))))
 		return -ENOMEM;
 	v->tabs = nt;
 	v->tabs[v->ntabs++] = (struct vtab){ t->id, t->name, t };
@@ -219,7 +220,7 @@ int cs_verify(cs_txn *txn, cs_problem_fn *report, void *ctx, cs_verify_stats *st
 {
 	cs_verify_stats local;
 	struct vs v = { .txn = txn, .report = report, .ctx = ctx, .st = stats ? stats : &local };
-	uint8_t *prev = malloc(KEY_MAX);
+	uint8_t *prev = mem_malloc(KEY_MAX);
 	size_t prevn = 0;
 	kv_cursor *c = NULL;
 	int rc;

@@ -415,6 +415,17 @@ static int cmd_help(struct cellctl *cc, int argc, char **argv)
 
 /* ---- main --------------------------------------------------------------------------------------- */
 
+/* The test hook $CELLFS_FAULT (cs_fault_arm_spec()): says, as the process ends, whether the injected
+ * fault fired (or how many calls it counted), so a test looping N upward knows when to stop. */
+static void fault_report(void)
+{
+	if (cs_fault_fired())
+		fprintf(stderr, "cellctl: CELLFS_FAULT=%s fired\n", getenv("CELLFS_FAULT"));
+	else
+		fprintf(stderr, "cellctl: CELLFS_FAULT=%s did not fire: %llu calls\n", getenv("CELLFS_FAULT"),
+			(unsigned long long)cs_fault_calls());
+}
+
 static int finish(int status)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -432,6 +443,12 @@ int main(int argc, char **argv)
 
 	atexit(qring_free);
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+	if (getenv("CELLFS_FAULT")) {
+		if (cs_fault_arm_spec(getenv("CELLFS_FAULT")))
+			return cc_error("CELLFS_FAULT=%s is not KINDS:N (KINDS lmdb, zstd, alloc joined by +)",
+					getenv("CELLFS_FAULT"));
+		atexit(fault_report);
+	}
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
 

@@ -121,8 +121,8 @@ static int batch_commit(struct imp *im, uint64_t line)
 	im->bulk = NULL;
 	rc = cs_txn_commit(im->txn);
 	im->txn = NULL;
-	if (rc == 0)
-		rc = cs_store_sync(im->cc->st);
+	if (rc == 0 && (rc = cs_store_sync(im->cc->st)) < 0) /* written, only not yet on the disk */
+		return cc_error("the write is committed but could not be flushed to disk: %s", strerror(-rc));
 	if (rc < 0) {
 		if (!line)
 			return cc_error("writing the last batch: %s; %s", strerror(-rc), written_note(im));
