@@ -7,9 +7,11 @@
 # store are exactly the input's first K cells with their values and timestamps, K a batch boundary and at
 # least what --batches acknowledged; no other rows. Then the import is run again to the end and every
 # cell of the round must be there. At the end the whole table is every round's input, nothing more.
-# ROUNDS (default 30, or $IMPORT_KILL_ROUNDS) rounds; IMPORT_KILL_SEED=N repeats the random choices.
+# ROUNDS (default 30, 10 under a sanitizer; or $IMPORT_KILL_ROUNDS) rounds; IMPORT_KILL_SEED=N repeats the random choices.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 rounds=${2:-${IMPORT_KILL_ROUNDS:-30}}
+# under a sanitizer (tests/check sets ASAN_OPTIONS) 10 rounds: that pass looks for memory errors
+[ -z "${2:-}${IMPORT_KILL_ROUNDS:-}" ] && [ -n "${ASAN_OPTIONS:-}" ] && rounds=10
 lines=${IMPORT_KILL_LINES:-2000}
 seed=${IMPORT_KILL_SEED:-$RANDOM}
 RANDOM=$seed
