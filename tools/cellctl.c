@@ -144,6 +144,15 @@ static const struct cmd commands[] = {
 	  "  The whole input is checked before anything is written: a malformed line, a wrong number of\n"
 	  "  fields, an unknown family or a bad timestamp writes nothing and names the line. Then it is\n"
 	  "  written in batches, each committed and synced.\n" },
+	{ "increment", cmd_increment, CC_WRITE, "Add to counter cells, atomically (ReadModifyWrite; not in cbt)",
+	  "cellctl increment <table> <row-key> <family>:<column>=<delta> ...\n"
+	  "\n"
+	  "  Bigtable's ReadModifyWrite increment, which cbt has no command for: each column's newest cell, an\n"
+	  "  8-byte big-endian signed integer (none: 0), plus <delta> (an integer; 0x.. and 0o.. too) is written\n"
+	  "  as a new cell at the later of now and that cell's time. All in one transaction: increments from\n"
+	  "  any number of processes at once count exactly. Prints each new value, one line each. The family\n"
+	  "  must be a plain one (aggregate families add with addtocell).\n"
+	  "    Example: cellctl increment table1 user1 stats:visits=1\n" },
 	{ "lookup", cmd_lookup, CC_READ, "Read from a single row",
 	  "cellctl lookup <table> <row-key> [columns=<family>:<qualifier>,...] [cells-per-column=<n>] "
 	  "[keys-only=<true|false>]\n"

@@ -104,7 +104,7 @@ int cc_write_cells(struct cellctl *cc, int argc, char **argv, const char *verb, 
 
 /* Subcommands. */
 cmd_fn cmd_createtable, cmd_createfamily, cmd_deletefamily, cmd_deletetable, cmd_setgcpolicy, cmd_ls;
-cmd_fn cmd_set, cmd_deleterow, cmd_deletecolumn, cmd_deleteallrows;
+cmd_fn cmd_set, cmd_deleterow, cmd_deletecolumn, cmd_deleteallrows, cmd_increment;
 cmd_fn cmd_lookup, cmd_read, cmd_count;
 cmd_fn cmd_addtocell;     /* cmd_agg.c */
 cmd_fn cmd_droprowrange;  /* cmd_drop.c */

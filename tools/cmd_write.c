@@ -1,4 +1,5 @@
-/* cmd_write.c — the row-writing subcommands: set, deleterow, deletecolumn and deleteallrows.
+/* cmd_write.c — the row-writing subcommands: set, deleterow, deletecolumn, deleteallrows, and
+ * increment (cellctl's: Bigtable's ReadModifyWrite increment, which cbt lacks).
  *
  * Each applies its mutations to one row in one transaction, after every argument has been checked, so a
  * bad argument anywhere writes nothing.
@@ -224,4 +225,80 @@ int cmd_deleteallrows(struct cellctl *cc, int argc, char **argv)
 		return rc;
 	}
 	return cellctl_commit(txn);
+}
+
+/* increment T ROW FAM:COL=DELTA...: each column's newest cell, a big-endian int64 (missing: 0), plus
+ * DELTA (a Go integer, base prefixes allowed), written as a new cell; all in one transaction, so
+ * increments from any number of processes count exactly. Prints each new value, one line each. */
+int cmd_increment(struct cellctl *cc, int argc, char **argv)
+{
+	set_cell *cells;
+	cs_mutation *m;
+	int64_t *val;
+	cs_txn *txn = NULL;
+	size_t n = 0;
+	int rc = CC_OK, err_no;
+
+	if (argc < 3)
+		return cc_usage(cc);
+	if ((rc = cc_check_row_key(argv[1])) != CC_OK)
+		return rc;
+	cells = calloc(argc, sizeof *cells);
+	m = calloc(argc, sizeof *m);
+	val = calloc(argc, sizeof *val);
+	if (!cells || !m || !val) {
+		rc = cc_error("%s", strerror(ENOMEM));
+		goto free_all;
+	}
+	for (int i = 2; i < argc && rc == CC_OK; i++) {
+		char *num;
+
+		if ((err_no = args_set_cell(argv[i], &cells[n])) < 0) {
+			rc = err_no == -ENOMEM ? cc_error("%s", strerror(ENOMEM)) : cc_error("bad increment arg %s", cc_qs(argv[i]));
+			break;
+		}
+		n++;
+		if (cells[n - 1].has_ts) {
+			rc = cc_error("increment takes no timestamp (argument %s)", cc_qs(argv[i]));
+			break;
+		}
+		if (!(num = strndup(cells[n - 1].value, cells[n - 1].value_len))) {
+			rc = cc_error("%s", strerror(ENOMEM));
+			break;
+		}
+		if ((err_no = go_parse_int(num, 0, &val[n - 1])) < 0)
+			rc = cc_error("bad value %s in %s: %s (increment takes integers)", cc_qs(num), cc_qs(argv[i]),
+				      go_num_strerror(err_no));
+		free(num);
+		m[n - 1] = (cs_mutation){ .op = CS_SET_CELL, .family = cells[n - 1].family,
+					  .qualifier = CS_BYTES(cells[n - 1].qual, cells[n - 1].qual_len) };
+	}
+	if (rc != CC_OK || (rc = cellctl_begin(cc, &txn)) != CC_OK)
+		goto free_all;
+	rc = check_families(txn, argv[0], m, n, (const char *const *)argv + 2);
+	for (size_t i = 0; i < n && rc == CC_OK; i++) {
+		err_no = cs_rmw_increment(txn, argv[0], CS_BYTES(argv[1], strlen(argv[1])), m[i].family,
+					  m[i].qualifier, val[i], &val[i]);
+		if (err_no == -EINVAL)
+			rc = cc_error("the newest cell is not an 8-byte big-endian integer (argument %s)",
+				      cc_qs(argv[2 + i]));
+		else if (err_no == -ENAMETOOLONG)
+			rc = cc_error("qualifier too long (up to %d bytes)", CS_MAX_QUALIFIER);
+		else if (err_no < 0)
+			rc = cc_store_error(txn, err_no, "incrementing", argv[0], NULL);
+	}
+	if (rc != CC_OK) {
+		cs_txn_abort(txn);
+		goto free_all;
+	}
+	if ((rc = cellctl_commit(txn)) == CC_OK)
+		for (size_t i = 0; i < n; i++)
+			printf("%lld\n", (long long)val[i]);
+free_all:
+	for (size_t i = 0; cells && i < n; i++)
+		set_cell_release(&cells[i]);
+	free(cells);
+	free(m);
+	free(val);
+	return rc;
 }
