@@ -428,9 +428,20 @@ void fs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_inf
 	count_req(req, OP_FSYNC);
 	if (h && h->writable)
 		rc = committed(fs, h, fileh_commit(fs, h));
-	if (!rc)
+	if (!rc && !fs->ro) /* (a read-only store has nothing to sync: LMDB would say EACCES) */
 		rc = cs_store_sync(fs->st);
 	fuse_reply_err(req, -rc);
+}
+
+/* fsync of a directory: what changed it (create, unlink, mkdir, rename) is committed already; sync it all,
+ * as the usual write-fsync-rename-fsync(dir) sequence expects of a rename. */
+void fs_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+
+	(void)ino, (void)datasync, (void)fi;
+	count_req(req, OP_FSYNCDIR);
+	fuse_reply_err(req, fs->ro ? 0 : -cs_store_sync(fs->st));
 }
 
 /* truncate(2) on a path: the value cut or zero-extended to SIZE, written as a new version (or, for
