@@ -20,6 +20,7 @@
 #include <sys/xattr.h>
 
 #include "edit.h"
+#include "name.h"
 #include "ops.h"
 
 #define XA_FAMILY "user.cellfs.family."
@@ -712,12 +713,21 @@ static void mark_removed(struct fileh *h, void *arg)
 	pthread_mutex_unlock(&h->lock);
 }
 
+/* Whether NAME is a version's name (Q@TS). */
+static bool is_version_name(const char *name)
+{
+	name_result q;
+	int64_t ts;
+
+	return !name_decode_version(name, &q, &ts);
+}
+
 void fs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fs *fs = fs_of(req);
 	struct node *p = node_get(&fs->nodes, parent);
 	struct node_id eff = { 0 };
-	const struct node_id *dir;
+	const struct node_id *dir = NULL;
 	struct found f = { 0 };
 	cs_txn *txn;
 	int rc;
@@ -740,6 +750,11 @@ void fs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 			if (f.id.kind == NODE_VERSION) /* the bare name may show another version now */
 				fuse_lowlevel_notify_inval_inode(fs->se, column_ino(&f.id), 0, 0);
 		}
+	} else if (rc == -ENOENT && dir && dir->kind == NODE_FAMILY && is_version_name(name)) {
+		/* The kernel still had this version's name (an UNLINK comes only for a name it looked up),
+		 * but its cell is gone: `rm Q` deleted the whole column, as `rm -r` does before it reaches
+		 * the Q@TS it listed. Gone as asked: success, or rm -r fails on every older version. */
+		rc = 0;
 	}
 	if (!rc)
 		keep_emptied(fs, p);
