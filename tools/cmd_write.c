@@ -101,7 +101,13 @@ int cc_mutate_row(struct cellctl *cc, const char *table, const char *row, const 
 	return cellctl_commit(txn);
 }
 
-int cc_write_cells(struct cellctl *cc, int argc, char **argv, const char *verb, cc_cell_fn *to_mutation)
+/* How parsed cells are applied: cc_mutate_row()'s signature. */
+typedef int apply_fn(struct cellctl *cc, const char *table, const char *row, const cs_mutation *m, size_t n,
+		     const char *const *args);
+
+/* cc_write_cells() with the mutations applied by APPLY. */
+static int write_cells(struct cellctl *cc, int argc, char **argv, const char *verb, cc_cell_fn *to_mutation,
+		       apply_fn *apply)
 {
 	set_cell *cells;
 	cs_mutation *m;
@@ -145,7 +151,7 @@ int cc_write_cells(struct cellctl *cc, int argc, char **argv, const char *verb, 
 	if (rc == CC_OK && n == 0)
 		rc = cc_error("nothing to %s", verb);
 	if (rc == CC_OK)
-		rc = cc_mutate_row(cc, argv[0], argv[1], m, n, args);
+		rc = apply(cc, argv[0], argv[1], m, n, args);
 free_all:
 	for (size_t i = 0; cells && i < n; i++)
 		set_cell_release(&cells[i]);
@@ -153,6 +159,11 @@ free_all:
 	free(m);
 	free(args);
 	return rc;
+}
+
+int cc_write_cells(struct cellctl *cc, int argc, char **argv, const char *verb, cc_cell_fn *to_mutation)
+{
+	return write_cells(cc, argc, argv, verb, to_mutation, cc_mutate_row);
 }
 
 /* set's cell: the value as written, at its timestamp (or NOW's). */
@@ -227,78 +238,75 @@ int cmd_deleteallrows(struct cellctl *cc, int argc, char **argv)
 	return cellctl_commit(txn);
 }
 
-/* increment T ROW FAM:COL=DELTA...: each column's newest cell, a big-endian int64 (missing: 0), plus
- * DELTA (a Go integer, base prefixes allowed), written as a new cell; all in one transaction, so
- * increments from any number of processes count exactly. Prints each new value, one line each. */
-int cmd_increment(struct cellctl *cc, int argc, char **argv)
+int cc_cell_int(const char *arg, const set_cell *c, const char *cmd, int64_t *n)
 {
-	set_cell *cells;
-	cs_mutation *m;
-	int64_t *val;
-	cs_txn *txn = NULL;
-	size_t n = 0;
-	int rc = CC_OK, err_no;
+	char *num = strndup(c->value, c->value_len);
+	int err_no;
 
-	if (argc < 3)
-		return cc_usage(cc);
-	if ((rc = cc_check_row_key(argv[1])) != CC_OK)
-		return rc;
-	cells = calloc(argc, sizeof *cells);
-	m = calloc(argc, sizeof *m);
-	val = calloc(argc, sizeof *val);
-	if (!cells || !m || !val) {
-		rc = cc_error("%s", strerror(ENOMEM));
-		goto free_all;
-	}
-	for (int i = 2; i < argc && rc == CC_OK; i++) {
-		char *num;
+	if (!num)
+		return cc_error("%s", strerror(ENOMEM));
+	err_no = go_parse_int(num, 0, n);
+	if (err_no < 0)
+		cc_error("bad value %s in %s: %s (%s takes integers)", cc_qs(num), cc_qs(arg), go_num_strerror(err_no), cmd);
+	free(num);
+	return err_no < 0 ? CC_FAIL : CC_OK;
+}
 
-		if ((err_no = args_set_cell(argv[i], &cells[n])) < 0) {
-			rc = err_no == -ENOMEM ? cc_error("%s", strerror(ENOMEM)) : cc_error("bad increment arg %s", cc_qs(argv[i]));
-			break;
-		}
-		n++;
-		if (cells[n - 1].has_ts) {
-			rc = cc_error("increment takes no timestamp (argument %s)", cc_qs(argv[i]));
-			break;
-		}
-		if (!(num = strndup(cells[n - 1].value, cells[n - 1].value_len))) {
-			rc = cc_error("%s", strerror(ENOMEM));
-			break;
-		}
-		if ((err_no = go_parse_int(num, 0, &val[n - 1])) < 0)
-			rc = cc_error("bad value %s in %s: %s (increment takes integers)", cc_qs(num), cc_qs(argv[i]),
-				      go_num_strerror(err_no));
-		free(num);
-		m[n - 1] = (cs_mutation){ .op = CS_SET_CELL, .family = cells[n - 1].family,
-					  .qualifier = CS_BYTES(cells[n - 1].qual, cells[n - 1].qual_len) };
-	}
-	if (rc != CC_OK || (rc = cellctl_begin(cc, &txn)) != CC_OK)
-		goto free_all;
-	rc = check_families(txn, argv[0], m, n, (const char *const *)argv + 2);
+/* increment's cell: the delta (a Go integer, base prefixes allowed) in .input; no timestamp. */
+static int increment_mutation(const char *arg, const set_cell *c, int64_t now, cs_mutation *m)
+{
+	int64_t n;
+
+	(void)now;
+	if (c->has_ts)
+		return cc_error("increment takes no timestamp (argument %s)", cc_qs(arg));
+	if (cc_cell_int(arg, c, "increment", &n) != CC_OK)
+		return CC_FAIL;
+	*m = (cs_mutation){ .op = CS_SET_CELL, .family = c->family, .qualifier = CS_BYTES(c->qual, c->qual_len),
+			    .input = n };
+	return CC_OK;
+}
+
+/* Each of the N increments M (their families checked as set's: plain ones) as a ReadModifyWrite, all in
+ * one transaction, so increments from any number of processes count exactly; prints the new values. */
+static int increment_row(struct cellctl *cc, const char *table, const char *row, const cs_mutation *m, size_t n,
+			 const char *const *args)
+{
+	int64_t *val = calloc(n, sizeof *val);
+	cs_txn *txn;
+	int rc, err_no;
+
+	if (!val)
+		return cc_error("%s", strerror(ENOMEM));
+	if ((rc = cellctl_begin(cc, &txn)) != CC_OK)
+		goto free_val;
+	rc = check_families(txn, table, m, n, args);
 	for (size_t i = 0; i < n && rc == CC_OK; i++) {
-		err_no = cs_rmw_increment(txn, argv[0], CS_BYTES(argv[1], strlen(argv[1])), m[i].family,
-					  m[i].qualifier, val[i], &val[i]);
+		err_no = cs_rmw_increment(txn, table, CS_BYTES(row, strlen(row)), m[i].family, m[i].qualifier,
+					  m[i].input, &val[i]);
 		if (err_no == -EINVAL)
-			rc = cc_error("the newest cell is not an 8-byte big-endian integer (argument %s)",
-				      cc_qs(argv[2 + i]));
+			rc = cc_error("the newest cell is not an 8-byte big-endian integer (argument %s)", cc_qs(args[i]));
 		else if (err_no == -ENAMETOOLONG)
-			rc = cc_error("qualifier too long (up to %d bytes)", CS_MAX_QUALIFIER);
+			rc = cc_error("row key or qualifier too long (row keys up to %d bytes, qualifiers up to %d)",
+				      CS_MAX_ROW_KEY, CS_MAX_QUALIFIER);
 		else if (err_no < 0)
-			rc = cc_store_error(txn, err_no, "incrementing", argv[0], NULL);
+			rc = cc_store_error(txn, err_no, "incrementing", table, NULL);
 	}
 	if (rc != CC_OK) {
 		cs_txn_abort(txn);
-		goto free_all;
+		goto free_val;
 	}
 	if ((rc = cellctl_commit(txn)) == CC_OK)
 		for (size_t i = 0; i < n; i++)
 			printf("%lld\n", (long long)val[i]);
-free_all:
-	for (size_t i = 0; cells && i < n; i++)
-		set_cell_release(&cells[i]);
-	free(cells);
-	free(m);
+free_val:
 	free(val);
 	return rc;
+}
+
+/* increment T ROW FAM:COL=DELTA...: each column's newest cell, a big-endian int64 (missing: 0), plus
+ * DELTA, written as a new cell (cellctl's: Bigtable's ReadModifyWrite, which cbt lacks). */
+int cmd_increment(struct cellctl *cc, int argc, char **argv)
+{
+	return write_cells(cc, argc, argv, "increment", increment_mutation, increment_row);
 }
