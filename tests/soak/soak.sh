@@ -18,9 +18,11 @@ done
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 case $build in /*) ;; *) build=$root/$build ;; esac
-export CELLCTL=${CELLCTL:-$build/tools/cellctl}
-CELLFS=${CELLFS:-$build/fs/cellfs}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cellfs-soak.XXXXXX")
+# copies, so that a rebuild during a long run does not pull the binaries away
+cp "${CELLCTL:-$build/tools/cellctl}" "$tmp/cellctl" && cp "${CELLFS:-$build/fs/cellfs}" "$tmp/cellfs" || exit 1
+export CELLCTL=$tmp/cellctl
+CELLFS=$tmp/cellfs
 mnt=$tmp/mnt db=$tmp/store
 mkdir "$mnt"
 daemon=
