@@ -29,7 +29,7 @@ void count_req(fuse_req_t req, enum fs_op op)
 static const char *const op_names[OP_COUNT] = {
 	"lookup", "forget", "getattr", "opendir", "readdir", "readdirplus", "releasedir", "open", "read",
 	"release", "listxattr", "getxattr", "statfs", "create", "write", "flush", "fsync", "setattr", "unlink",
-	"mkdir", "rmdir", "rename", "mknod", "symlink", "link", "setxattr", "removexattr",
+	"mkdir", "rmdir", "rename", "mknod", "symlink", "link", "setxattr", "removexattr", "fsyncdir",
 };
 
 #define XA_STATS "user.cellfs.stats"
@@ -728,6 +728,7 @@ const struct fuse_lowlevel_ops fs_ops = {
 	.write = fs_write,
 	.flush = fs_flush,
 	.fsync = fs_fsync,
+	.fsyncdir = fs_fsyncdir,
 	.setattr = fs_setattr,
 	.unlink = fs_unlink,
 	.mkdir = fs_mkdir,

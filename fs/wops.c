@@ -20,6 +20,7 @@
 #include <sys/xattr.h>
 
 #include "edit.h"
+#include "name.h"
 #include "ops.h"
 
 #define XA_FAMILY "user.cellfs.family."
@@ -428,9 +429,20 @@ void fs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_inf
 	count_req(req, OP_FSYNC);
 	if (h && h->writable)
 		rc = committed(fs, h, fileh_commit(fs, h));
-	if (!rc)
+	if (!rc && !fs->ro) /* (a read-only store has nothing to sync: LMDB would say EACCES) */
 		rc = cs_store_sync(fs->st);
 	fuse_reply_err(req, -rc);
+}
+
+/* fsync of a directory: what changed it (create, unlink, mkdir, rename) is committed already; sync it all,
+ * as the usual write-fsync-rename-fsync(dir) sequence expects of a rename. */
+void fs_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+
+	(void)ino, (void)datasync, (void)fi;
+	count_req(req, OP_FSYNCDIR);
+	fuse_reply_err(req, fs->ro ? 0 : -cs_store_sync(fs->st));
 }
 
 /* truncate(2) on a path: the value cut or zero-extended to SIZE, written as a new version (or, for
@@ -701,12 +713,21 @@ static void mark_removed(struct fileh *h, void *arg)
 	pthread_mutex_unlock(&h->lock);
 }
 
+/* Whether NAME is a version's name (Q@TS). */
+static bool is_version_name(const char *name)
+{
+	name_result q;
+	int64_t ts;
+
+	return !name_decode_version(name, &q, &ts);
+}
+
 void fs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fs *fs = fs_of(req);
 	struct node *p = node_get(&fs->nodes, parent);
 	struct node_id eff = { 0 };
-	const struct node_id *dir;
+	const struct node_id *dir = NULL;
 	struct found f = { 0 };
 	cs_txn *txn;
 	int rc;
@@ -729,6 +750,11 @@ void fs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 			if (f.id.kind == NODE_VERSION) /* the bare name may show another version now */
 				fuse_lowlevel_notify_inval_inode(fs->se, column_ino(&f.id), 0, 0);
 		}
+	} else if (rc == -ENOENT && dir && dir->kind == NODE_FAMILY && is_version_name(name)) {
+		/* The kernel still had this version's name (an UNLINK comes only for a name it looked up),
+		 * but its cell is gone: `rm Q` deleted the whole column, as `rm -r` does before it reaches
+		 * the Q@TS it listed. Gone as asked: success, or rm -r fails on every older version. */
+		rc = 0;
 	}
 	if (!rc)
 		keep_emptied(fs, p);

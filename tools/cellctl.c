@@ -122,7 +122,7 @@ static const struct cmd commands[] = {
 	  "cellctl help [<command>]\n" },
 	{ "import", cmd_import, CC_WRITE, "Import CSV (as cbt import) or JSON lines into a table",
 	  "cellctl import <table> <input-file>|- [column-family=<family-name>] [timestamp=<now|value-encoded>] "
-	  "[format=<csv|jsonl>] [app-profile=<id>] [batch-size=<500>] [workers=<1>] [--quiet]\n"
+	  "[format=<csv|jsonl>] [app-profile=<id>] [batch-size=<500>] [workers=<1>] [--quiet] [--batches]\n"
 	  "\n"
 	  "  Reads cbt import's CSV: an optional column family row (first field empty; each family applies to\n"
 	  "  its column and those to its right), a qualifier row (first field empty), then one row per line:\n"
@@ -135,12 +135,24 @@ static const struct cmd commands[] = {
 	  "                                 the time of the import and the whole field as the value\n"
 	  "  format=jsonl                   JSON lines as export writes them (also recognised by a first '{'):\n"
 	  "                                 exact timestamps, any bytes; one cell or one row per line\n"
-	  "  app-profile, batch-size, workers   Accepted (checked as cbt checks them) and ignored\n"
+	  "  batch-size=<n>                 A batch holds at most n lines (default: up to 100000 cells)\n"
+	  "  app-profile, workers           Accepted (checked as cbt checks them) and ignored\n"
 	  "  --quiet                        No progress line (it shows only on a terminal anyway)\n"
+	  "  --batches                      After each batch is committed and synced, print on stderr\n"
+	  "                                 \"cellctl import: committed lines 1-<line>, <cells> cells\"\n"
 	  "\n"
 	  "  The whole input is checked before anything is written: a malformed line, a wrong number of\n"
 	  "  fields, an unknown family or a bad timestamp writes nothing and names the line. Then it is\n"
 	  "  written in batches, each committed and synced.\n" },
+	{ "increment", cmd_increment, CC_WRITE, "Add to counter cells, atomically (ReadModifyWrite; not in cbt)",
+	  "cellctl increment <table> <row-key> <family>:<column>=<delta> ...\n"
+	  "\n"
+	  "  Bigtable's ReadModifyWrite increment, which cbt has no command for: each column's newest cell, an\n"
+	  "  8-byte big-endian signed integer (none: 0), plus <delta> (an integer; 0x.. and 0o.. too) is written\n"
+	  "  as a new cell at the later of now and that cell's time. All in one transaction: increments from\n"
+	  "  any number of processes at once count exactly. Prints each new value, one line each. The family\n"
+	  "  must be a plain one (aggregate families add with addtocell).\n"
+	  "    Example: cellctl increment table1 user1 stats:visits=1\n" },
 	{ "lookup", cmd_lookup, CC_READ, "Read from a single row",
 	  "cellctl lookup <table> <row-key> [columns=<family>:<qualifier>,...] [cells-per-column=<n>] "
 	  "[keys-only=<true|false>]\n"

@@ -102,9 +102,13 @@ typedef int cc_cell_fn(const char *arg, const set_cell *c, int64_t now, cs_mutat
  * one transaction (cc_mutate_row), nothing written if any argument is bad. Prints the error. */
 int cc_write_cells(struct cellctl *cc, int argc, char **argv, const char *verb, cc_cell_fn *to_mutation);
 
+/* The value of set-style argument ARG (parsed into C) as strconv.ParseInt(val, 0, 64) reads it, into *N;
+ * CMD names the command in the error ("bad value ... (CMD takes integers)"). Prints the error. */
+int cc_cell_int(const char *arg, const set_cell *c, const char *cmd, int64_t *n);
+
 /* Subcommands. */
 cmd_fn cmd_createtable, cmd_createfamily, cmd_deletefamily, cmd_deletetable, cmd_setgcpolicy, cmd_ls;
-cmd_fn cmd_set, cmd_deleterow, cmd_deletecolumn, cmd_deleteallrows;
+cmd_fn cmd_set, cmd_deleterow, cmd_deletecolumn, cmd_deleteallrows, cmd_increment;
 cmd_fn cmd_lookup, cmd_read, cmd_count;
 cmd_fn cmd_addtocell;     /* cmd_agg.c */
 cmd_fn cmd_droprowrange;  /* cmd_drop.c */

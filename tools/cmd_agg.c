@@ -14,20 +14,10 @@
  * what strconv.ParseInt(val, 0, 64) accepts, at its timestamp (or NOW's). Prints the error. */
 static int add_mutation(const char *a, const set_cell *c, int64_t now, cs_mutation *m)
 {
-	char *val;
 	int64_t n, ts;
-	int err_no;
 
-	if (!(val = strndup(c->value, c->value_len)))
-		return cc_error("%s", strerror(ENOMEM));
-	err_no = go_parse_int(val, 0, &n);
-	if (err_no < 0) {
-		cc_error("bad value %s in %s: %s (addtocell takes integers)", cc_qs(val), cc_qs(a),
-			 go_num_strerror(err_no));
-		free(val);
+	if (cc_cell_int(a, c, "addtocell", &n) != CC_OK)
 		return CC_FAIL;
-	}
-	free(val);
 	/* -1 is the Go client's "server time", which Bigtable refuses for AddToCell. */
 	if ((c->has_ts && c->ts == -1) || cbt_cell_ts(c, now, &ts) < 0)
 		return cc_error("invalid timestamp %lld in %s", (long long)c->ts, cc_qs(a));

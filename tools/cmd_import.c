@@ -51,8 +51,11 @@ struct imp {
 	uint64_t total;        /* cells found by the first pass */
 	cs_txn *txn;
 	cs_bulk *bulk;
-	uint64_t batch_cells, batch_bytes;
+	uint64_t batch_cells, batch_bytes, batch_lines;
+	uint64_t max_lines;    /* batch-size=N: at most N lines a batch (0: no limit but cells and bytes) */
 	uint64_t committed, committed_line;
+	uint64_t last_line;    /* the last line read in this pass */
+	bool report;           /* --batches: a line on stderr after each batch is committed and synced */
 	struct progress prog;
 };
 
@@ -96,7 +99,7 @@ static int batch_begin(struct imp *im)
 		im->txn = NULL;
 		return cc_store_error(NULL, rc, "importing", im->table, NULL);
 	}
-	im->batch_cells = im->batch_bytes = 0;
+	im->batch_cells = im->batch_bytes = im->batch_lines = 0;
 	return CC_OK;
 }
 
@@ -131,6 +134,10 @@ static int batch_commit(struct imp *im, uint64_t line)
 	}
 	im->committed = im->cells;
 	im->committed_line = line;
+	/* stderr is unbuffered: the line is out before the next batch begins */
+	if (im->report && (line || im->batch_lines)) /* (not the empty batch after a full last one) */
+		fprintf(stderr, "cellctl import: committed lines 1-%llu, %llu cells\n",
+			(unsigned long long)(line ? line : im->last_line), (unsigned long long)im->committed);
 	return CC_OK;
 }
 
@@ -152,7 +159,10 @@ static int line_done(struct imp *im, uint64_t line, uint64_t offset)
 		return CC_OK;
 	}
 	progress_update(&im->prog, im->cells, offset);
-	if (im->batch_cells < BATCH_CELLS && im->batch_bytes < BATCH_BYTES)
+	im->last_line = line;
+	im->batch_lines++;
+	if (im->batch_cells < BATCH_CELLS && im->batch_bytes < BATCH_BYTES &&
+	    (!im->max_lines || im->batch_lines < im->max_lines))
 		return CC_OK;
 	if ((rc = batch_commit(im, line)) != CC_OK || (rc = batch_begin(im)) != CC_OK)
 		return rc;
@@ -550,14 +560,16 @@ static bool looks_like_jsonl(const struct imp *im)
 	return false;
 }
 
-/* Take --quiet out of ARGV (anywhere); return the new ARGC. */
-static int take_quiet(int argc, char **argv, bool *quiet)
+/* Take --quiet and --batches out of ARGV (anywhere); return the new ARGC. */
+static int take_flags(int argc, char **argv, bool *quiet, bool *report)
 {
 	int o = 0;
 
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
 			*quiet = true;
+		else if (!strcmp(argv[i], "--batches"))
+			*report = true;
 		else
 			argv[o++] = argv[i];
 	}
@@ -576,6 +588,8 @@ static int parse_args(struct imp *im, int argc, char **argv)
 		return CC_FAIL;
 	if (vals[A_BATCH] && (go_parse_int(vals[A_BATCH], 10, &n) < 0 || n <= 0 || n > 100000))
 		return cc_error("batch-size must be > 0 and <= 100000 (batch-size=%s)", cc_qs(vals[A_BATCH]));
+	if (vals[A_BATCH])
+		im->max_lines = (uint64_t)n;
 	if (vals[A_WORKERS] && (go_parse_int(vals[A_WORKERS], 10, &n) < 0 || n <= 0))
 		return cc_error("workers must be > 0 (workers=%s)", cc_qs(vals[A_WORKERS]));
 	if (vals[A_TS] && strcmp(vals[A_TS], "now") && strcmp(vals[A_TS], "value-encoded"))
@@ -599,7 +613,7 @@ int cmd_import(struct cellctl *cc, int argc, char **argv)
 	cs_txn *txn = NULL;
 	int rc, given;
 
-	argc = take_quiet(argc, argv, &quiet);
+	argc = take_flags(argc, argv, &quiet, &im.report);
 	if (argc < 2)
 		return cc_usage(cc);
 	im.table = argv[0];

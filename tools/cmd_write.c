@@ -1,4 +1,5 @@
-/* cmd_write.c — the row-writing subcommands: set, deleterow, deletecolumn and deleteallrows.
+/* cmd_write.c — the row-writing subcommands: set, deleterow, deletecolumn, deleteallrows, and
+ * increment (cellctl's: Bigtable's ReadModifyWrite increment, which cbt lacks).
  *
  * Each applies its mutations to one row in one transaction, after every argument has been checked, so a
  * bad argument anywhere writes nothing.
@@ -100,7 +101,13 @@ int cc_mutate_row(struct cellctl *cc, const char *table, const char *row, const 
 	return cellctl_commit(txn);
 }
 
-int cc_write_cells(struct cellctl *cc, int argc, char **argv, const char *verb, cc_cell_fn *to_mutation)
+/* How parsed cells are applied: cc_mutate_row()'s signature. */
+typedef int apply_fn(struct cellctl *cc, const char *table, const char *row, const cs_mutation *m, size_t n,
+		     const char *const *args);
+
+/* cc_write_cells() with the mutations applied by APPLY. */
+static int write_cells(struct cellctl *cc, int argc, char **argv, const char *verb, cc_cell_fn *to_mutation,
+		       apply_fn *apply)
 {
 	set_cell *cells;
 	cs_mutation *m;
@@ -144,7 +151,7 @@ int cc_write_cells(struct cellctl *cc, int argc, char **argv, const char *verb, 
 	if (rc == CC_OK && n == 0)
 		rc = cc_error("nothing to %s", verb);
 	if (rc == CC_OK)
-		rc = cc_mutate_row(cc, argv[0], argv[1], m, n, args);
+		rc = apply(cc, argv[0], argv[1], m, n, args);
 free_all:
 	for (size_t i = 0; cells && i < n; i++)
 		set_cell_release(&cells[i]);
@@ -152,6 +159,11 @@ free_all:
 	free(m);
 	free(args);
 	return rc;
+}
+
+int cc_write_cells(struct cellctl *cc, int argc, char **argv, const char *verb, cc_cell_fn *to_mutation)
+{
+	return write_cells(cc, argc, argv, verb, to_mutation, cc_mutate_row);
 }
 
 /* set's cell: the value as written, at its timestamp (or NOW's). */
@@ -224,4 +236,77 @@ int cmd_deleteallrows(struct cellctl *cc, int argc, char **argv)
 		return rc;
 	}
 	return cellctl_commit(txn);
+}
+
+int cc_cell_int(const char *arg, const set_cell *c, const char *cmd, int64_t *n)
+{
+	char *num = strndup(c->value, c->value_len);
+	int err_no;
+
+	if (!num)
+		return cc_error("%s", strerror(ENOMEM));
+	err_no = go_parse_int(num, 0, n);
+	if (err_no < 0)
+		cc_error("bad value %s in %s: %s (%s takes integers)", cc_qs(num), cc_qs(arg), go_num_strerror(err_no), cmd);
+	free(num);
+	return err_no < 0 ? CC_FAIL : CC_OK;
+}
+
+/* increment's cell: the delta (a Go integer, base prefixes allowed) in .input; no timestamp. */
+static int increment_mutation(const char *arg, const set_cell *c, int64_t now, cs_mutation *m)
+{
+	int64_t n;
+
+	(void)now;
+	if (c->has_ts)
+		return cc_error("increment takes no timestamp (argument %s)", cc_qs(arg));
+	if (cc_cell_int(arg, c, "increment", &n) != CC_OK)
+		return CC_FAIL;
+	*m = (cs_mutation){ .op = CS_SET_CELL, .family = c->family, .qualifier = CS_BYTES(c->qual, c->qual_len),
+			    .input = n };
+	return CC_OK;
+}
+
+/* Each of the N increments M (their families checked as set's: plain ones) as a ReadModifyWrite, all in
+ * one transaction, so increments from any number of processes count exactly; prints the new values. */
+static int increment_row(struct cellctl *cc, const char *table, const char *row, const cs_mutation *m, size_t n,
+			 const char *const *args)
+{
+	int64_t *val = calloc(n, sizeof *val);
+	cs_txn *txn;
+	int rc, err_no;
+
+	if (!val)
+		return cc_error("%s", strerror(ENOMEM));
+	if ((rc = cellctl_begin(cc, &txn)) != CC_OK)
+		goto free_val;
+	rc = check_families(txn, table, m, n, args);
+	for (size_t i = 0; i < n && rc == CC_OK; i++) {
+		err_no = cs_rmw_increment(txn, table, CS_BYTES(row, strlen(row)), m[i].family, m[i].qualifier,
+					  m[i].input, &val[i]);
+		if (err_no == -EINVAL)
+			rc = cc_error("the newest cell is not an 8-byte big-endian integer (argument %s)", cc_qs(args[i]));
+		else if (err_no == -ENAMETOOLONG)
+			rc = cc_error("row key or qualifier too long (row keys up to %d bytes, qualifiers up to %d)",
+				      CS_MAX_ROW_KEY, CS_MAX_QUALIFIER);
+		else if (err_no < 0)
+			rc = cc_store_error(txn, err_no, "incrementing", table, NULL);
+	}
+	if (rc != CC_OK) {
+		cs_txn_abort(txn);
+		goto free_val;
+	}
+	if ((rc = cellctl_commit(txn)) == CC_OK)
+		for (size_t i = 0; i < n; i++)
+			printf("%lld\n", (long long)val[i]);
+free_val:
+	free(val);
+	return rc;
+}
+
+/* increment T ROW FAM:COL=DELTA...: each column's newest cell, a big-endian int64 (missing: 0), plus
+ * DELTA, written as a new cell (cellctl's: Bigtable's ReadModifyWrite, which cbt lacks). */
+int cmd_increment(struct cellctl *cc, int argc, char **argv)
+{
+	return write_cells(cc, argc, argv, "increment", increment_mutation, increment_row);
 }

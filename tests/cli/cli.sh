@@ -453,6 +453,29 @@ err 'cellctl count: unknown arg key "start"' count t start=k
 err 'cellctl count: bad arg "k"' count t k
 err 'cellctl count: usage: cellctl count <table> [prefix=<row-key-prefix>]' count
 
+# ---- increment (ReadModifyWrite; cellctl's, not cbt's) ------------------------------------------------
+
+ok createtable ctr families=c,s:never:intsum
+outb '5\n-2\n'
+ok increment ctr r c:n=5 c:m=-2
+outb '21\n'
+ok increment ctr r c:n=0x10
+outb '9223372036854775807\n-9223372036854775808\n'
+ok increment ctr r2 c:n=9223372036854775807 c:n=1
+ok set ctr r c:txt=abc
+err 'cellctl increment: the newest cell is not an 8-byte big-endian integer (argument "c:txt=1")' increment ctr r c:n=1 c:txt=1
+outb '22\n'
+ok increment ctr r c:n=1
+err 'cellctl increment: increment takes no timestamp (argument "c:n=1@5")' increment ctr r c:n=1@5
+err 'cellctl increment: bad value "x" in "c:n=x": invalid syntax (increment takes integers)' increment ctr r c:n=x
+err 'cellctl increment: bad increment arg "n=1"' increment ctr r n=1
+err 'cellctl increment: family "zz" not found in table "ctr" (argument "zz:a=1")' increment ctr r zz:a=1
+err 'cellctl increment: family "s" of table "ctr" is an aggregate family (intsum): write it with addtocell (argument "s:a=1")' increment ctr r s:a=1
+err 'cellctl increment: table "nosuch" not found' increment nosuch r c:n=1
+err 'cellctl increment: row keys must be non-empty' increment ctr '' c:n=1
+err 'cellctl increment: usage: cellctl increment <table> <row-key> <family>:<column>=<delta> ...' increment ctr r
+ok deletetable ctr
+
 # ---- deletecolumn, deleterow, deleteallrows ----------------------------------------------------------
 
 ok deletecolumn t k2 cf2 b

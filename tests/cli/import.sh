@@ -181,7 +181,7 @@ input ',cf\n,q\nr,v\n'
 bad 'cellctl import: table "nosuch" not found' import nosuch "$in"
 bad "cellctl import: cannot open \"$tmp/nosuch.csv\": No such file or directory" import t "$tmp/nosuch.csv"
 bad "cellctl import: cannot read \"$tmp\": Is a directory" import t "$tmp"
-bad 'cellctl import: usage: cellctl import <table> <input-file>|- [column-family=<family-name>] [timestamp=<now|value-encoded>] [format=<csv|jsonl>] [app-profile=<id>] [batch-size=<500>] [workers=<1>] [--quiet]' import t
+bad 'cellctl import: usage: cellctl import <table> <input-file>|- [column-family=<family-name>] [timestamp=<now|value-encoded>] [format=<csv|jsonl>] [app-profile=<id>] [batch-size=<500>] [workers=<1>] [--quiet] [--batches]' import t
 bad 'cellctl import: batch-size must be > 0 and <= 100000 (batch-size="0")' import t "$in" batch-size=0
 bad 'cellctl import: batch-size must be > 0 and <= 100000 (batch-size="100001")' import t "$in" batch-size=100001
 bad 'cellctl import: batch-size must be > 0 and <= 100000 (batch-size="0x10")' import t "$in" batch-size=0x10

@@ -25,7 +25,8 @@ Subcommands (the *.sh scripts in this directory mount, call these, and unmount):
                                family for family; MODE exact, seconds (GNU tar) or short (see the function).
   crashload TABLEDIR ROUND LOG [N]  write files as `mkdir -p; echo v > f` would, logging each once close()
                                returned; stops at the first error (the daemon killed under it).
-  crash DUMPDIR MNT TABLE LOG  after the kill and a remount: every logged write is in the store and the mount.
+  crash DUMPDIR MNT TABLE LOG [ROUND]  after the kill and a remount: every logged write is in the store, and
+                               in the mount (ROUND: that round's rows only).
 
 Environment: CELLCTL (the cellctl binary). Exit status 0 (all good) or 1 (mismatches, listed on stderr).
 """
@@ -913,10 +914,11 @@ def cmd_crashload(tabledir, rnd, log, n='20000'):
         sys.exit(1)
 
 
-def cmd_crash(dumpdir, mnt, table, log):
+def cmd_crash(dumpdir, mnt, table, log, rnd=None):
     """After the daemon was killed and the store remounted: every write whose close() returned (LOG, from
     crashload) is a cell with its value; each column's newest cell is its last such write (or a write that
-    was under way when the daemon died); no cell holds a value never written; the mount shows the same."""
+    was under way when the daemon died); no cell holds a value never written; the mount shows the same
+    (with ROUND: the rows of that round only, rR_*, so that many rounds stay linear)."""
     tname = os.fsencode(table)
     t = load_dump(dumpdir).get(tname)
     vals = Values(dumpdir)
@@ -961,6 +963,8 @@ def cmd_crash(dumpdir, mnt, table, log):
     # the same through the mount
     nread = 0
     for (row, q), have in cols.items():
+        if rnd is not None and not row.startswith(b'r%s_' % rnd.encode()):
+            continue
         p = os.path.join(os.fsencode(mnt), tname, row, b'cf', encode(q, qual=True))
         try:
             with open(p, 'rb') as f:

@@ -871,6 +871,19 @@ def unlink():
            removed=[k for k in b.cells if k[0] == 'w' and (k[1] == b'u#p' or k[1].startswith(b'u#p#'))])
     ok('rm -r prefix: gone from the listing', 'p' not in listdir(M('w/u')) and 'pq' in listdir(M('w/u')),
        str(listdir(M('w/u'))))
+    # rm -r of a row whose column has older versions: rm unlinks q (the column, every version), then the
+    # q@TS it listed before, whose cell is gone already; that must not fail (it did: ENOENT, rm exit 1)
+    os.makedirs(M('w/u/mv/cf'))
+    for v in (b'one', b'two', b'three'):
+        with open(M('w/u/mv/cf/a'), 'wb') as f:
+            f.write(v)
+    ok('three versions listed', len(listdir(M('w/u/mv/cf'))) == 3, str(listdir(M('w/u/mv/cf'))))
+    b = snap()
+    sh_ok('rm -r of a row with older versions', 'rm -r w/u/mv')
+    expect('rm -r of a row with older versions: every version gone, nothing else', b, snap(),
+           removed=[k for k in b.cells if k[0] == 'w' and k[1] == b'u#mv'])
+    ok('rm -r of a row with older versions: gone from the listing', 'mv' not in listdir(M('w/u')),
+       str(listdir(M('w/u'))))
     # a directory emptied through the mount stays until rmdir
     b = snap()
     os.unlink(M('w/u/only/r/cf/q'))
