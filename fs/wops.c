@@ -105,7 +105,7 @@ static void reply_new_entry(fuse_req_t req, struct fs *fs, fuse_ino_t parent, co
 	uint64_t ino;
 	int rc = node_ref(&fs->nodes, id, parent, name, &ino);
 	if (rc) {
-		fuse_reply_err(req, -rc);
+		reply_err(req, -rc);
 		return;
 	}
 	e.ino = ino;
@@ -361,7 +361,7 @@ fail:
 		free(h);
 	}
 	node_id_free(&eff);
-	fuse_reply_err(req, -rc);
+	reply_err(req, -rc);
 	txn_idle(fs);
 }
 
@@ -392,7 +392,7 @@ void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_
 	pthread_mutex_unlock(&h->lock);
 	(void)len;
 	if (rc)
-		fuse_reply_err(req, -rc);
+		reply_err(req, -rc);
 	else
 		fuse_reply_write(req, size);
 }
@@ -417,7 +417,7 @@ void fs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fs *fs = fs_of(req);
 	struct fileh *h = handle_of(fi);
 	count_req(req, OP_FLUSH);
-	fuse_reply_err(req, h && h->writable ? -committed(fs, h, fileh_commit(fs, h)) : 0);
+	reply_err(req, h && h->writable ? -committed(fs, h, fileh_commit(fs, h)) : 0);
 }
 
 void fs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
@@ -430,7 +430,7 @@ void fs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_inf
 		rc = committed(fs, h, fileh_commit(fs, h));
 	if (!rc)
 		rc = cs_store_sync(fs->st);
-	fuse_reply_err(req, -rc);
+	reply_err(req, -rc);
 }
 
 /* truncate(2) on a path: the value cut or zero-extended to SIZE, written as a new version (or, for
@@ -573,7 +573,7 @@ void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, s
 			rc = t.rc;
 	}
 	if (rc) {
-		fuse_reply_err(req, -rc);
+		reply_err(req, -rc);
 		return;
 	}
 	/* The attributes now. */
@@ -593,7 +593,7 @@ void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, s
 	node_id_free(&eff);
 	txn_idle(fs);
 	if (rc) {
-		fuse_reply_err(req, -rc);
+		reply_err(req, -rc);
 		return;
 	}
 	fill_stat(fs, ino, &a, &st);
@@ -734,7 +734,7 @@ void fs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 		keep_emptied(fs, p);
 	node_id_free(&f.id);
 	node_id_free(&eff);
-	fuse_reply_err(req, -rc);
+	reply_err(req, -rc);
 	txn_idle(fs);
 }
 
@@ -795,7 +795,7 @@ void fs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 		}
 	}
 	if (rc)
-		fuse_reply_err(req, -rc);
+		reply_err(req, -rc);
 	else
 		reply_new_entry(req, fs, parent, name, &id, &a, NULL, NULL);
 	node_id_free(&id);
@@ -840,7 +840,7 @@ void fs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	node_id_free(&f.id);
 	node_id_free(&id);
 	node_id_free(&eff);
-	fuse_reply_err(req, -rc);
+	reply_err(req, -rc);
 	txn_idle(fs);
 }
 
@@ -1081,7 +1081,7 @@ void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t n
 	node_id_free(&pid);
 	node_id_free(&eff);
 	node_id_free(&neff);
-	fuse_reply_err(req, -rc);
+	reply_err(req, -rc);
 	txn_idle(fs);
 }
 
@@ -1193,7 +1193,7 @@ void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *v
 	/* the table directory's attributes (listxattr) are asked for again; the families show at once */
 out:
 	free(text);
-	fuse_reply_err(req, -rc);
+	reply_err(req, -rc);
 }
 
 void fs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
@@ -1213,6 +1213,6 @@ void fs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	else {
 		int rc;
 		OWN(fs, rc, edit_family_drop_empty(fs->st, n->id.table, name + strlen(XA_FAMILY)));
-		fuse_reply_err(req, rc == -ENOENT ? ENODATA : -rc);
+		reply_err(req, rc == -ENOENT ? ENODATA : -rc);
 	}
 }
