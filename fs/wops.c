@@ -773,7 +773,15 @@ void fs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 		struct view_attr have;
 		struct node_id pid;
 		int64_t pmt;
-		if (rc == 1) { /* an escaped segment says its name is a family's: make that family */
+		bool as_family = rc == 1;
+		rc = 0;
+		/* EEXIST before anything is made: a refused mkdir changes nothing (not even the family below) */
+		if (!view_getattr(txn, &id, &have)) {
+			rc = -EEXIST;
+		} else if (!pending_lookup(&fs->pending, parent, name, &pid, &pmt)) {
+			node_id_free(&pid);
+			rc = -EEXIST;
+		} else if (as_family) { /* an escaped segment says its name is a family's: make that family */
 			size_t segn = strlen(name) - 2; /* the first byte escaped as %XX */
 			char fam[CS_MAX_FAMILY + 1];
 			memcpy(fam, id.key + id.keyn - segn, segn);
@@ -785,14 +793,8 @@ void fs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 			if (!rc)
 				rc = fs_txn(fs, &txn);
 		}
-		if (!rc && !view_getattr(txn, &id, &have)) {
-			rc = -EEXIST;
-		} else if (!rc && !pending_lookup(&fs->pending, parent, name, &pid, &pmt)) {
-			node_id_free(&pid);
-			rc = -EEXIST;
-		} else if (!rc) {
+		if (!rc)
 			rc = pending_add(&fs->pending, &id, parent, name, a.mtime_us);
-		}
 	}
 	if (rc)
 		reply_err(req, -rc);
