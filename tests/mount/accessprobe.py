@@ -15,6 +15,10 @@ import stat as S
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # (nobody runs this too: no __pycache__ in the source tree)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from writecheck import read, write  # noqa: E402  (written once)
+
 failed = 0
 
 
@@ -40,26 +44,13 @@ def check(what, cond):
         print('FAIL: uid %d: %s' % (os.getuid(), what), file=sys.stderr)
 
 
-def write(p, data, flags=os.O_CREAT | os.O_TRUNC):
-    fd = os.open(p, os.O_WRONLY | flags, 0o644)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
-
-
-def read(p):
-    with open(p, 'rb') as f:
-        return f.read()
-
-
 def writes(m, want, times=None):
     """Every kind of write, each WANT (TIMES: for utimens with explicit times, which POSIX refuses a
     non-owner with EPERM); the store ends as it began when WANT is an error."""
     f = m + '/t/r1/cf/q'
     expect('create', want, write, m + '/t/r1/cf/new', b'x')
     expect('overwrite', want, write, f, b'w')
-    expect('append', want, write, f, b'a', os.O_APPEND)
+    expect('append', want, write, f, b'a', os.O_WRONLY | os.O_APPEND)
     expect('truncate', want, os.truncate, f, 0)
     expect('utimens', want if times is None else times, os.utime, f, ns=(2 * 10**18, 2 * 10**18))
     expect('setxattr', want, os.setxattr, m + '/t', 'user.cellfs.family.zz', b'never')
