@@ -18,8 +18,9 @@ if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
 fi
 chmod 0711 "$TMP" # nobody may pass through to the mountpoint (and no further: the kernel decides)
 # the probe and what it imports, where nobody can read them (the source tree may be under root's home)
-cp "$(dirname "$0")"/{accessprobe,writecheck,mountcheck}.py "$TMP/"
-probe=$TMP/accessprobe.py
+mkdir -m 0755 "$TMP/probe"
+cp "$(dirname "$0")"/{accessprobe,writecheck,mountcheck}.py "$TMP/probe/"
+probe=$TMP/probe/accessprobe.py
 py=/usr/bin/python3 # not a shim under root's home: nobody runs it too
 [ -x $py ] || py=$(command -v python3)
 
