@@ -109,6 +109,8 @@ int main(int argc, char *argv[])
 	bool is_default;
 	int ret = 1;
 
+	/* A damaged store must cost EIO for what it cannot read, never the mount (before threads start). */
+	cs_store_catch_faults();
 	if (fuse_opt_parse(&args, &conf, conf_opts, opt_proc) == -1)
 		return 1;
 	if (conf.help) {

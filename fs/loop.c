@@ -99,6 +99,8 @@ static int spawn(struct loop *l)
 		return -EAGAIN;
 	sigfillset(&mask);
 	sigdelset(&mask, WAKE_SIG);
+	sigdelset(&mask, SIGSEGV); /* a blocked fault kills the process: cs_store_catch_faults() must see it */
+	sigdelset(&mask, SIGBUS);
 	pthread_sigmask(SIG_SETMASK, &mask, &old);
 	rc = pthread_create(&l->tid[l->spawned], NULL, worker, l);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

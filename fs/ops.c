@@ -21,8 +21,11 @@ struct fs *fs_of(fuse_req_t req)
 	return fuse_req_userdata(req);
 }
 
+static __thread enum fs_op cur_op; /* the request this thread is answering, for reply_err's log line */
+
 void count_req(fuse_req_t req, enum fs_op op)
 {
+	cur_op = op;
 	atomic_fetch_add_explicit(&fs_of(req)->nreq[op], 1, memory_order_relaxed);
 }
 
@@ -31,6 +34,20 @@ static const char *const op_names[OP_COUNT] = {
 	"release", "listxattr", "getxattr", "statfs", "create", "write", "flush", "fsync", "setattr", "unlink",
 	"mkdir", "rmdir", "rename", "mknod", "symlink", "link", "setxattr", "removexattr", "fsyncdir",
 };
+
+void reply_err(fuse_req_t req, int err)
+{
+	/* The contract: a corrupt store is EIO and a log line. The first lines, then one in a thousand, so
+	 * that a find over a damaged table cannot fill the log. */
+	static _Atomic uint64_t eios;
+	if (err == EIO) {
+		uint64_t n = atomic_fetch_add_explicit(&eios, 1, memory_order_relaxed);
+		if (n < 20 || n % 1000 == 0)
+			fuse_log(FUSE_LOG_ERR, "cellfs: %s: input/output error: the store is damaged "
+				 "(%llu so far; cellctl verify names what)\n", op_names[cur_op], (unsigned long long)n + 1);
+	}
+	fuse_reply_err(req, err);
+}
 
 #define XA_STATS "user.cellfs.stats"
 
@@ -180,7 +197,7 @@ static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		e.entry_timeout = fs_of(req)->neg_timeout;
 		fuse_reply_entry(req, &e);
 	} else if (err) {
-		fuse_reply_err(req, err);
+		reply_err(req, err);
 	} else {
 		fuse_reply_entry(req, &e);
 	}
@@ -239,7 +256,7 @@ static void fs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	struct stat st;
 	int err = fs_do_getattr(req, ino, &st);
 	if (err)
-		fuse_reply_err(req, err);
+		reply_err(req, err);
 	else
 		fuse_reply_attr(req, &st, fs_of(req)->attr_timeout);
 	txn_idle(fs);
@@ -466,7 +483,7 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 	size_t used;
 	int err = fs_do_readdir(req, ino, size, off, plus, &buf, &used);
 	if (err) {
-		fuse_reply_err(req, err);
+		reply_err(req, err);
 		return;
 	}
 	fuse_reply_buf(req, buf, used);
@@ -570,7 +587,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	count_req(req, OP_OPEN);
 	int err = fs_do_open(req, ino, fi);
 	if (err)
-		fuse_reply_err(req, err);
+		reply_err(req, err);
 	else
 		fuse_reply_open(req, fi);
 	txn_idle(fs);
@@ -628,7 +645,7 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 static void reply_xattr(fuse_req_t req, size_t size, int rc, char *val, size_t len)
 {
 	if (rc)
-		fuse_reply_err(req, -rc);
+		reply_err(req, -rc);
 	else if (!size)
 		fuse_reply_xattr(req, len);
 	else if (len > size)

@@ -7,6 +7,9 @@
 
 struct fs *fs_of(fuse_req_t req);
 void count_req(fuse_req_t req, enum fs_op op);
+/* fuse_reply_err(REQ, ERR), and an EIO (the store could not be read) logged with the request's kind
+ * (the last one count_req() saw on this thread); rate-limited. */
+void reply_err(fuse_req_t req, int err);
 
 /* This thread's read transaction on the newest snapshot (ops.c). Errors: as cs_txn_begin(). */
 int fs_txn(struct fs *fs, cs_txn **out);

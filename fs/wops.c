@@ -106,7 +106,7 @@ static void reply_new_entry(fuse_req_t req, struct fs *fs, fuse_ino_t parent, co
 	uint64_t ino;
 	int rc = node_ref(&fs->nodes, id, parent, name, &ino);
 	if (rc) {
-		fuse_reply_err(req, -rc);
+		reply_err(req, -rc);
 		return;
 	}
 	e.ino = ino;
@@ -362,7 +362,7 @@ fail:
 		free(h);
 	}
 	node_id_free(&eff);
-	fuse_reply_err(req, -rc);
+	reply_err(req, -rc);
 	txn_idle(fs);
 }
 
@@ -393,7 +393,7 @@ void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_
 	pthread_mutex_unlock(&h->lock);
 	(void)len;
 	if (rc)
-		fuse_reply_err(req, -rc);
+		reply_err(req, -rc);
 	else
 		fuse_reply_write(req, size);
 }
@@ -418,7 +418,7 @@ void fs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fs *fs = fs_of(req);
 	struct fileh *h = handle_of(fi);
 	count_req(req, OP_FLUSH);
-	fuse_reply_err(req, h && h->writable ? -committed(fs, h, fileh_commit(fs, h)) : 0);
+	reply_err(req, h && h->writable ? -committed(fs, h, fileh_commit(fs, h)) : 0);
 }
 
 void fs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
@@ -431,7 +431,7 @@ void fs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_inf
 		rc = committed(fs, h, fileh_commit(fs, h));
 	if (!rc && !fs->ro) /* (a read-only store has nothing to sync: LMDB would say EACCES) */
 		rc = cs_store_sync(fs->st);
-	fuse_reply_err(req, -rc);
+	reply_err(req, -rc);
 }
 
 /* fsync of a directory: what changed it (create, unlink, mkdir, rename) is committed already; sync it all,
@@ -585,7 +585,7 @@ void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, s
 			rc = t.rc;
 	}
 	if (rc) {
-		fuse_reply_err(req, -rc);
+		reply_err(req, -rc);
 		return;
 	}
 	/* The attributes now. */
@@ -605,7 +605,7 @@ void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, s
 	node_id_free(&eff);
 	txn_idle(fs);
 	if (rc) {
-		fuse_reply_err(req, -rc);
+		reply_err(req, -rc);
 		return;
 	}
 	fill_stat(fs, ino, &a, &st);
@@ -760,7 +760,7 @@ void fs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 		keep_emptied(fs, p);
 	node_id_free(&f.id);
 	node_id_free(&eff);
-	fuse_reply_err(req, -rc);
+	reply_err(req, -rc);
 	txn_idle(fs);
 }
 
@@ -799,7 +799,15 @@ void fs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 		struct view_attr have;
 		struct node_id pid;
 		int64_t pmt;
-		if (rc == 1) { /* an escaped segment says its name is a family's: make that family */
+		bool as_family = rc == 1;
+		rc = 0;
+		/* EEXIST before anything is made: a refused mkdir changes nothing (not even the family below) */
+		if (!view_getattr(txn, &id, &have)) {
+			rc = -EEXIST;
+		} else if (!pending_lookup(&fs->pending, parent, name, &pid, &pmt)) {
+			node_id_free(&pid);
+			rc = -EEXIST;
+		} else if (as_family) { /* an escaped segment says its name is a family's: make that family */
 			size_t segn = strlen(name) - 2; /* the first byte escaped as %XX */
 			char fam[CS_MAX_FAMILY + 1];
 			memcpy(fam, id.key + id.keyn - segn, segn);
@@ -811,17 +819,11 @@ void fs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 			if (!rc)
 				rc = fs_txn(fs, &txn);
 		}
-		if (!rc && !view_getattr(txn, &id, &have)) {
-			rc = -EEXIST;
-		} else if (!rc && !pending_lookup(&fs->pending, parent, name, &pid, &pmt)) {
-			node_id_free(&pid);
-			rc = -EEXIST;
-		} else if (!rc) {
+		if (!rc)
 			rc = pending_add(&fs->pending, &id, parent, name, a.mtime_us);
-		}
 	}
 	if (rc)
-		fuse_reply_err(req, -rc);
+		reply_err(req, -rc);
 	else
 		reply_new_entry(req, fs, parent, name, &id, &a, NULL, NULL);
 	node_id_free(&id);
@@ -866,7 +868,7 @@ void fs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	node_id_free(&f.id);
 	node_id_free(&id);
 	node_id_free(&eff);
-	fuse_reply_err(req, -rc);
+	reply_err(req, -rc);
 	txn_idle(fs);
 }
 
@@ -1107,7 +1109,7 @@ void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t n
 	node_id_free(&pid);
 	node_id_free(&eff);
 	node_id_free(&neff);
-	fuse_reply_err(req, -rc);
+	reply_err(req, -rc);
 	txn_idle(fs);
 }
 
@@ -1219,7 +1221,7 @@ void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *v
 	/* the table directory's attributes (listxattr) are asked for again; the families show at once */
 out:
 	free(text);
-	fuse_reply_err(req, -rc);
+	reply_err(req, -rc);
 }
 
 void fs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
@@ -1239,6 +1241,6 @@ void fs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	else {
 		int rc;
 		OWN(fs, rc, edit_family_drop_empty(fs->st, n->id.table, name + strlen(XA_FAMILY)));
-		fuse_reply_err(req, rc == -ENOENT ? ENODATA : -rc);
+		reply_err(req, rc == -ENOENT ? ENODATA : -rc);
 	}
 }

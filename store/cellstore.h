@@ -75,6 +75,14 @@ void cs_store_close(cs_store *st);
  * transaction always survives a crash of the process.) Errors: -EIO. */
 int cs_store_sync(cs_store *st);
 
+/* For processes that read stores they cannot trust (the daemon, cellctl): install SIGSEGV and SIGBUS
+ * handlers so that a fault inside LMDB, which follows a damaged store's page references unchecked,
+ * fails the call that met it with -EIO instead of killing the process. The transaction is then marked
+ * damaged: every later read in it is -EIO, commit is -EIO (nothing written); abort it (or renew a
+ * read-only one). A fault anywhere else keeps its default action (the process dies as usual).
+ * Replaces any handlers of those signals; call once, before other threads start. Errors: -EINVAL. */
+int cs_store_catch_faults(void);
+
 /* The default store's directory: $CELLFS_DB if set and non-empty, else $XDG_DATA_HOME/cellfs/default,
  * else $HOME/.local/share/cellfs/default. Errors: -ENOENT (no HOME), -ENOMEM. Caller frees *OUT. */
 int cs_default_path(char **out);

@@ -5,6 +5,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <lmdb.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,7 @@
 struct kv_env {
 	MDB_env *env;
 	MDB_dbi dbi;
+	unsigned psize; /* LMDB's page size */
 };
 
 struct kv_txn {
@@ -30,6 +34,8 @@ struct kv_txn {
 	MDB_txn *txn;
 	bool rdonly;
 	bool reset;       /* a read-only txn whose snapshot is released (mdb_txn_reset) */
+	bool faulted;     /* a damaged page was met: nothing more is read or committed through this txn */
+	uintptr_t map, map_end, file_end; /* the map, and the part of it the file holds (at begin/renew) */
 	uint64_t writes;
 };
 
@@ -77,6 +83,90 @@ static int kv_errno(int rc)
 
 /* Every LMDB call that can fail goes through here, so tests can make the Nth fail. */
 #define LM(call) (fault_hit(CS_FAULT_LMDB) ? -EIO : kv_errno(call))
+
+/* Damaged pages. LMDB trusts the page references and node offsets it reads: a damaged one can make it
+ * (or us, reading a key or value it returned) touch memory outside the file. Two defences:
+ *  - every value LMDB returns must lie inside the file's part of the map (in_file()), else -EIO;
+ *  - a call into LMDB that reads pages runs under LMG(): once kv_catch_faults() has installed its
+ *    handlers, a SIGSEGV or SIGBUS inside that call jumps back here and the call returns -EIO.
+ * Either way the transaction is marked faulted: it reads nothing more (a cursor may be anywhere) and
+ * cannot commit; the caller aborts it (a read-only one may be renewed: a new snapshot, a fresh start).
+ * Only LMDB's own frames are skipped by the jump, so no lock or allocation of ours is left behind. */
+static __thread sigjmp_buf *fault_jmp;
+
+static void on_fault(int sig)
+{
+	sigjmp_buf *j = fault_jmp;
+	if (j) {
+		fault_jmp = NULL;
+		siglongjmp(*j, 1);
+	}
+	signal(sig, SIG_DFL); /* not inside LMDB: the default action when the instruction runs again */
+}
+
+int kv_catch_faults(void)
+{
+	struct sigaction sa = { .sa_handler = on_fault, .sa_flags = SA_NODEFER };
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSEGV, &sa, NULL) || sigaction(SIGBUS, &sa, NULL))
+		return -errno;
+	return 0;
+}
+
+/* kv_errno(CALL) for a call that reads pages in txn T, under the fault guard (see above). */
+#define GUARDED(t, call)                                                                                   \
+	__extension__({                                                                                    \
+		sigjmp_buf jb_;                                                                            \
+		int rc_ = -EIO;                                                                            \
+		if (!(t)->faulted) {                                                                       \
+			if (sigsetjmp(jb_, 0)) {                                                           \
+				fault_jmp = NULL;                                                          \
+				(t)->faulted = true;                                                       \
+			} else {                                                                           \
+				fault_jmp = &jb_;                                                          \
+				rc_ = kv_errno(call);                                                      \
+				fault_jmp = NULL;                                                          \
+			}                                                                                  \
+		}                                                                                          \
+		rc_;                                                                                       \
+	})
+
+/* LM() for a call that reads pages in txn T. */
+#define LMG(t, call) (fault_hit(CS_FAULT_LMDB) ? -EIO : GUARDED(t, call))
+
+/* Record where T's snapshot can point: the map, and the part of it the file holds. */
+static void txn_bounds(kv_txn *t)
+{
+	MDB_envinfo info;
+	t->faulted = false;
+	t->map = t->map_end = t->file_end = 0;
+	if (mdb_env_info(t->env->env, &info))
+		return;
+	t->map = (uintptr_t)info.me_mapaddr;
+	t->map_end = t->map + info.me_mapsize;
+	t->file_end = t->map + (uintptr_t)(info.me_last_pgno + 1) * t->env->psize;
+}
+
+/* Whether V may be read: inside the file's part of the map, or outside the map (a write txn's own dirty
+ * pages live on the heap). Marks T faulted if not. */
+static bool in_file(kv_txn *t, const MDB_val *v)
+{
+	uintptr_t p = (uintptr_t)v->mv_data;
+	if (!t->map || p >= t->map_end || (p < t->map && v->mv_size <= t->map - p))
+		return true; /* bounds unknown, or not in the map */
+	if (p <= t->file_end && v->mv_size <= t->file_end - p)
+		return true;
+	/* The file may have grown since: a write txn spills pages to it, another process commits. */
+	struct stat sb;
+	int fd;
+	if (!mdb_env_get_fd(t->env->env, &fd) && !fstat(fd, &sb) && (uint64_t)sb.st_size <= t->map_end - t->map) {
+		t->file_end = t->map + (uintptr_t)sb.st_size;
+		if (p <= t->file_end && v->mv_size <= t->file_end - p)
+			return true;
+	}
+	t->faulted = true;
+	return false;
+}
 
 static uint64_t rd64(const uint8_t *p)
 {
@@ -225,6 +315,10 @@ int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
 	}
 	if (rc)
 		goto free_env;
+	MDB_stat ms;
+	if ((rc = LM(mdb_env_stat(e->env, &ms))))
+		goto close_env;
+	e->psize = ms.ms_psize;
 	if ((rc = LM(mdb_txn_begin(e->env, NULL, rdonly ? MDB_RDONLY : 0, &txn))))
 		goto close_env;
 	if ((rc = LM(mdb_dbi_open(txn, NULL, 0, &e->dbi)))) {
@@ -303,6 +397,7 @@ int kv_txn_begin(kv_env *env, bool rdonly, kv_txn **out)
 		free(t);
 		return rc;
 	}
+	txn_bounds(t);
 	*out = t;
 	return 0;
 }
@@ -328,11 +423,13 @@ int kv_txn_commit(kv_txn *t)
 	if (t->reset) { /* a released reader: nothing to commit */
 		mdb_txn_abort(t->txn);
 		rc = 0;
-	} else if (fault_hit(CS_FAULT_LMDB)) {
+	} else if (t->faulted || fault_hit(CS_FAULT_LMDB)) {
 		mdb_txn_abort(t->txn);
 		rc = -EIO;
 	} else {
-		rc = commit_errno(t, kv_errno(mdb_txn_commit(t->txn)));
+		rc = commit_errno(t, GUARDED(t, mdb_txn_commit(t->txn)));
+		if (t->faulted)
+			mdb_txn_abort(t->txn); /* the commit faulted half-way: LMDB did not end the txn */
 	}
 	free(t);
 	return rc;
@@ -353,7 +450,10 @@ int kv_txn_renew(kv_txn *t)
 	if (!t->reset)
 		mdb_txn_reset(t->txn);
 	t->reset = false;
-	return LM(mdb_txn_renew(t->txn));
+	int rc = LM(mdb_txn_renew(t->txn));
+	if (!rc)
+		txn_bounds(t);
+	return rc;
 }
 
 void kv_txn_reset(kv_txn *t)
@@ -391,7 +491,9 @@ static int long_find(kv_txn *t, const uint8_t *key, size_t klen, uint8_t *skey, 
 		int rc;
 
 		slot_key(skey, key, slot);
-		rc = LM(mdb_get(t->txn, t->env->dbi, &k, &v));
+		rc = LMG(t, mdb_get(t->txn, t->env->dbi, &k, &v));
+		if (!rc && !in_file(t, &v))
+			rc = -EIO;
 		if (rc)
 			return rc;
 		if ((rc = split_long(&v, &tail, &tailn, val)))
@@ -409,7 +511,9 @@ int kv_get(kv_txn *t, const void *key, size_t klen, const void **val, size_t *vl
 
 	if (klen <= P) {
 		MDB_val k = { klen, (void *)key };
-		rc = LM(mdb_get(t->txn, t->env->dbi, &k, &v));
+		rc = LMG(t, mdb_get(t->txn, t->env->dbi, &k, &v));
+		if (!rc && !in_file(t, &v))
+			rc = -EIO;
 	} else {
 		uint8_t skey[SKEY_LEN];
 		rc = long_find(t, key, klen, skey, &v);
@@ -447,7 +551,7 @@ int kv_reserve(kv_txn *t, const void *key, size_t klen, size_t vlen, void **dst)
 	}
 	v.mv_size = hl + (klen > P ? klen - P : 0) + vlen;
 	v.mv_data = NULL;
-	if ((rc = LM(mdb_put(t->txn, t->env->dbi, &k, &v, MDB_RESERVE))))
+	if ((rc = LMG(t, mdb_put(t->txn, t->env->dbi, &k, &v, MDB_RESERVE))))
 		return rc;
 	if (klen > P) {
 		memcpy(v.mv_data, hdr, hl);
@@ -476,7 +580,7 @@ int kv_append(kv_txn *t, const void *key, size_t klen, const void *val, size_t v
 	if (klen == 0 || klen > P)
 		return -EINVAL;
 	/* LMDB checks the order itself and refuses with MDB_KEYEXIST before changing anything. */
-	if ((rc = LM(mdb_put(t->txn, t->env->dbi, &k, &v, MDB_APPEND | MDB_RESERVE))))
+	if ((rc = LMG(t, mdb_put(t->txn, t->env->dbi, &k, &v, MDB_APPEND | MDB_RESERVE))))
 		return rc;
 	t->writes++;
 	if (vlen)
@@ -500,7 +604,9 @@ static int long_backshift(kv_txn *t, uint8_t *hole)
 		int rc;
 
 		slot_key(skey, hole, j);
-		rc = LM(mdb_get(t->txn, t->env->dbi, &k, &v));
+		rc = LMG(t, mdb_get(t->txn, t->env->dbi, &k, &v));
+		if (!rc && !in_file(t, &v))
+			rc = -EIO;
 		if (rc == -ENOENT)
 			return 0;
 		if (rc || (rc = split_long(&v, &tail, &tailn, &user)))
@@ -520,10 +626,10 @@ static int long_backshift(kv_txn *t, uint8_t *hole)
 		memcpy(copy, v.mv_data, v.mv_size);
 		MDB_val dk = { SKEY_LEN, hole }, dv = { v.mv_size, copy };
 		slot_key(hole, hole, s);
-		rc = LM(mdb_put(t->txn, t->env->dbi, &dk, &dv, 0));
+		rc = LMG(t, mdb_put(t->txn, t->env->dbi, &dk, &dv, 0));
 		free(copy);
 		if (!rc)
-			rc = LM(mdb_del(t->txn, t->env->dbi, &k, NULL));
+			rc = LMG(t, mdb_del(t->txn, t->env->dbi, &k, NULL));
 		if (rc)
 			return rc;
 		s = j;
@@ -542,13 +648,13 @@ int kv_del(kv_txn *t, const void *key, size_t klen)
 	if (klen <= P) {
 		k.mv_size = klen;
 		k.mv_data = (void *)key;
-		return LM(mdb_del(t->txn, t->env->dbi, &k, NULL));
+		return LMG(t, mdb_del(t->txn, t->env->dbi, &k, NULL));
 	}
 	if ((rc = long_find(t, key, klen, skey, &v)))
 		return rc;
 	k.mv_size = SKEY_LEN;
 	k.mv_data = skey;
-	if ((rc = LM(mdb_del(t->txn, t->env->dbi, &k, NULL))))
+	if ((rc = LMG(t, mdb_del(t->txn, t->env->dbi, &k, NULL))))
 		return rc;
 	return long_backshift(t, skey);
 }
@@ -589,7 +695,10 @@ void kv_cursor_close(kv_cursor *c)
 
 static int cget(kv_cursor *c, MDB_val *k, MDB_val *v, MDB_cursor_op op)
 {
-	return LM(mdb_cursor_get(c->mc, k, v, op));
+	int rc = LMG(c->t, mdb_cursor_get(c->mc, k, v, op));
+	if (!rc && (!in_file(c->t, k) || !in_file(c->t, v)))
+		rc = -EIO;
+	return rc;
 }
 
 static int ent_cmp(const void *a, const void *b)

@@ -42,6 +42,8 @@ void kv_txn_abort(kv_txn *txn); /* frees TXN; accepts NULL */
 uint64_t kv_txn_writes(const kv_txn *txn);
 /* Move a read-only TXN to the newest snapshot. Cursors must be closed. Errors: -EIO, -EAGAIN. */
 int kv_txn_renew(kv_txn *txn);
+/* cs_store_catch_faults(): a fault inside LMDB fails that call with -EIO (see kv.c). */
+int kv_catch_faults(void);
 void kv_txn_reset(kv_txn *txn); /* release a read-only TXN's snapshot until kv_txn_renew() */
 /* The id of the last committed transaction (any process). */
 uint64_t kv_env_version(kv_env *env);

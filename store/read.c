@@ -42,6 +42,7 @@ struct cs_scan {
 	size_t ncols;
 	struct colsel *cols;
 	int state;        /* 0 = not started, 1 = cursor on the next row's first cell, 2 = done */
+	bool ordered;     /* rpfx holds the row taken before: the next must follow it (take_row) */
 	size_t famidx;    /* index in t->fam of the family found last: the likeliest next one */
 	int err;
 	/* the current row */
@@ -474,6 +475,14 @@ static int take_row(cs_scan *s, const uint8_t *k, size_t kn)
 		return rc;
 	if ((a = key_dec_inline(k + 5, kn - 5, s->rkey, &s->rkeyn, false)) < 0)
 		return -EIO;
+	/* Rows come in key order (reversed: backwards) since the last seek; one that does not is a damaged
+	 * key, and showing it would show a row no lookup finds. Encoded prefixes order as the rows do. */
+	if (s->ordered) {
+		int c = bytes_cmp(k, 5 + (size_t)a, s->rpfx, s->rpfxn);
+		if (s->reversed ? c >= 0 : c <= 0)
+			return -EIO;
+	}
+	s->ordered = true;
 	s->rkey[s->rkeyn] = 0; /* room: the terminator; see rx_full() */
 	if ((rc = grow((void **)&s->rpfx, &s->rpfxcap, 5 + (size_t)a, 1)))
 		return rc;
@@ -621,6 +630,7 @@ static int next_forward(cs_scan *s)
 {
 	int rc;
 	if (s->state == 0) {
+		s->ordered = false;
 		rc = s->at ? seek_row(s, s->at, s->atn) : seek_row(s, s->lo, s->lon);
 		if (rc == -ENOENT)
 			return 0;

@@ -95,6 +95,11 @@ uint64_t cs_store_max_value(const cs_store *st)
 	return st->max_value;
 }
 
+int cs_store_catch_faults(void)
+{
+	return kv_catch_faults();
+}
+
 int cs_default_path(char **out)
 {
 	const char *db = getenv("CELLFS_DB"), *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");

@@ -461,6 +461,8 @@ int main(int argc, char **argv)
 					getenv("CELLFS_FAULT"));
 		atexit(fault_report);
 	}
+	if (!getenv("CELLCTL_NO_FAULT_GUARD")) /* a damaged store: -EIO, not a crash (tests: let ASan see it) */
+		cs_store_catch_faults();
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
 

@@ -73,6 +73,7 @@ int main(int argc, char **argv)
 	FILE *out, *vals;
 	int rc;
 
+	cs_store_catch_faults(); /* a damaged store: an error, not a crash (corrupt.sh) */
 	if (argc != 3) {
 		fprintf(stderr, "usage: dump_store STORE OUTDIR\n");
 		return 2;

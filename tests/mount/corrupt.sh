@@ -1,0 +1,26 @@
+#!/bin/bash
+# A damaged store through the daemon: corruptcheck.py flips one byte in each of CORRUPT_COPIES (default
+# 40) copies of a store of several tables (seed CORRUPT_SEED) and walks each copy's mount. Every failure
+# is EIO, the daemon never dies, tables the damage does not reach read as before (see corruptcheck.py).
+. "$(dirname "$0")/lib.sh"
+db=$TMP/db
+cc() { "$CELLCTL" --db "$db" "$@" >/dev/null || fail "cellctl $*"; }
+cc createtable t "families=a:maxversions=2,b"
+cc set t r1 a:x=1@1000 a:x=2@2000 a:x=3@3000 b:y=hello@5000
+cc set t $'r\n2' "b:z=$(printf 'compress me %.0s' $(seq 50))@7000"
+cc set t "$(printf 'L%.0s' $(seq 500))" a:long=v@1000
+cc createtable u families=f
+for i in $(seq 0 9); do
+	args=()
+	for j in $(seq 0 19); do args+=("f:q$j=value $i $j $(printf 'x%.0s' $(seq $((j * 7))))@$((1000 + j))"); done
+	cc set u "row#$i" "${args[@]}"
+done
+cc createtable v "families=hits:never:intsum,m"
+cc addtocell v page#1 hits:day=3@86400000000 hits:day=4@86400000000
+cc set v page#1 m:title=Home@1000
+cc createtable w families=cf
+cc set w a#b#c cf:q=deep@1000
+"$CELLCTL" --db "$db" verify >/dev/null || fail "the intact store does not verify"
+python3 "$(dirname "$0")/corruptcheck.py" run "$db" "$MNT" "$TMP" "${CORRUPT_COPIES:-40}" "${CORRUPT_SEED:-4242}" ||
+	fail "corruptcheck.py"
+exit $status
