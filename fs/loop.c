@@ -9,8 +9,9 @@
  * forever. So here exactly one thread reads at a time, and it answers each request itself; a supervisor
  * (the caller's thread) looks every TICK_MS, and when one request has been in progress for a whole tick
  * with nobody reading, it lets another thread read: a parked one, or a new one up to MAX_THREADS. A
- * thread that finishes while another reads parks; all end when the session does. Signals (SIGINT, SIGTERM: libfuse's handlers end the
- * session) reach only the supervisor, which then interrupts the reader. */
+ * thread that finishes while another reads parks; all end when the session does. Signals (SIGINT,
+ * SIGTERM: libfuse's handlers end the session) reach only the supervisor, which then interrupts the
+ * reader. */
 #include "loop.h"
 
 #include <errno.h>

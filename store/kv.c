@@ -113,26 +113,49 @@ int kv_catch_faults(void)
 	return 0;
 }
 
-/* kv_errno(CALL) for a call that reads pages in txn T, under the fault guard (see above). */
-#define GUARDED(t, call)                                                                                   \
-	__extension__({                                                                                    \
-		sigjmp_buf jb_;                                                                            \
-		int rc_ = -EIO;                                                                            \
-		if (!(t)->faulted) {                                                                       \
-			if (sigsetjmp(jb_, 0)) {                                                           \
-				fault_jmp = NULL;                                                          \
-				(t)->faulted = true;                                                       \
-			} else {                                                                           \
-				fault_jmp = &jb_;                                                          \
-				rc_ = kv_errno(call);                                                      \
-				fault_jmp = NULL;                                                          \
-			}                                                                                  \
-		}                                                                                          \
-		rc_;                                                                                       \
-	})
+/* The LMDB calls that read pages, as guarded() runs them. */
+enum gop { G_COMMIT, G_GET, G_PUT, G_DEL, G_CURSOR_GET };
 
-/* LM() for a call that reads pages in txn T. */
-#define LMG(t, call) (fault_hit(CS_FAULT_LMDB) ? -EIO : GUARDED(t, call))
+/* kv_errno() of one LMDB call in txn T (OP on cursor MC, key K, value V, put flags or cursor op ARG),
+ * under the fault guard (see above). A function of its own, never inlined, so that the jump back skips
+ * only LMDB's frames and no caller's variable lives across sigsetjmp(). */
+static __attribute__((noinline)) int guarded(kv_txn *t, enum gop op, MDB_cursor *mc, MDB_val *k, MDB_val *v,
+					     unsigned arg)
+{
+	sigjmp_buf jb;
+	volatile int rc = -EIO;
+
+	if (t->faulted)
+		return -EIO;
+	if (sigsetjmp(jb, 0)) {
+		fault_jmp = NULL;
+		t->faulted = true;
+		return -EIO;
+	}
+	fault_jmp = &jb;
+	switch (op) {
+	case G_COMMIT:
+		rc = kv_errno(mdb_txn_commit(t->txn));
+		break;
+	case G_GET:
+		rc = kv_errno(mdb_get(t->txn, t->env->dbi, k, v));
+		break;
+	case G_PUT:
+		rc = kv_errno(mdb_put(t->txn, t->env->dbi, k, v, arg));
+		break;
+	case G_DEL:
+		rc = kv_errno(mdb_del(t->txn, t->env->dbi, k, NULL));
+		break;
+	case G_CURSOR_GET:
+		rc = kv_errno(mdb_cursor_get(mc, k, v, (MDB_cursor_op)arg));
+		break;
+	}
+	fault_jmp = NULL;
+	return rc;
+}
+
+/* LM() for a call that reads pages in txn T: guarded(), and counted for fault injection. */
+#define LMG(t, op, mc, k, v, arg) (fault_hit(CS_FAULT_LMDB) ? -EIO : guarded(t, op, mc, k, v, arg))
 
 /* Record where T's snapshot can point: the map, and the part of it the file holds. */
 static void txn_bounds(kv_txn *t)
@@ -427,7 +450,7 @@ int kv_txn_commit(kv_txn *t)
 		mdb_txn_abort(t->txn);
 		rc = -EIO;
 	} else {
-		rc = commit_errno(t, GUARDED(t, mdb_txn_commit(t->txn)));
+		rc = commit_errno(t, guarded(t, G_COMMIT, NULL, NULL, NULL, 0));
 		if (t->faulted)
 			mdb_txn_abort(t->txn); /* the commit faulted half-way: LMDB did not end the txn */
 	}
@@ -491,7 +514,7 @@ static int long_find(kv_txn *t, const uint8_t *key, size_t klen, uint8_t *skey, 
 		int rc;
 
 		slot_key(skey, key, slot);
-		rc = LMG(t, mdb_get(t->txn, t->env->dbi, &k, &v));
+		rc = LMG(t, G_GET, NULL, &k, &v, 0);
 		if (!rc && !in_file(t, &v))
 			rc = -EIO;
 		if (rc)
@@ -511,7 +534,7 @@ int kv_get(kv_txn *t, const void *key, size_t klen, const void **val, size_t *vl
 
 	if (klen <= P) {
 		MDB_val k = { klen, (void *)key };
-		rc = LMG(t, mdb_get(t->txn, t->env->dbi, &k, &v));
+		rc = LMG(t, G_GET, NULL, &k, &v, 0);
 		if (!rc && !in_file(t, &v))
 			rc = -EIO;
 	} else {
@@ -551,7 +574,7 @@ int kv_reserve(kv_txn *t, const void *key, size_t klen, size_t vlen, void **dst)
 	}
 	v.mv_size = hl + (klen > P ? klen - P : 0) + vlen;
 	v.mv_data = NULL;
-	if ((rc = LMG(t, mdb_put(t->txn, t->env->dbi, &k, &v, MDB_RESERVE))))
+	if ((rc = LMG(t, G_PUT, NULL, &k, &v, MDB_RESERVE)))
 		return rc;
 	if (klen > P) {
 		memcpy(v.mv_data, hdr, hl);
@@ -580,7 +603,7 @@ int kv_append(kv_txn *t, const void *key, size_t klen, const void *val, size_t v
 	if (klen == 0 || klen > P)
 		return -EINVAL;
 	/* LMDB checks the order itself and refuses with MDB_KEYEXIST before changing anything. */
-	if ((rc = LMG(t, mdb_put(t->txn, t->env->dbi, &k, &v, MDB_APPEND | MDB_RESERVE))))
+	if ((rc = LMG(t, G_PUT, NULL, &k, &v, MDB_APPEND | MDB_RESERVE)))
 		return rc;
 	t->writes++;
 	if (vlen)
@@ -604,7 +627,7 @@ static int long_backshift(kv_txn *t, uint8_t *hole)
 		int rc;
 
 		slot_key(skey, hole, j);
-		rc = LMG(t, mdb_get(t->txn, t->env->dbi, &k, &v));
+		rc = LMG(t, G_GET, NULL, &k, &v, 0);
 		if (!rc && !in_file(t, &v))
 			rc = -EIO;
 		if (rc == -ENOENT)
@@ -626,10 +649,10 @@ static int long_backshift(kv_txn *t, uint8_t *hole)
 		memcpy(copy, v.mv_data, v.mv_size);
 		MDB_val dk = { SKEY_LEN, hole }, dv = { v.mv_size, copy };
 		slot_key(hole, hole, s);
-		rc = LMG(t, mdb_put(t->txn, t->env->dbi, &dk, &dv, 0));
+		rc = LMG(t, G_PUT, NULL, &dk, &dv, 0);
 		free(copy);
 		if (!rc)
-			rc = LMG(t, mdb_del(t->txn, t->env->dbi, &k, NULL));
+			rc = LMG(t, G_DEL, NULL, &k, NULL, 0);
 		if (rc)
 			return rc;
 		s = j;
@@ -648,13 +671,13 @@ int kv_del(kv_txn *t, const void *key, size_t klen)
 	if (klen <= P) {
 		k.mv_size = klen;
 		k.mv_data = (void *)key;
-		return LMG(t, mdb_del(t->txn, t->env->dbi, &k, NULL));
+		return LMG(t, G_DEL, NULL, &k, NULL, 0);
 	}
 	if ((rc = long_find(t, key, klen, skey, &v)))
 		return rc;
 	k.mv_size = SKEY_LEN;
 	k.mv_data = skey;
-	if ((rc = LMG(t, mdb_del(t->txn, t->env->dbi, &k, NULL))))
+	if ((rc = LMG(t, G_DEL, NULL, &k, NULL, 0)))
 		return rc;
 	return long_backshift(t, skey);
 }
@@ -695,7 +718,7 @@ void kv_cursor_close(kv_cursor *c)
 
 static int cget(kv_cursor *c, MDB_val *k, MDB_val *v, MDB_cursor_op op)
 {
-	int rc = LMG(c->t, mdb_cursor_get(c->mc, k, v, op));
+	int rc = LMG(c->t, G_CURSOR_GET, c->mc, k, v, (unsigned)op);
 	if (!rc && (!in_file(c->t, k) || !in_file(c->t, v)))
 		rc = -EIO;
 	return rc;
