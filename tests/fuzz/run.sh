@@ -5,8 +5,9 @@
 # or tests/check.
 #
 #   FUZZ_CPU=1     pin the fuzzers to that CPU (taskset), so they share a machine politely
-#   MERGE=1        afterwards, add to tests/fuzz/corpus/<target>/ the new inputs that reach new code
-#                  (libFuzzer's -merge=1: the saved corpus only grows by what adds coverage)
+#   MERGE=1        afterwards, add to tests/fuzz/corpus/<target>/ the new inputs that reach new edges
+#                  (libFuzzer's -merge=1 -use_counters=0: the saved corpus grows only by inputs that
+#                  cover code it does not, not by every new hit count, so it stays small)
 #
 # A failing input is saved as build-fuzz/crash/<target>/crash-*; replay it with
 # build/tests/fuzz/fuzz_<target> FILE (or build-fuzz/fuzz_<target> FILE). Exit status 1 if any target
@@ -75,7 +76,7 @@ for t in "${targets[@]}"; do
 		printf '%-10s %12s executions in %ss\n' "$t" "$execs" "$secs"
 	fi
 	if [ -n "${MERGE:-}" ] && [ $rc -eq 0 ]; then
-		"$out/fuzz_$t" -merge=1 "tests/fuzz/corpus/$t" "$out/corpus/$t" >"$out/$t.merge.log" 2>&1 ||
+		"$out/fuzz_$t" -merge=1 -use_counters=0 "tests/fuzz/corpus/$t" "$out/corpus/$t" >"$out/$t.merge.log" 2>&1 ||
 			{ echo "run.sh: merging $t failed: see $out/$t.merge.log" >&2; status=1; }
 	fi
 done
