@@ -572,10 +572,15 @@ void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, s
 	 * tar, rsync restore directories' times) succeeds without effect, as chmod and chown do. */
 	if (!rc && (to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW)) && n->id.kind >= NODE_COLUMN) {
 		int64_t ts = to_set & FUSE_SET_ATTR_MTIME_NOW ? now_us() / 1000 * 1000 : ts_of(&attr->st_mtim);
+		/* touch (now) where now is not after the column's newest (in the future, or stamped in this
+		 * very millisecond): as a write would, it never moves the column back (that was EINVAL, or
+		 * EEXIST onto an older version's millisecond) */
+		bool keep = (to_set & FUSE_SET_ATTR_MTIME_NOW) && n->id.kind == NODE_COLUMN && !fs_txn(fs, &txn) &&
+			    !view_getattr(txn, &n->id, &a) && ts <= a.mtime_us;
 		/* futimens() comes without the handle, as utimensat() does: a time set on a file open for
 		 * writing is its handles' (cp -a, tar and rsync set it before close) */
 		t.ts = ts;
-		if (n->id.kind != NODE_VERSION && /* (a Q@TS is named by its timestamp: nothing to move) */
+		if (n->id.kind != NODE_VERSION && !keep && /* (a Q@TS is named by its timestamp: nothing to move) */
 		    !node_foreach_writer(&fs->nodes, ino, set_handle_ts, &t)) {
 			if (n->id.kind == NODE_COLUMN && !(ts % 1000000))
 				pending_round_add(&fs->pending, column_ino(&n->id), ts);

@@ -7,11 +7,13 @@
 #include <lmdb.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -27,6 +29,8 @@ struct kv_env {
 	MDB_env *env;
 	MDB_dbi dbi;
 	unsigned psize; /* LMDB's page size */
+	_Atomic uint64_t fsize; /* the data file's size when last looked at (it only grows) */
+	_Atomic uintptr_t map;  /* where LMDB mapped the file (0: unknown, in_file() checks nothing) */
 };
 
 struct kv_txn {
@@ -35,7 +39,7 @@ struct kv_txn {
 	bool rdonly;
 	bool reset;       /* a read-only txn whose snapshot is released (mdb_txn_reset) */
 	bool faulted;     /* a damaged page was met: nothing more is read or committed through this txn */
-	uintptr_t map, map_end, file_end; /* the map, and the part of it the file holds (at begin/renew) */
+	uintptr_t map, map_end, file_end; /* the map, and the part of it this snapshot may use (in_file) */
 	uint64_t writes;
 };
 
@@ -157,17 +161,51 @@ static __attribute__((noinline)) int guarded(kv_txn *t, enum gop op, MDB_cursor 
 /* LM() for a call that reads pages in txn T: guarded(), and counted for fault injection. */
 #define LMG(t, op, mc, k, v, arg) (fault_hit(CS_FAULT_LMDB) ? -EIO : guarded(t, op, mc, k, v, arg))
 
-/* Record where T's snapshot can point: the map, and the part of it the file holds. */
+/* The mappings of the file (device DEV, inode INO) at offset 0 in this process: their start addresses,
+ * up to MAX; returns how many (LMDB does not say where it mapped the file: MDB_envinfo's me_mapaddr is
+ * set only for MDB_FIXEDMAP). Linux's /proc/self/maps; 0 where it cannot be read. */
+static size_t file_maps(dev_t dev, ino_t ino, uintptr_t *out, size_t max)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512];
+	size_t n = 0;
+	if (!f)
+		return 0;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		unsigned long start, end, off, maj, min, i;
+		if (sscanf(line, "%lx-%lx %*s %lx %lx:%lx %lu", &start, &end, &off, &maj, &min, &i) == 6 && !off &&
+		    i == ino && makedev(maj, min) == dev)
+			out[n++] = start;
+	}
+	fclose(f);
+	return n;
+}
+
+/* The data file's size now (0 if unknown); remembered in ENV. */
+static uint64_t file_size(kv_env *env)
+{
+	struct stat sb;
+	int fd;
+	if (mdb_env_get_fd(env->env, &fd) || fstat(fd, &sb))
+		return 0;
+	atomic_store_explicit(&env->fsize, (uint64_t)sb.st_size, memory_order_relaxed);
+	return (uint64_t)sb.st_size;
+}
+
+/* Record where T's snapshot can point: the map, and the part of it both its pages and the file (as last
+ * seen: a damaged or cut file may be shorter than its pages say) hold. */
 static void txn_bounds(kv_txn *t)
 {
 	MDB_envinfo info;
+	uint64_t pages, fsize = atomic_load_explicit(&t->env->fsize, memory_order_relaxed);
 	t->faulted = false;
 	t->map = t->map_end = t->file_end = 0;
 	if (mdb_env_info(t->env->env, &info))
 		return;
-	t->map = (uintptr_t)info.me_mapaddr;
+	t->map = atomic_load_explicit(&t->env->map, memory_order_relaxed);
 	t->map_end = t->map + info.me_mapsize;
-	t->file_end = t->map + (uintptr_t)(info.me_last_pgno + 1) * t->env->psize;
+	pages = (uint64_t)(info.me_last_pgno + 1) * t->env->psize;
+	t->file_end = t->map + (uintptr_t)(pages < fsize ? pages : fsize);
 }
 
 /* Whether V may be read: inside the file's part of the map, or outside the map (a write txn's own dirty
@@ -179,11 +217,11 @@ static bool in_file(kv_txn *t, const MDB_val *v)
 		return true; /* bounds unknown, or not in the map */
 	if (p <= t->file_end && v->mv_size <= t->file_end - p)
 		return true;
-	/* The file may have grown since: a write txn spills pages to it, another process commits. */
-	struct stat sb;
-	int fd;
-	if (!mdb_env_get_fd(t->env->env, &fd) && !fstat(fd, &sb) && (uint64_t)sb.st_size <= t->map_end - t->map) {
-		t->file_end = t->map + (uintptr_t)sb.st_size;
+	/* The file may have grown since: a write txn spills pages to it, another process commits. What
+	 * lies inside the file can be read without a fault, which is all this guards. */
+	uint64_t fsize = file_size(t->env);
+	if (fsize && fsize <= t->map_end - t->map) {
+		t->file_end = t->map + (uintptr_t)fsize;
 		if (p <= t->file_end && v->mv_size <= t->file_end - p)
 			return true;
 	}
@@ -293,9 +331,30 @@ int kv_dir_is_empty(const char *dir)
 	return rc;
 }
 
+/* DIR/data.mdb's device and inode. Returns 0 or -errno. */
+static int data_id(const char *dir, dev_t *dev, ino_t *ino)
+{
+	struct stat sb;
+	char *data;
+	int rc;
+	if (asprintf(&data, "%s/data.mdb", dir) < 0)
+		return -ENOMEM;
+	rc = stat(data, &sb) ? -errno : 0;
+	free(data);
+	*dev = sb.st_dev;
+	*ino = sb.st_ino;
+	return rc;
+}
+
+#define MAX_MAPS 64
+
 int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
 {
 	static const size_t sizes[] = { (size_t)1 << 40, (size_t)1 << 36, (size_t)1 << 32, (size_t)1 << 30 };
+	uintptr_t before[MAX_MAPS];
+	size_t nbefore = 0;
+	dev_t dev = 0;
+	ino_t ino = 0;
 	struct stat sb;
 	kv_env *e;
 	MDB_txn *txn;
@@ -328,6 +387,7 @@ int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
 			break;
 		mdb_env_set_maxreaders(e->env, 1022);
 		mdb_env_set_mapsize(e->env, sizes[i]);
+		nbefore = data_id(dir, &dev, &ino) ? 0 : file_maps(dev, ino, before, MAX_MAPS);
 		rc = LM(mdb_env_open(e->env, dir, MDB_NOTLS | MDB_NOSYNC | (rdonly ? MDB_RDONLY : 0), 0600));
 		if (!rc)
 			break;
@@ -342,6 +402,24 @@ int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
 	if ((rc = LM(mdb_env_stat(e->env, &ms))))
 		goto close_env;
 	e->psize = ms.ms_psize;
+	file_size(e);
+	/* the new mapping of data.mdb is LMDB's (other envs of this process may map it too) */
+	if (!data_id(dir, &dev, &ino)) {
+		uintptr_t after[MAX_MAPS];
+		size_t nafter = file_maps(dev, ino, after, MAX_MAPS), nnew = 0;
+		uintptr_t found = 0;
+		for (size_t i = 0; i < nafter; i++) {
+			size_t j = 0;
+			while (j < nbefore && before[j] != after[i])
+				j++;
+			if (j == nbefore) {
+				found = after[i];
+				nnew++;
+			}
+		}
+		if (nnew == 1)
+			atomic_store_explicit(&e->map, found, memory_order_relaxed);
+	}
 	if ((rc = LM(mdb_txn_begin(e->env, NULL, rdonly ? MDB_RDONLY : 0, &txn))))
 		goto close_env;
 	if ((rc = LM(mdb_dbi_open(txn, NULL, 0, &e->dbi)))) {
@@ -409,7 +487,9 @@ int kv_txn_begin(kv_env *env, bool rdonly, kv_txn **out)
 		int raw = fault_hit(CS_FAULT_LMDB) ? EIO
 						     : mdb_txn_begin(env->env, NULL, rdonly ? MDB_RDONLY : 0, &t->txn);
 		if (raw == MDB_MAP_RESIZED && tries < 3) {
-			/* Another process grew the map: adopt its size and try again. */
+			/* Another process grew the map: adopt its size and try again. (LMDB maps the file
+			 * anew: where is not known, so in_file() stops checking; the fault guard stays.) */
+			atomic_store_explicit(&env->map, 0, memory_order_relaxed);
 			mdb_env_set_mapsize(env->env, 0);
 			continue;
 		}

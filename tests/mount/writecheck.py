@@ -818,6 +818,22 @@ def times():
     if good:
         ts = next(iter(ad))[4]
         ok('touch (now): a whole millisecond of now', ts % 1000 == 0 and t0 // 1000 * 1000 <= ts <= now_us(), str(ts))
+    # touch (now) where now is not after the newest: it never moves the column back (it was EINVAL here,
+    # and EEXIST when a touch, a write and a touch fell in one millisecond)
+    fut = (now_us() // 1000 + 60000) * 1000
+    write(M('w/tm/r/cf/fut'), b'now')
+    write(M('w/tm/r/cf/fut@%016d' % fut), b'one')
+    write(M('w/tm/r/cf/fut@%016d' % (fut + 60000000)), b'two')
+    b = snap()
+    sh_ok('touch on a column whose newest lies in the future, past another version', 'touch w/tm/r/cf/fut')
+    same('touch on a column whose newest lies in the future: nothing moves', b, snap())
+    write(M('w/tm/r/cf/ms'), b'x')
+    for i in range(20):  # touch, write, touch: often within one millisecond
+        e = errno_of(os.utime, M('w/tm/r/cf/ms')) or sh('touch w/tm/r/cf/ms')[0]
+        if e:
+            break
+        write(M('w/tm/r/cf/ms'), b'%d' % i)
+    ok('touch right after a write, 20 times: never refused', e == 0, ename(e))
     b = snap()
     sh_ok('touch -a', 'touch -a -d @1600000000 w/tm/r/cf/v')
     same('touch -a (the access time only) on a bare name', b, snap())
