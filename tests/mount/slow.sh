@@ -34,7 +34,12 @@ got=$("$CELLCTL" --db "$db" read t columns=cf:b | grep -c '"two\\n"')
 unmount_store
 
 # Signals end the daemon, which unmounts: libfuse's handlers, through the loop's supervisor.
-for sig in TERM HUP; do # (not INT: a script's background jobs ignore it)
+# (INT only where not ignored: a script's background jobs ignore it, and HUP under nohup; libfuse leaves
+# an ignored signal ignored)
+sigs=TERM
+ign=$((16#$(awk '/^SigIgn:/ {print $2}' /proc/$$/status)))
+((ign & 1)) || sigs+=" HUP"
+for sig in $sigs; do
 	mount_store "$db"
 	cat "$MNT/t/r1/cf/a" >/dev/null
 	kill -"$sig" "$DAEMON_PID"
