@@ -337,13 +337,15 @@ static int data_id(const char *dir, dev_t *dev, ino_t *ino)
 	struct stat sb;
 	char *data;
 	int rc;
-	if (asprintf(&data, "%s/data.mdb", dir) < 0)
+	if (mem_asprintf(&data, "%s/data.mdb", dir) < 0)
 		return -ENOMEM;
 	rc = stat(data, &sb) ? -errno : 0;
 	free(data);
+	if (rc)
+		return rc;
 	*dev = sb.st_dev;
 	*ino = sb.st_ino;
-	return rc;
+	return 0;
 }
 
 #define MAX_MAPS 64
