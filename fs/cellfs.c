@@ -107,7 +107,7 @@ int main(int argc, char *argv[])
 	struct fs fs = { .entry_timeout = 86400, .attr_timeout = 86400, .neg_timeout = 1 };
 	char *store = NULL, *fsname = NULL;
 	bool is_default;
-	int ret = 1;
+	int ret = 1, ret2;
 
 	/* A damaged store must cost EIO for what it cannot read, never the mount (before threads start). */
 	cs_store_catch_faults();
@@ -197,6 +197,8 @@ int main(int argc, char *argv[])
 	}
 	ret = opts.singlethread ? fuse_session_loop(fs.se) : loop_run(fs.se);
 	fs_watch_stop(&fs);
+	if (!fs.ro && (ret2 = cs_store_sync(fs.st))) /* what was closed in the last 5 s, on the disk too */
+		fprintf(stderr, "cellfs: could not sync the store at unmount: %s\n", strerror(-ret2));
 close_store:
 	cs_store_close(fs.st);
 unmount:

@@ -63,7 +63,8 @@ typedef struct cs_open_opts {
 } cs_open_opts;
 
 /* Open the store in directory DIR. OPTS may be NULL (defaults, no CS_OPEN_CREATE).
- * Several processes may have one store open at once; writers are serialised.
+ * Several processes may have one store open at once; writers are serialised. The first open after a
+ * reboot gives the store back its last synced state if commits after it were lost (store/anchor.h).
  * Errors: -ENOENT (no store there and no CS_OPEN_CREATE), -ENOTEMPTY (creating a store in a directory
  *         that holds other files), -ENOTDIR, -EACCES, -EIO (DIR is not a valid store), -ENOMEM. On success *OUT is the caller's; close it with cs_store_close(). */
 int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out);
@@ -71,8 +72,10 @@ int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out);
 /* Close a store. Every transaction and scan on it must be finished. Accepts NULL. */
 void cs_store_close(cs_store *st);
 
-/* Flush committed transactions to stable storage, so they survive a power loss. (A committed
- * transaction always survives a crash of the process.) Errors: -EIO. */
+/* Flush committed transactions (every process's) to stable storage and anchor them, so they survive a
+ * power loss. (A committed transaction always survives a crash of the process.) After a power loss the
+ * store opens as of its last sync, whole: later commits are dropped (store/README.md, "Durability").
+ * Errors: -EIO, -ENOSPC, -EROFS, -ENOMEM. */
 int cs_store_sync(cs_store *st);
 
 /* For processes that read stores they cannot trust (the daemon, cellctl): install SIGSEGV and SIGBUS

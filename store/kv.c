@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <lmdb.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "anchor.h"
 #include "cellstore.h"
 #include "codec.h"
 #include "fault.h"
@@ -31,7 +33,18 @@ struct kv_env {
 	unsigned psize; /* LMDB's page size */
 	_Atomic uint64_t fsize; /* the data file's size when last looked at (it only grows) */
 	_Atomic uintptr_t map;  /* where LMDB mapped the file (0: unknown, in_file() checks nothing) */
+	bool rdonly;
+	/* The synced snapshot (anchor.h), changed only under LMDB's writer lock: */
+	MDB_txn *pin;            /* a reader on it, keeping its pages from reuse while commits follow */
+	_Atomic uint64_t pinned; /* its txnid + 1; 0: no pin (read without the lock by kv_env_sync) */
+	int afd;                 /* DIR/anchor, -1 until the first sync point */
+	_Atomic unsigned since;  /* commits since the last sync point */
+	_Atomic bool tight;      /* little space left: a sync point before every write (low_space()) */
 };
+
+/* A writer syncs after this many commits of its own even before its periodic sync is due: the pinned
+ * snapshot's pages cannot be reused until then, so this bounds how far the file grows meanwhile. */
+#define SYNC_EVERY 512
 
 struct kv_txn {
 	kv_env *env;
@@ -348,6 +361,150 @@ static int data_id(const char *dir, dev_t *dev, ino_t *ino)
 	return 0;
 }
 
+/* ---- the synced snapshot (anchor.h, store/README.md "Durability") ----
+ * Invariant: the snapshot an anchor names is whole on the disk. It was synced before the anchor was
+ * written, and its pages are not reused while commits follow it unsynced, because every writer holds a
+ * reader on the snapshot it last anchored (no later than the newest anchor's) from its first write
+ * until its next sync point. A writer without one (just opened) makes a sync point before its first
+ * commit, so commits left unsynced by a process that died are synced, not built on. */
+
+/* After a reboot: give data.mdb back the meta pages of its last synced snapshot, if it has others. Run
+ * before LMDB opens DIR; the anchor's lock keeps two openers from racing. Where the store cannot be
+ * written (permissions, a read-only file system) nothing is done. Returns 0 or -errno. */
+static int recover(const char *dir)
+{
+	anchor_rec *rec = NULL;
+	uint8_t *cur = NULL;
+	char *data = NULL;
+	int afd, dfd = -1, rc;
+
+	afd = anchor_open(dir, 0);
+	if (afd == -ENOENT || afd == -EACCES || afd == -EROFS)
+		return 0;
+	if (afd < 0)
+		return afd;
+	if ((rc = anchor_lock(afd)))
+		goto out;
+	rec = mem_malloc(sizeof(*rec));
+	if (!rec) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	rc = anchor_read(afd, rec);
+	if (rc == -ENOENT || (!rc && (!*anchor_boot_id() || !strcmp(rec->boot, anchor_boot_id())))) {
+		rc = 0; /* nothing synced yet, or this boot's: the page cache holds every commit */
+		goto out;
+	}
+	if (rc)
+		goto out;
+	cur = mem_malloc(rec->nmeta);
+	if (!cur || mem_asprintf(&data, "%s/data.mdb", dir) < 0) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if ((dfd = open(data, O_RDWR | O_CLOEXEC)) < 0) {
+		rc = errno == ENOENT ? 0 : -errno;
+		goto out;
+	}
+	ssize_t n = pread(dfd, cur, rec->nmeta, 0);
+	if (n < 0) {
+		rc = -EIO;
+		goto out;
+	}
+	if ((size_t)n != rec->nmeta || memcmp(cur, rec->meta, rec->nmeta)) {
+		/* commits after the anchored snapshot were never synced: they may be torn, so drop them */
+		n = pwrite(dfd, rec->meta, rec->nmeta, 0);
+		if (n < 0 || (size_t)n != rec->nmeta || fdatasync(dfd)) {
+			rc = -EIO;
+			goto out;
+		}
+	}
+	snprintf(rec->boot, sizeof(rec->boot), "%s", anchor_boot_id());
+	rc = anchor_write(afd, rec);
+out:
+	if (dfd >= 0)
+		close(dfd);
+	anchor_unlock(afd);
+	close(afd);
+	free(data);
+	free(cur);
+	free(rec);
+	return rc == -EACCES || rc == -EROFS ? 0 : rc;
+}
+
+/* Below this much free space a writer syncs before every commit, so that the pages its pinned snapshot
+ * holds are free for reuse: a full disk must not refuse a delete that LMDB could fit in freed pages. */
+#define LOW_SPACE (16u << 20)
+
+static bool low_space(kv_env *env)
+{
+	struct statvfs sv;
+	int fd;
+	return !mdb_env_get_fd(env->env, &fd) && !fstatvfs(fd, &sv) && (uint64_t)sv.f_bavail * sv.f_frsize < LOW_SPACE;
+}
+
+/* Make everything committed so far durable and anchor it; called holding the writer lock (W, a write
+ * txn that has written nothing). Returns 0 or -ENOSPC, -EIO, -ENOMEM; on error the old pin stays. */
+static int sync_point(kv_env *e, MDB_txn *w)
+{
+	uint64_t synced = mdb_txn_id(w) - 1; /* the newest commit: none can come while W is open */
+	const char *dir;
+	anchor_rec *rec = NULL;
+	MDB_txn *pin = NULL;
+	int rc, dfd;
+
+	if (atomic_load(&e->pinned) == synced + 1) {
+		atomic_store(&e->since, 0);
+		return 0; /* nothing committed since this process's last sync point */
+	}
+	if (e->afd < 0) {
+		if ((rc = LM(mdb_env_get_path(e->env, &dir))))
+			return rc;
+		if ((rc = anchor_open(dir, 1)) < 0)
+			return rc == -EDQUOT ? -ENOSPC : rc;
+		e->afd = rc;
+	}
+	if ((rc = LM(mdb_env_get_fd(e->env, &dfd))))
+		return rc;
+	rec = mem_malloc(sizeof(*rec));
+	if (!rec)
+		return -ENOMEM;
+	if ((rc = anchor_lock(e->afd)))
+		goto out;
+	rc = anchor_read(e->afd, rec);
+	if (rc == -ENOENT || (!rc && (rec->txnid != synced || strcmp(rec->boot, anchor_boot_id())))) {
+		/* sync the data first: the anchor must never name a snapshot not wholly on the disk */
+		if ((rc = LM(mdb_env_sync(e->env, 1))))
+			goto unlock;
+		rec->nmeta = 2 * e->psize;
+		ssize_t n = pread(dfd, rec->meta, rec->nmeta, 0);
+		if (n < 0 || (size_t)n != rec->nmeta) {
+			rc = -EIO;
+			goto unlock;
+		}
+		rec->txnid = synced;
+		snprintf(rec->boot, sizeof(rec->boot), "%s", anchor_boot_id());
+		rc = fault_hit(CS_FAULT_LMDB) ? -EIO : anchor_write(e->afd, rec);
+	}
+	if (!rc && !(rc = LM(mdb_txn_begin(e->env, NULL, MDB_RDONLY, &pin))) && mdb_txn_id(pin) != synced) {
+		mdb_txn_abort(pin); /* cannot be: no commit while W is open */
+		rc = -EIO;
+	}
+	if (!rc) {
+		if (e->pin)
+			mdb_txn_abort(e->pin);
+		e->pin = pin;
+		atomic_store(&e->pinned, synced + 1);
+		atomic_store(&e->since, 0);
+		e->tight = low_space(e);
+	}
+unlock:
+	anchor_unlock(e->afd);
+out:
+	free(rec);
+	return rc;
+}
+
 #define MAX_MAPS 64
 
 int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
@@ -378,9 +535,13 @@ int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
 	if (rc == -ENOENT && (rc = kv_dir_is_empty(dir)))
 		return rc; /* never scatter a store into a directory that holds something else */
 
+	if (!rc && (rc = recover(dir)))
+		return rc;
 	e = mem_calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
+	e->rdonly = rdonly;
+	e->afd = -1;
 	/* A large map costs only address space (the file grows as written); fall back where the address
 	 * space is limited (valgrind, 32-bit). */
 	rc = -ENOMEM;
@@ -403,6 +564,10 @@ int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
 	MDB_stat ms;
 	if ((rc = LM(mdb_env_stat(e->env, &ms))))
 		goto close_env;
+	if (!rdonly) { /* readers left by killed processes would pin their snapshots for ever */
+		int dead;
+		mdb_reader_check(e->env, &dead);
+	}
 	e->psize = ms.ms_psize;
 	file_size(e);
 	/* the new mapping of data.mdb is LMDB's (other envs of this process may map it too) */
@@ -444,13 +609,28 @@ void kv_env_close(kv_env *env)
 {
 	if (!env)
 		return;
+	if (env->pin)
+		mdb_txn_abort(env->pin);
+	if (env->afd >= 0)
+		close(env->afd);
 	mdb_env_close(env->env);
 	free(env);
 }
 
 int kv_env_sync(kv_env *env)
 {
-	return LM(mdb_env_sync(env->env, 1));
+	kv_txn *w;
+	int rc;
+	if (env->rdonly)
+		return LM(mdb_env_sync(env->env, 1));
+	uint64_t v = kv_env_version(env);
+	if (v && v + 1 == atomic_load(&env->pinned))
+		return 0; /* nothing committed since this process's last sync point */
+	if ((rc = kv_txn_begin(env, false, &w))) /* (a sync point already, if this process had none) */
+		return rc;
+	rc = sync_point(env, w->txn);
+	kv_txn_abort(w);
+	return rc;
 }
 
 int kv_env_copy_compact(kv_env *env, const char *dir)
@@ -498,6 +678,10 @@ int kv_txn_begin(kv_env *env, bool rdonly, kv_txn **out)
 		rc = raw == EACCES ? -EROFS : kv_errno(raw);
 		break;
 	}
+	if (!rc && !rdonly && !atomic_load(&env->pinned) && (rc = sync_point(env, t->txn)))
+		mdb_txn_abort(t->txn); /* this process's first write: anchor what it builds on */
+	else if (!rc && !rdonly && env->tight && atomic_load(&env->since))
+		sync_point(env, t->txn); /* frees the pinned pages for reuse (a failure leaves them pinned) */
 	if (rc) {
 		free(t);
 		return rc;
@@ -532,9 +716,20 @@ int kv_txn_commit(kv_txn *t)
 		mdb_txn_abort(t->txn);
 		rc = -EIO;
 	} else {
+		bool w = !t->rdonly;
+		if (w)
+			atomic_fetch_add(&t->env->since, 1);
 		rc = commit_errno(t, guarded(t, G_COMMIT, NULL, NULL, NULL, 0));
 		if (t->faulted)
 			mdb_txn_abort(t->txn); /* the commit faulted half-way: LMDB did not end the txn */
+		else if (!rc && w && atomic_load(&t->env->since) >= SYNC_EVERY)
+			kv_env_sync(t->env); /* committed either way; a failure here leaves the old pin */
+		else if (rc == -ENOSPC && w) {
+			/* the disk filled faster than the sync points noticed: free the pinned pages now, so
+			 * that the caller's next try (a delete, say) may fit where LMDB can reuse them */
+			atomic_store(&t->env->tight, true);
+			kv_env_sync(t->env);
+		}
 	}
 	free(t);
 	return rc;

@@ -19,7 +19,8 @@ typedef struct kv_env kv_env;
 typedef struct kv_txn kv_txn;
 typedef struct kv_cursor kv_cursor;
 
-/* Open (CREATE: creating, directory 0700 and files 0600) the environment in DIR.
+/* Open (CREATE: creating, directory 0700 and files 0600) the environment in DIR, first giving it back
+ * its anchored meta pages if the anchor is from another boot (anchor.h).
  * Errors: -ENOENT, -EACCES, -EINVAL (not a store), -EIO, -ENOMEM. Close with kv_env_close(). */
 int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out);
 
@@ -27,7 +28,9 @@ int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out);
  * a new environment may be made. */
 int kv_dir_is_empty(const char *dir);
 void kv_env_close(kv_env *env); /* accepts NULL */
-int kv_env_sync(kv_env *env);   /* force committed data to disk; -EIO */
+/* A sync point: everything committed on disk and anchored (anchor.h). -EIO, -ENOSPC, -EROFS, -ENOMEM. A
+ * writable env also makes one before its first write, every SYNC_EVERY commits and when space is low. */
+int kv_env_sync(kv_env *env);
 /* Write a compacted copy of ENV (a consistent snapshot; free pages left out) into the existing empty
  * directory DIR. Errors: -EACCES, -ENOSPC, -EIO. */
 int kv_env_copy_compact(kv_env *env, const char *dir);

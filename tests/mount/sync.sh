@@ -6,6 +6,7 @@
 #    mdb_env_sync: every committed page and the meta page on disk before fsync returns);
 #  - write + close() without fsync: no sync during the close (commits are MDB_NOSYNC: a close survives a
 #    crash of the daemon, a power loss only once synced), then one within 5.5 s (watch.c's 5 s tick);
+#    and then the store's anchor (the synced snapshot's meta pages, store/anchor.h), after data.mdb;
 #  - rename() then fsync() of the directory (write, fsync, rename, fsync(dir), as careful programs do):
 #    data.mdb is fdatasync'd within the directory's fsync (it once was not: no fsyncdir handler);
 #  - on a read-only mount, fsync() of a file and of a directory succeed (it once was EACCES).
@@ -26,6 +27,11 @@ mkdir -p "$MNT/t/r/cf"
 # syncs T0 T1: the number of syncs of data.mdb whose call began within [T0, T1] (epoch seconds)
 syncs() {
 	awk -v a="$1" -v b="$2" '$3 ~ /^(fdatasync|fsync|msync)\(.*data\.mdb>/ && $2 >= a && $2 <= b { n++ } END { print n + 0 }' "$TMP/strace.log"
+}
+# anchored T0 T1: 1 if, within [T0, T1], the anchor was fdatasync'd after a sync of data.mdb
+anchored() {
+	awk -v a="$1" -v b="$2" '$2 >= a && $2 <= b && $3 ~ /^(fdatasync|fsync)\(.*data\.mdb>/ { d = 1 }
+		$2 >= a && $2 <= b && $3 ~ /^fdatasync\(.*\/anchor>/ && d { n = 1 } END { print n + 0 }' "$TMP/strace.log"
 }
 # write PATH VALUE FSYNC: prints "T0 T1", the times just before the write and just after close()
 write() {
@@ -59,10 +65,12 @@ for i in 1 2 3; do
 	read -r t0 t1 < <(write "$MNT/t/r/cf/s$i" "fsynced $i" 1)
 	n=$(syncs "$t0" "$t1")
 	[ "$n" -ge 1 ] || fail "fsync() #$i returned without a sync of data.mdb: $(tail -5 "$TMP/strace.log")"
+	[ "$(anchored "$t0" "$t1")" = 1 ] ||
+		fail "fsync() #$i returned without syncing the anchor after data.mdb: $(tail -5 "$TMP/strace.log")"
 	[ "$("$CELLCTL" --db "$db" lookup t r columns=cf:s$i | sed -n 4p)" = "    \"fsynced $i\"" ] ||
 		fail "cellctl does not read the fsync'd cf:s$i"
 done
-echo "sync: fsync() #1..3: data.mdb fdatasync'd before each returned"
+echo "sync: fsync() #1..3: data.mdb, then the anchor, fdatasync'd before each returned"
 read -r t0 t1 < <(python3 - "$MNT/t/r/cf" <<'PY'
 import os, sys, time
 d = sys.argv[1]
