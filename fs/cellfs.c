@@ -68,7 +68,7 @@ static void usage(const char *prog)
 /* Open the store (checking it is usable). Returns 0 or -errno with a message printed. */
 static int open_store(const char *path, bool is_default, bool ro, cs_store **st)
 {
-	cs_open_opts o = { .flags = (ro ? CS_OPEN_RDONLY : 0) | (is_default ? CS_OPEN_CREATE : 0) };
+	cs_open_opts o = { .flags = (ro ? CS_OPEN_RDONLY : CS_OPEN_BG_SYNC) | (is_default ? CS_OPEN_CREATE : 0) };
 	cs_txn *t;
 	int rc = cs_store_open(path, &o, st);
 	if (rc == -ENOENT)

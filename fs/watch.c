@@ -1,7 +1,10 @@
 /* watch.c — following the store: the kernel caches entries, attributes, listings and file pages for
  * long, and this thread tells it to drop them when the store changes (a write by cellctl or any other
  * process). Invalidation is never done from inside a request handler, where it could deadlock. The
- * store's version is polled every POLL_MS, so a change shows within about a second. */
+ * store's version is polled every POLL_MS, so a change shows within about a second.
+ * It also makes the daemon's sync points (store/README.md, "Durability"): every 5 s, and while the
+ * store is being written every TICK_MS when cs_store_sync_due() says, so that no close() waits for
+ * the disk (the store is opened CS_OPEN_BG_SYNC). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +13,8 @@
 #include "fs.h"
 
 #define POLL_MS 200
-#define SYNC_POLLS 25 /* every 5 s: what the daemon wrote is flushed to disk (power-loss safe) */
+#define TICK_MS 10
+#define SYNC_MS 5000 /* every 5 s: what the daemon wrote is flushed to disk (power-loss safe) */
 
 struct inval {
 	uint64_t ino, parent;
@@ -88,22 +92,31 @@ void write_end(struct fs *fs, uint64_t before)
 static void *watch_main(void *arg)
 {
 	struct fs *fs = arg;
-	struct timespec ts = { 0, POLL_MS * 1000000L };
-	uint64_t synced = cs_store_version(fs->st);
-	unsigned polls = 0;
+	uint64_t synced = cs_store_version(fs->st), last = synced;
+	unsigned since_poll = 0, since_sync = 0, tick = POLL_MS;
 
 	while (!fs->stop) {
+		struct timespec ts = { 0, tick * 1000000L };
 		bool ours;
 		uint64_t v;
 		nanosleep(&ts, NULL);
+		since_poll += tick;
+		since_sync += tick;
 		v = cs_store_version(fs->st); /* (read again under the lock below, to decide) */
+		tick = v != last ? TICK_MS : POLL_MS; /* short ticks while the store is being written */
+		last = v;
+		if (!fs->ro && cs_store_sync_due(fs->st) && !cs_store_sync(fs->st))
+			synced = v;
 		/* syncfs() and sync(1) reach no FUSE daemon: a periodic sync bounds what a power loss can take
 		 * from files already closed (fsync() syncs at once) */
-		if (++polls >= SYNC_POLLS) {
-			polls = 0;
+		if (since_sync >= SYNC_MS) {
+			since_sync = 0;
 			if (v != synced && !fs->ro && !cs_store_sync(fs->st))
 				synced = v;
 		}
+		if (since_poll < POLL_MS)
+			continue;
+		since_poll = 0;
 		if (v == fs->version_seen)
 			continue;
 		pthread_mutex_lock(&fs->wlock);

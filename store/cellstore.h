@@ -55,6 +55,8 @@ typedef struct cs_scan cs_scan;
 enum {
 	CS_OPEN_RDONLY = 1 << 0, /* open read-only: every write returns -EROFS */
 	CS_OPEN_CREATE = 1 << 1, /* create the directory (0700) and store files (0600) if missing */
+	CS_OPEN_BG_SYNC = 1 << 2, /* the caller makes the sync points when cs_store_sync_due() says (a
+	                           * thread of its own), so that commits do not wait for the disk */
 };
 
 typedef struct cs_open_opts {
@@ -77,6 +79,11 @@ void cs_store_close(cs_store *st);
  * store opens as of its last sync, whole: later commits are dropped (store/README.md, "Durability").
  * Errors: -EIO, -ENOSPC, -EROFS, -ENOMEM. */
 int cs_store_sync(cs_store *st);
+
+/* Whether a sync point is due (store/README.md, "Durability"): this process has committed enough since
+ * its last sync for cs_store_sync() to be worth its time. A store opened with CS_OPEN_BG_SYNC makes them
+ * in commits only when far overdue; its owner polls this (cheap: no system call) every few ms. */
+bool cs_store_sync_due(cs_store *st);
 
 /* For processes that read stores they cannot trust (the daemon, cellctl): install SIGSEGV and SIGBUS
  * handlers so that a fault inside LMDB, which follows a damaged store's page references unchecked,

@@ -29,8 +29,13 @@ int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out);
 int kv_dir_is_empty(const char *dir);
 void kv_env_close(kv_env *env); /* accepts NULL */
 /* A sync point: everything committed on disk and anchored (anchor.h). -EIO, -ENOSPC, -EROFS, -ENOMEM. A
- * writable env also makes one before its first write, every SYNC_EVERY commits and when space is low. */
+ * writable env also makes one before its first write, every so many commits (kv.c, SYNC_MIN) and when
+ * space is low. */
 int kv_env_sync(kv_env *env);
+/* Whether this process's commits since its last sync point make one due (no system call). */
+bool kv_env_sync_due(kv_env *env);
+/* ON: commits leave sync points to the caller (kv_env_sync_due()) unless far overdue (SYNC_MAX). */
+void kv_env_set_bg_sync(kv_env *env, bool on);
 /* Write a compacted copy of ENV (a consistent snapshot; free pages left out) into the existing empty
  * directory DIR. Errors: -EACCES, -ENOSPC, -EIO. */
 int kv_env_copy_compact(kv_env *env, const char *dir);
@@ -41,6 +46,9 @@ int kv_env_size(kv_env *env, uint64_t *size);
 int kv_txn_begin(kv_env *env, bool rdonly, kv_txn **out);
 int kv_txn_commit(kv_txn *txn); /* frees TXN; -ENOSPC, -EIO */
 void kv_txn_abort(kv_txn *txn); /* frees TXN; accepts NULL */
+/* The LMDB transaction id: a write txn's is one more than the last commit's (so they only grow, but
+ * start again at 1 in a compacted copy). */
+uint64_t kv_txn_id(const kv_txn *txn);
 /* Bumped by every write in TXN: cursors must be re-positioned (kv_seek...) after a write. */
 uint64_t kv_txn_writes(const kv_txn *txn);
 /* Move a read-only TXN to the newest snapshot. Cursors must be closed. Errors: -EIO, -EAGAIN. */

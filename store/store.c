@@ -33,6 +33,7 @@ int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out)
 		free(st);
 		return rc;
 	}
+	kv_env_set_bg_sync(st->kv, opts->flags & CS_OPEN_BG_SYNC);
 	*out = st;
 	return 0;
 }
@@ -48,6 +49,43 @@ void cs_store_close(cs_store *st)
 int cs_store_sync(cs_store *st)
 {
 	return kv_env_sync(st->kv);
+}
+
+bool cs_store_sync_due(cs_store *st)
+{
+	return kv_env_sync_due(st->kv);
+}
+
+static int seq_floor(cs_txn *t, uint64_t *floor);
+static int seq_floor_store(cs_txn *t, uint64_t floor);
+
+/* The copy's txnids start again at 1: raise its sequence floor (below) past every sequence ST has used,
+ * read after the copy, so no earlier snapshot's can be larger. Then sync the copy. */
+static int compact_floor(cs_store *st, const char *dest)
+{
+	cs_open_opts o = { 0 };
+	uint64_t floor, used;
+	cs_store *copy;
+	cs_txn *t;
+	int rc;
+
+	if ((rc = cs_txn_begin(st, CS_TXN_RDONLY, &t)))
+		return rc;
+	rc = seq_floor(t, &floor);
+	used = floor + kv_txn_id(t->kv);
+	cs_txn_abort(t);
+	if (rc || (rc = cs_store_open(dest, &o, &copy)))
+		return rc;
+	if (!(rc = cs_txn_begin(copy, 0, &t))) {
+		if ((rc = seq_floor_store(t, used + 1)))
+			cs_txn_abort(t);
+		else
+			rc = cs_txn_commit(t);
+	}
+	if (!rc)
+		rc = cs_store_sync(copy);
+	cs_store_close(copy);
+	return rc;
 }
 
 int cs_store_compact(cs_store *st, const char *dest, uint64_t *size)
@@ -75,12 +113,20 @@ int cs_store_compact(cs_store *st, const char *dest, uint64_t *size)
 		return rc;
 	}
 	rc = kv_env_copy_compact(st->kv, dest);
+	if (!rc)
+		rc = compact_floor(st, dest);
 	if (!rc && size) {
 		rc = stat(data, &sb) ? -errno : 0;
 		*size = rc ? 0 : (uint64_t)sb.st_size;
 	}
-	if (rc)
-		unlink(data); /* never leave half a copy */
+	if (rc) { /* never leave half a copy */
+		char *anchor;
+		unlink(data);
+		if (mem_asprintf(&anchor, "%s/anchor", dest) >= 0) {
+			unlink(anchor);
+			free(anchor);
+		}
+	}
 	free(data);
 	return rc;
 }
@@ -217,27 +263,42 @@ int txn_fail(cs_txn *t, int rc)
 	return rc;
 }
 
-static int seq_store(cs_txn *t)
+/* Write sequences. A write transaction's cells carry F + its LMDB txnid, F being the floor stored at
+ * META_SEQ (0 when absent): txnids only grow, so sequences do, and a plain write stores nothing more than
+ * its cells (a counter rewritten by every commit cost a second B-tree path a commit). A drop or a new
+ * family needs a sequence later than the cells written before it in the same transaction: it raises F by
+ * one (stored), and the transaction's later cells follow it. Where txnids start again (a compacted copy)
+ * cs_store_compact() raises F past every sequence used. Stores that kept a counter at META_SEQ read it as
+ * their floor. */
+static int seq_floor(cs_txn *t, uint64_t *floor)
+{
+	const void *v;
+	size_t vn;
+	int rc = kv_get(t->kv, META_SEQ, sizeof(META_SEQ) - 1, &v, &vn);
+	if (rc && rc != -ENOENT)
+		return rc;
+	if (!rc && vn != 8)
+		return -EIO;
+	*floor = rc ? 0 : key_get_u64(v);
+	return 0;
+}
+
+static int seq_floor_store(cs_txn *t, uint64_t floor)
 {
 	uint8_t v[8];
-	key_put_u64(v, t->seq);
+	key_put_u64(v, floor);
 	return kv_put(t->kv, META_SEQ, sizeof(META_SEQ) - 1, v, 8);
 }
 
 int txn_seq(cs_txn *t, uint64_t *seq)
 {
 	if (!t->seq_loaded) {
-		const void *v;
-		size_t vn;
-		int rc = kv_get(t->kv, META_SEQ, sizeof(META_SEQ) - 1, &v, &vn);
-		if (rc && rc != -ENOENT)
+		uint64_t floor;
+		int rc = seq_floor(t, &floor);
+		if (rc)
 			return rc;
-		if (!rc && vn != 8)
-			return -EIO;
-		t->seq = (rc ? 0 : key_get_u64(v)) + 1;
+		t->seq = floor + kv_txn_id(t->kv);
 		t->seq_loaded = true;
-		if ((rc = seq_store(t)))
-			return rc;
 	}
 	*seq = t->seq;
 	return 0;
@@ -245,13 +306,13 @@ int txn_seq(cs_txn *t, uint64_t *seq)
 
 int txn_seq_bump(cs_txn *t, uint64_t *seq)
 {
-	uint64_t s;
+	uint64_t s, floor;
 	int rc = txn_seq(t, &s);
-	if (rc)
+	if (rc || (rc = seq_floor(t, &floor)) || (rc = seq_floor_store(t, floor + 1)))
 		return rc;
 	t->seq++;
 	*seq = t->seq;
-	return seq_store(t);
+	return 0;
 }
 
 void cs_strv_free(char **v, size_t n)

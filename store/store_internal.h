@@ -54,7 +54,7 @@ struct cs_txn {
 	bool rdonly;
 	int err;                   /* a failed write transaction: the error commit returns */
 	uint64_t seq;              /* write sequence of this transaction's cells (write txns) */
-	bool seq_loaded, seq_dirty;
+	bool seq_loaded;
 	struct sch_table *tables;  /* schema cache */
 	void *scratch;             /* codec output buffer */
 	size_t scratch_cap;

@@ -187,6 +187,39 @@ static void test_store__sequence_survives_reopen(void **state)
 	free(s);
 }
 
+/* A compacted copy starts its transaction ids again: drops and families made in the copy still come after
+ * every cell written before the copy (many writes first, so the source's ids are well past the copy's). */
+static void test_store__sequence_survives_compaction(void **state)
+{
+	struct tu_store *ts = *state;
+	cs_open_opts o = { 0 };
+	cs_store *copy;
+	char *dest, *s;
+	cs_txn *txn;
+
+	tu_table(ts->st, "t", "f", NULL, "g", NULL, NULL);
+	for (int i = 0; i < 50; i++)
+		tu_put(ts->st, "t", "a1", "f", "q", 1 + i, "old");
+	tu_put(ts->st, "t", "b1", "g", "q", 1, "gone with g");
+	tu_put(ts->st, "t", "c1", "f", "q", 1, "kept");
+	assert_true(asprintf(&dest, "%s/copy", ts->dir) > 0);
+	assert_int_equal(cs_store_compact(ts->st, dest, NULL), 0);
+	assert_int_equal(cs_store_open(dest, &o, &copy), 0);
+	txn = tu_begin(copy, 0);
+	assert_int_equal(cs_drop_prefix(txn, "t", CS_STR("a")), 0);
+	assert_int_equal(cs_family_delete(txn, "t", "g"), 0);
+	tu_commit(txn);
+	txn = tu_begin(copy, 0);
+	assert_int_equal(cs_family_create(txn, "t", "g", NULL), 0);
+	tu_commit(txn);
+	tu_put(copy, "t", "a2", "f", "q", 1, "new");
+	s = tu_dump_st(copy, "t", NULL);
+	assert_string_equal(s, "a2 f:q@1=new\nc1 f:q@1=kept\n");
+	free(s);
+	cs_store_close(copy);
+	free(dest);
+}
+
 /* Several read-only snapshots at once see what was committed when each began. */
 static void test_store__snapshots_are_isolated(void **state)
 {
@@ -277,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_store__default_path),
 		cmocka_unit_test(test_store__now_is_microseconds),
 		T(test_store__sequence_survives_reopen),
+		T(test_store__sequence_survives_compaction),
 		T(test_store__snapshots_are_isolated),
 		T(test_store__renew_and_version),
 		T(test_store__table_created_time),
