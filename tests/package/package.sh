@@ -28,17 +28,8 @@ fail() {
 	echo "FAIL: $*" >&2
 	status=1
 }
-is_mounted() {
-	awk -v m="$MNT" '$2 == m { f = 1 } END { exit !f }' /proc/mounts
-}
-# The pids of cellfs daemons serving MNT (mount(8) starts them, so they are not this shell's children).
-daemon_pids() {
-	local p
-	for p in /proc/[0-9]*; do
-		[ "$(cat "$p/comm" 2>/dev/null)" = cellfs ] || continue
-		tr '\0' '\n' <"$p/cmdline" 2>/dev/null | grep -qxF -- "$MNT" && echo "${p#/proc/}"
-	done
-}
+# is_mounted, daemon_pids (of the cellfs daemons serving MNT, which mount(8) starts)
+. "$src/tests/mount/procs.sh"
 cleanup() {
 	local rc=$? pid
 	if is_mounted; then
