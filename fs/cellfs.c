@@ -32,6 +32,17 @@ static const struct fuse_opt conf_opts[] = {
 	{ "delimiter=%s", offsetof(struct conf, delimiter), 0 },
 	FUSE_OPT_KEY("ro", KEY_RO),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
+	/* What /etc/fstab lines carry for mount(8) and systemd, not for the filesystem. mount.fuse3 drops
+	 * most of them itself; dropped here too, so the same options work when cellfs is run by hand. */
+	FUSE_OPT_KEY("defaults", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("auto", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("noauto", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("_netdev", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("nofail", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("user", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("nouser", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("users", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("comment=", FUSE_OPT_KEY_DISCARD),
 	FUSE_OPT_END,
 };
 
@@ -42,6 +53,8 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 		c->ro = true;
 	if (key == KEY_ALLOW_OTHER)
 		c->allow_other = true;
+	if (key == FUSE_OPT_KEY_OPT && !strncmp(arg, "x-", 2))
+		return 0; /* x-systemd.automount, x-gvfs-show, ...: for userspace, as mount(8) defines them */
 	if (key != FUSE_OPT_KEY_NONOPT)
 		return 1; /* keep: for libfuse */
 	if (c->npos == 3)
@@ -61,7 +74,9 @@ static void usage(const char *prog)
 	       "  -o ro         read-only\n"
 	       "  -o strict_schema  refuse to create a family for a file written in an unknown one\n"
 	       "  -o delimiter=C  the row-key delimiter of tables made with mkdir (default '#')\n"
-	       "  -o allow_other  let other users in (needs user_allow_other in /etc/fuse.conf)\n",
+	       "  -o allow_other  let other users in (needs user_allow_other in /etc/fuse.conf)\n"
+	       "  -o _netdev,noauto,nofail,x-*  /etc/fstab's options for mount(8) and systemd: ignored\n"
+	       "Other -o options are libfuse's and the kernel's (rw, nosuid, nodev, noexec, ...).\n",
 	       prog);
 }
 

@@ -405,7 +405,8 @@ static void usage(FILE *f)
 	      "    --help, -h      Print this help\n"
 	      "    --version       Print cellctl's version\n"
 	      "\n"
-	      "Use \"cellctl help <command>\" for more information about a command.\n", f);
+	      "Use \"cellctl help <command>\" (or \"cellctl <command> --help\") for more information\n"
+	      "about a command.\n", f);
 }
 
 static int cmd_help(struct cellctl *cc, int argc, char **argv)
@@ -505,6 +506,12 @@ int main(int argc, char **argv)
 	if (!cc.cmd)
 		return cc_error("unknown command %s (see \"cellctl --help\")", cc_qs(argv[i]));
 	current_cmd = cc.cmd->name;
+	/* `cellctl CMD --help` (or -h) as the only argument is `cellctl help CMD`: no table or row is named
+	 * "--help" in practice, and a user typing it wants the synopsis, not "table not found". */
+	if (argc - i == 2 && (!strcmp(argv[i + 1], "--help") || !strcmp(argv[i + 1], "-h"))) {
+		fputs(cc.cmd->usage, stdout);
+		return finish(CC_OK);
+	}
 	cbtfmt_tz_init();
 	status = cc.cmd->fn(&cc, argc - i - 1, argv + i + 1);
 	/* The store does not fsync each commit; a write command that returns has reached the disk, as a

@@ -43,6 +43,15 @@ for c in count createfamily createtable deleteallrows deletecolumn deletefamily 
 	checks=$((checks + 1))
 	"$cellctl" help $c | head -1 | grep -q "^cellctl $c" || failed "help $c does not start with its synopsis"
 done
+# `cellctl CMD --help` and `-h`: `cellctl help CMD`, for every command the list names, touching no store.
+for c in $("$cellctl" help | awk '/^Commands:/ {on = 1; next} on && /^$/ {exit} on {print $1}'); do
+	for h in --help -h; do
+		"$cellctl" help "$c" >"$tmp/want.out"
+		raw_ok "$c" $h
+	done
+done
+checks=$((checks + 1))
+[ -e "$XDG_DATA_HOME" ] && failed "CMD --help created the default store"
 
 # ---- Choosing the store ------------------------------------------------------------------------------
 

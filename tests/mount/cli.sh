@@ -1,7 +1,8 @@
 #!/bin/bash
 # The daemon's command line: bad invocations fail with status 1 and exactly one message (plus the usage
 # line where the arguments are wrong), mounting nothing; -o ro; going to the background; the default
-# store ($CELLFS_DB); mount.fuse3's calling convention, as an /etc/fstab line of type fuse.cellfs uses it.
+# store ($CELLFS_DB); mount.fuse3's calling convention, as an /etc/fstab line of type fuse.cellfs uses it,
+# and fstab's options (_netdev, noauto, x-systemd.*) ignored.
 . "$(dirname "$0")/lib.sh"
 store=$TMP/store
 "$CELLCTL" --db "$store" createtable t families=cf || exit 1
@@ -90,6 +91,13 @@ unmount_store
 check_mounted "cellfs STORE MNT" "$real/store" rw
 unmount_bg "cellfs STORE MNT"
 
+# /etc/fstab's options for mount(8) and systemd, given to cellfs by hand: ignored, not refused
+fstab_opts=_netdev,noauto,nofail,defaults,x-systemd.automount,x-systemd.mount-timeout=30,comment=x
+"$CELLFS" "$store" "$MNT" -o "$fstab_opts" >"$TMP/out" 2>"$TMP/err" || fail "cellfs -o $fstab_opts: exit status $?"
+[ ! -s "$TMP/out" ] && [ ! -s "$TMP/err" ] || fail "cellfs -o $fstab_opts printed: $(cat "$TMP/out" "$TMP/err")"
+check_mounted "cellfs -o $fstab_opts" "$real/store" rw
+unmount_bg "cellfs -o $fstab_opts"
+
 # the default store: $CELLFS_DB, created on first use; cellctl's writes show
 CELLFS_DB=$TMP/default "$CELLFS" "$MNT" -f 2>"$TMP/daemon.err" &
 DAEMON_PID=$!
@@ -116,6 +124,11 @@ unmount_bg "mount.fuse3"
 mount -t fuse "$TMP/bin/cellfs#$store" "$MNT" 2>"$TMP/err" || fail "mount -t fuse cellfs#STORE: exit status $?: $(cat "$TMP/err")"
 check_mounted "mount -t fuse cellfs#STORE" "$real/store" rw
 unmount_bg "mount -t fuse"
+# an /etc/fstab line (a private fstab file through mount -T), with the options such lines carry
+printf '%s %s fuse %s,ro 0 0\n' "$TMP/bin/cellfs#$store" "$MNT" "$fstab_opts" >"$TMP/fstab"
+mount -T "$TMP/fstab" "$MNT" 2>"$TMP/err" || fail "mount -T FSTAB MNT: exit status $?: $(cat "$TMP/err")"
+check_mounted "mount -T FSTAB MNT" "$real/store" ro
+unmount_bg "mount -T FSTAB"
 if [ "$(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin command -v cellfs)" -ef "$CELLFS" ]; then
 	mount -t fuse.cellfs -o ro "$store" "$MNT" 2>"$TMP/err" || fail "mount -t fuse.cellfs: exit status $?: $(cat "$TMP/err")"
 	check_mounted "mount -t fuse.cellfs -o ro" "$real/store" ro

@@ -15,10 +15,8 @@ DAEMON_PID=
 # shellcheck disable=SC2034 # status: set by fail, read by the scripts that source this
 status=0
 
-# Whether MNT is mounted (by /proc/mounts: a mount whose daemon died fails mountpoint's stat).
-is_mounted() {
-	awk -v m="$MNT" '$2 == m { f = 1 } END { exit !f }' /proc/mounts
-}
+# is_mounted, daemon_pids
+. "$(dirname "${BASH_SOURCE[0]}")/procs.sh"
 
 cleanup() {
 	local rc=$?
@@ -38,14 +36,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-# The pids of cellfs processes serving MNT (named cellfs, with MNT, unique to this run, as an argument).
-daemon_pids() {
-	local p
-	for p in /proc/[0-9]*; do
-		[ "$(cat "$p/comm" 2>/dev/null)" = cellfs ] || continue
-		tr '\0' '\n' <"$p/cmdline" 2>/dev/null | grep -qxF -- "$MNT" && echo "${p#/proc/}"
-	done
-}
 
 # shellcheck disable=SC2034 # status: read by the scripts that source this
 fail() {
