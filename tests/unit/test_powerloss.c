@@ -4,7 +4,8 @@
  * A power loss is simulated on files: the data file as it stood right after a sync (what the disk surely
  * holds), the data file later (what the page cache held), and images mixing the two page by page, with
  * the newer meta pages always landed — the worst case, which LMDB with MDB_NOSYNC does not prevent. The
- * image is opened as if after a reboot (anchor_test_boot_id). */
+ * image is opened as if after a reboot (anchor_test_boot_id). The stores are opened CS_OPEN_BG_SYNC, so
+ * that sync points are the tests' own (cs_store_sync()) and never come on their own in between. */
 #include "testutil.h"
 
 #include <errno.h>
@@ -124,6 +125,8 @@ static void test_powerloss__unsynced_commits_roll_back_to_the_synced_state_whole
 	uint64_t seed = 42;
 	int torn = 0;
 
+	tu_reopen(ts, CS_OPEN_BG_SYNC, 0);
+
 	tu_table(ts->st, "t", "f", "maxversions=2", NULL);
 	put_n(ts->st, 0, 300, "old");
 	assert_int_equal(cs_store_sync(ts->st), 0);
@@ -214,12 +217,14 @@ static void test_powerloss__unsynced_commits_roll_back_to_the_synced_state_whole
 static void test_powerloss__a_dead_writers_unsynced_commits_are_synced_by_the_next(void **state)
 {
 	struct tu_store *ts = *state;
-	cs_open_opts o = { 0 };
+	cs_open_opts o = { .flags = CS_OPEN_BG_SYNC };
 	struct file d0, d1, a;
 	char *kept, *got, *dir;
 	uint64_t seed = 7;
 	pid_t pid;
 	int status;
+
+	tu_reopen(ts, CS_OPEN_BG_SYNC, 0);
 
 	tu_table(ts->st, "t", "f", "maxversions=1", NULL);
 	put_n(ts->st, 0, 100, "a");
@@ -258,7 +263,8 @@ static void test_powerloss__a_dead_writers_unsynced_commits_are_synced_by_the_ne
 	free(a.p);
 }
 
-/* The anchor's newer slot cut short by the power loss: the older one still names a whole state. */
+/* The anchor's newer slot cut short by the power loss as it was written: the older one still names a
+ * whole state. */
 static void test_powerloss__a_torn_anchor_slot_falls_back_to_the_other(void **state)
 {
 	struct tu_store *ts = *state;
@@ -267,6 +273,8 @@ static void test_powerloss__a_torn_anchor_slot_falls_back_to_the_other(void **st
 	uint64_t seed = 9;
 	anchor_rec *rec = malloc(sizeof(*rec));
 	int fd;
+
+	tu_reopen(ts, CS_OPEN_BG_SYNC, 0);
 
 	assert_non_null(rec);
 	tu_table(ts->st, "t", "f", "maxversions=1", NULL);
@@ -279,8 +287,10 @@ static void test_powerloss__a_torn_anchor_slot_falls_back_to_the_other(void **st
 	assert_int_equal(anchor_read(fd, rec), 0);
 	uint64_t before = rec->seq;
 	close(fd);
-	assert_int_equal(cs_store_sync(ts->st), 0); /* a second slot, which the power loss will tear */
-	put_n(ts->st, 260, 300, "c");
+	/* A second slot, which the power loss tears while it is written: so the data file is as it stood then
+	 * (after the sync of its data, before any later commit; until the slot is written the pin stays on
+	 * the first snapshot, whose pages are therefore whole). */
+	assert_int_equal(cs_store_sync(ts->st), 0);
 	d1 = slurp(ts->dir, "data.mdb");
 	a = slurp(ts->dir, "anchor");
 	size_t slot = (size_t)(before % 2) * ANCHOR_STRIDE; /* the slot written after BEFORE's */
