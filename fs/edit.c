@@ -148,8 +148,6 @@ int edit_put(cs_store *st, const struct node_id *id, int64_t ts, const void *val
 		return -EISDIR;
 	if ((rc = cs_txn_begin(st, 0, &txn)))
 		return rc;
-	if ((rc = ensure_family(txn, id->table, id->family, strict)))
-		return finish(txn, rc);
 	if (id->kind == NODE_VERSION) {
 		ts = id->ts;
 	} else if (ts < 0) {
@@ -167,6 +165,8 @@ int edit_put(cs_store *st, const struct node_id *id, int64_t ts, const void *val
 	m[n++] = (cs_mutation){ .op = CS_SET_CELL, .family = id->family, .qualifier = { id->qual, id->qualn },
 				.ts = ts, .value = { val, len } };
 	rc = cs_row_mutate(txn, id->table, (cs_bytes){ id->key, id->keyn }, m, n);
+	if (rc == -ENOENT && !(rc = ensure_family(txn, id->table, id->family, strict))) /* a new family */
+		rc = cs_row_mutate(txn, id->table, (cs_bytes){ id->key, id->keyn }, m, n);
 	if (!(rc = finish(txn, rc)) && ts_out)
 		*ts_out = ts;
 	return rc;

@@ -41,6 +41,9 @@ struct cs_scan {
 	regex_t row_re;
 	size_t ncols;
 	struct colsel *cols;
+	uint8_t *colpfx;  /* one exact column of one row (forward): its cells' keys start so; else NULL */
+	size_t colpfxn;
+	bool col_found;   /* the seek to colpfx found the column's cells */
 	int state;        /* 0 = not started, 1 = cursor on the next row's first cell, 2 = done */
 	bool ordered;     /* rpfx holds the row taken before: the next must follow it (take_row) */
 	size_t famidx;    /* index in t->fam of the family found last: the likeliest next one */
@@ -236,6 +239,7 @@ void cs_scan_close(cs_scan *s)
 	if (s->has_row_re)
 		regfree(&s->row_re);
 	kv_cursor_close(s->c);
+	free(s->colpfx);
 	free(s->cols);
 	free(s->owned);
 	free(s->lo);
@@ -361,6 +365,16 @@ static int scan_open_table(cs_txn *txn, struct sch_table *t, const cs_read_opts 
 				goto fail;
 			c->has_qre = true;
 		}
+	}
+	if (o->row && !o->reversed && s->ncols == 1 && s->cols[0].family && s->cols[0].has_q && !s->cols[0].has_fre &&
+	    !s->cols[0].has_qre && !s->has_row_re) {
+		/* one column of one row (a file through the mount): seek to its cells, not the row's first */
+		if (!(s->colpfx = mem_malloc(5 + 2 * o->row->len + 2 + strlen(s->cols[0].family) + 1 + 2 * s->cols[0].qn + 2))) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		s->colpfxn = key_column(s->colpfx, t->id, *o->row, s->cols[0].family,
+					(cs_bytes){ s->cols[0].q, s->cols[0].qn });
 	}
 	if ((rc = kv_cursor_open(txn->kv, &s->c)))
 		goto fail;
@@ -536,6 +550,10 @@ static int load_row(cs_scan *s)
 			return rc;
 		if (kn < row_end || !same_bytes(k, row_end, s->rpfx, row_end))
 			return 0; /* the next row, or past the table */
+		if (s->colpfx && (kn < s->colpfxn || !same_bytes(k, s->colpfxn, s->colpfx, s->colpfxn))) {
+			s->state = 2; /* past the one column: the rest of the row is not wanted */
+			return 0;
+		}
 		if (key_parse_tail(k, kn, row_end, &kp))
 			return -EIO;
 		if ((rc = codec_header(v, vn, &h)))
@@ -626,12 +644,15 @@ static int seek_row_start(cs_scan *s)
 	return seek_row(s, s->rkey, s->rkeyn);
 }
 
-static int next_forward(cs_scan *s)
+static int next_forward_rows(cs_scan *s)
 {
 	int rc;
 	if (s->state == 0) {
 		s->ordered = false;
-		rc = s->at ? seek_row(s, s->at, s->atn) : seek_row(s, s->lo, s->lon);
+		if (s->colpfx)
+			rc = kv_seek(s->c, s->colpfx, s->colpfxn);
+		else
+			rc = s->at ? seek_row(s, s->at, s->atn) : seek_row(s, s->lo, s->lon);
 		if (rc == -ENOENT)
 			return 0;
 		if (rc)
@@ -673,6 +694,22 @@ static int next_forward(cs_scan *s)
 			return rc;
 	}
 	return 0;
+}
+
+static int next_forward(cs_scan *s)
+{
+	int rc = next_forward_rows(s);
+	if (rc == 1 && s->colpfx)
+		s->col_found = true;
+	else if (rc == 0 && s->colpfx && !s->col_found) {
+		/* No cell where the seek looked: walk the row before saying so. A damaged page can hide a
+		 * column from a seek (its keys out of order), never from the walk, which finds them or EIO. */
+		free(s->colpfx);
+		s->colpfx = NULL;
+		s->state = 0;
+		rc = next_forward_rows(s);
+	}
+	return rc;
 }
 
 static int next_reversed(cs_scan *s)
@@ -743,6 +780,8 @@ int cs_scan_seek(cs_scan *s, cs_bytes row)
 	free(s->at);
 	s->at = at;
 	s->atn = row.len;
+	free(s->colpfx); /* whole rows from here (load_row() starts at the row's first cell) */
+	s->colpfx = NULL;
 	if (!s->err)
 		s->state = 0; /* the next call seeks there */
 	return 0;

@@ -62,6 +62,12 @@ static const cs_bytes row_r1 = LIT("r1"), row_r1nul = { "r1\0", 3 }, row_r = LIT
 static const cs_bytes q1 = LIT("q1"), q2 = LIT("q2"), qz = LIT("z");
 static const cs_column_sel fam_b[] = { { .family = "b" } };
 static const cs_column_sel a_q1[] = { { .family = "a", .qualifier = &q1 } };
+static const cs_bytes qq = LIT("q"), qother = LIT("other");
+static const cs_column_sel a_q2[] = { { .family = "a", .qualifier = &q2 } };
+static const cs_column_sel b_q1[] = { { .family = "b", .qualifier = &q1 } };
+static const cs_column_sel b_z[] = { { .family = "b", .qualifier = &qz } };
+static const cs_column_sel a_q[] = { { .family = "a", .qualifier = &qq } };
+static const cs_column_sel a_other[] = { { .family = "a", .qualifier = &qother } };
 static const cs_column_sel q_re[] = { { .qualifier_regex = "q." } };
 static const cs_column_sel fre_qre[] = { { .family_regex = "[ab]", .qualifier_regex = "o.*" } };
 static const cs_column_sel both_q1[] = { { .qualifier = &q1 } };
@@ -139,6 +145,22 @@ static const struct read_case {
 	{ "row regex alternatives", { .row_regex = "s1|r3" }, L5 L6 },
 	{ "row regex reversed", { .row_regex = "r[0-9]", .reversed = true }, L5 L4 L1 },
 	{ "row regex and limit", { .row_regex = "[rs][0-9]", .limit = 4, .start = LIT("r2") }, L4 L5 L6 L7 },
+	/* one exact column of one row: the scan seeks to the column's cells (read.c) */
+	{ "one column of a row", { .row = &row_r1, .ncolumns = 1, .columns = a_q1 }, "r1 a:q1@3=v3 a:q1@2=v2 a:q1@1=v1\n" },
+	{ "one column, after another", { .row = &row_r1, .ncolumns = 1, .columns = a_q2 }, "r1 a:q2@5=w\n" },
+	{ "one column, in a later family", { .row = &row_r1, .ncolumns = 1, .columns = b_q1 }, "r1 b:q1@4=b4\n" },
+	{ "one column, only in a later row", { .row = &row_r1, .ncolumns = 1, .columns = b_z }, "" },
+	{ "one column, a prefix of another's qualifier", { .row = &row_r1, .ncolumns = 1, .columns = a_q }, "" },
+	{ "one column, in the other family", { .row = &row_r2, .ncolumns = 1, .columns = a_other }, "" },
+	{ "one column of a row with a NUL", { .row = &row_r1nul, .ncolumns = 1, .columns = a_q1 }, L2 },
+	{ "one column of a missing row", { .row = &row_r, .ncolumns = 1, .columns = a_q1 }, "" },
+	{ "one column, one cell", { .row = &row_r1, .ncolumns = 1, .columns = a_q1, .cells_per_column = 1 },
+	  "r1 a:q1@3=v3\n" },
+	{ "one column, a timestamp range", { .row = &row_r1, .ncolumns = 1, .columns = a_q1, .ts_start = 2, .ts_end = 3 },
+	  "r1 a:q1@2=v2\n" },
+	{ "one column, keys only", { .row = &row_r1, .ncolumns = 1, .columns = a_q1, .keys_only = true, .limit = 1 },
+	  "r1 a:q1@3=[2] a:q1@2=[2] a:q1@1=[2]\n" },
+	{ "one column, reversed", { .row = &row_r1, .ncolumns = 1, .columns = b_q1, .reversed = true }, "r1 b:q1@4=b4\n" },
 	{ "row regex, prefix, columns", { .row_regex = "r.", .prefix = LIT("r"), .ncolumns = 1, .columns = fam_b },
 	  "r1 b:q1@4=b4\nr2 b:other@9=o\n" L5 },
 };
@@ -278,6 +300,15 @@ static int mcell_cmp(const void *x, const void *y)
 	if (!r)
 		r = (a->ts < b->ts) - (a->ts > b->ts);
 	return r;
+}
+
+/* The same column (row, family, qualifier)? 0 if so. */
+static int mcell_cmp_col(const struct mcell *a, const struct mcell *b)
+{
+	int r = bcmp_(a->row, a->rn, b->row, b->rn);
+	if (!r)
+		r = strcmp(a->fam, b->fam);
+	return r ? r : bcmp_(a->q, a->qn, b->q, b->qn);
 }
 
 static bool row_in(const struct mcell *c, const cs_read_opts *o)
@@ -463,6 +494,49 @@ static void test_read__rows_sort_bytewise_at_the_limits(void **state)
 		check_scan(txn, sorted, ns, &o, what);
 		free(pb);
 	}
+	/* One column of one row, which a scan seeks to: long keys (stored by kv in another form) too. */
+	for (int probe = 0; probe < 60; probe++) {
+		size_t first = tu_rand(&seed) % ns, last = first, want;
+		const struct mcell *a = &sorted[first];
+		cs_bytes rowb = CS_BYTES(a->row, a->rn), qb = CS_BYTES(a->q, a->qn);
+		cs_column_sel sel = { .family = a->fam, .qualifier = &qb };
+		cs_read_opts o = { .row = &rowb, .ncolumns = 1, .columns = &sel };
+		uint8_t *longer = NULL;
+		const cs_row *r;
+		cs_scan *scan;
+
+		while (first > 0 && !mcell_cmp_col(&sorted[first - 1], a))
+			first--;
+		while (last < ns && !mcell_cmp_col(&sorted[last], a))
+			last++;
+		want = last - first;
+		if (probe % 3 == 2) { /* a qualifier one byte longer: no such column */
+			longer = malloc(a->qn + 1);
+			memcpy(longer, a->q, a->qn);
+			longer[a->qn] = 0;
+			qb = CS_BYTES(longer, a->qn + 1);
+			struct mcell probe_col = { .row = a->row, .rn = a->rn, .fam = a->fam, .q = longer, .qn = a->qn + 1 };
+			want = 0;
+			for (size_t k = 0; k < ns; k++) {
+				if (!mcell_cmp_col(&sorted[k], &probe_col)) {
+					if (!want)
+						first = k;
+					want++;
+				}
+			}
+		}
+		assert_int_equal(cs_scan_open(txn, "t", &o, &scan), 0);
+		if (want) {
+			assert_int_equal(cs_scan_next(scan, &r), 1);
+			if (r->ncells != want)
+				fail_msg("column probe %d: %zu cells, want %zu", probe, r->ncells, want);
+			for (size_t c = 0; c < want; c++)
+				assert_int_equal(r->cells[c].ts, sorted[first + c].ts);
+		}
+		assert_int_equal(cs_scan_next(scan, &r), 0);
+		cs_scan_close(scan);
+		free(longer);
+	}
 	tu_commit(txn);
 	for (size_t k = 0; k < n; k++) {
 		free(m[k].q);
@@ -472,6 +546,53 @@ static void test_read__rows_sort_bytewise_at_the_limits(void **state)
 	free(m);
 	free(sorted);
 	free(base);
+}
+
+/* A scan of one column of one row seeks to the column; after cs_scan_seek() it reads whole rows (still
+ * selecting the column), and a dropped row's cells stay hidden either way. */
+static void test_read__one_column_after_seek_and_drop(void **state)
+{
+	struct tu_store *ts = *state;
+	static const cs_bytes row = { "a#1", 3 }, q = { "q", 1 };
+	static const cs_column_sel fq[] = { { .family = "f", .qualifier = &q } };
+	cs_read_opts o = { .row = &row, .ncolumns = 1, .columns = fq };
+	const cs_row *r;
+	cs_scan *s;
+	cs_txn *txn;
+	char *got;
+
+	tu_table(ts->st, "t", "f", NULL, NULL);
+	tu_put(ts->st, "t", "a#1", "f", "p", 1, "p1");
+	tu_put(ts->st, "t", "a#1", "f", "q", 2, "q2");
+	tu_put(ts->st, "t", "a#1", "f", "r", 3, "r3");
+	txn = tu_begin(ts->st, CS_TXN_RDONLY);
+	assert_int_equal(cs_scan_open(txn, "t", &o, &s), 0);
+	assert_int_equal(cs_scan_next(s, &r), 1);
+	assert_int_equal(r->ncells, 1);
+	assert_int_equal(r->cells[0].ts, 2);
+	assert_int_equal(cs_scan_next(s, &r), 0);
+	assert_int_equal(cs_scan_seek(s, CS_STR("")), 0); /* from the row again, read whole */
+	assert_int_equal(cs_scan_next(s, &r), 1);
+	assert_int_equal(r->ncells, 1);
+	assert_memory_equal(r->cells[0].value.data, "q2", 2);
+	assert_int_equal(cs_scan_next(s, &r), 0);
+	cs_scan_close(s);
+	tu_commit(txn);
+
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(cs_drop_prefix(txn, "t", CS_STR("a#")), 0);
+	tu_commit(txn);
+	got = tu_dump_st(ts->st, "t", &o);
+	assert_string_equal(got, "");
+	free(got);
+	tu_put(ts->st, "t", "a#1", "f", "r", 4, "r4"); /* the row written again, not the column */
+	got = tu_dump_st(ts->st, "t", &o);
+	assert_string_equal(got, "");
+	free(got);
+	tu_put(ts->st, "t", "a#1", "f", "q", 1, "q1");
+	got = tu_dump_st(ts->st, "t", &o);
+	assert_string_equal(got, "a#1 f:q@1=q1\n");
+	free(got);
 }
 
 /* cs_scan_seek jumps forward over rows; it never goes below the scan's own lower bound. */
@@ -632,6 +753,18 @@ static void test_read__gc_visibility(void **state)
 				if (strcmp(s, want))
 					fail_msg("phase %d, \"%s\" (case %zu), view %zu: got\n%swant\n%s", phase, c->policy, i, v, s, want);
 				free(s);
+				/* the same column read alone (the scan seeks to it) */
+				static const cs_bytes qc = { "c", 1 };
+				static const cs_column_sel fc[] = { { .family = "f", .qualifier = &qc } };
+				o.row = &row_r;
+				o.ncolumns = 1;
+				o.columns = fc;
+				snprintf(want, sizeof(want), "%s%s%s", col[0] ? "r" : "", col, col[0] ? "\n" : "");
+				s = tu_dump_st(ts->st, table, &o);
+				if (strcmp(s, want))
+					fail_msg("phase %d, \"%s\" (case %zu), view %zu, the column alone: got\n%swant\n%s", phase,
+						 c->policy, i, v, s, want);
+				free(s);
 			}
 		}
 	}
@@ -691,6 +824,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read__gc_visibility, tu_store_setup, tu_store_teardown),
 		cmocka_unit_test_setup_teardown(test_read__gc_policy_changes, setup_empty, tu_store_teardown),
 		cmocka_unit_test_setup_teardown(test_read__seek_skips_forward, tu_store_setup, tu_store_teardown),
+		cmocka_unit_test_setup_teardown(test_read__one_column_after_seek_and_drop, tu_store_setup, tu_store_teardown),
 	};
 	return cmocka_run_group_tests_name("read", tests, NULL, NULL);
 }
