@@ -3,8 +3,8 @@
  * process). Invalidation is never done from inside a request handler, where it could deadlock. The
  * store's version is polled every POLL_MS, so a change shows within about a second.
  * It also makes the daemon's sync points (store/README.md, "Durability"): every 5 s, and while the
- * store is being written every TICK_MS when cs_store_sync_due() says, so that no close() waits for
- * the disk (the store is opened CS_OPEN_BG_SYNC). */
+ * store is being written whenever a commit finds one due (cs_store_sync_wait() wakes this thread), so
+ * that no close() waits for the disk (the store is opened CS_OPEN_BG_SYNC). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,34 +89,45 @@ void write_end(struct fs *fs, uint64_t before)
 /* The daemon's own writes need no invalidation here: the kernel made them, knows the names they
  * added or removed, and the write-back tells it the rest (wops.c). Anything else (cellctl, another
  * mount) drops everything. */
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static void *watch_main(void *arg)
 {
 	struct fs *fs = arg;
 	uint64_t synced = cs_store_version(fs->st), last = synced;
-	unsigned since_poll = 0, since_sync = 0, tick = POLL_MS;
+	int64_t polled = now_ms(), synced_at = polled;
+	unsigned tick = POLL_MS;
 
 	while (!fs->stop) {
-		struct timespec ts = { 0, tick * 1000000L };
-		bool ours;
+		bool ours, due = false;
 		uint64_t v;
-		nanosleep(&ts, NULL);
-		since_poll += tick;
-		since_sync += tick;
+		if (fs->ro) {
+			struct timespec ts = { 0, tick * 1000000L };
+			nanosleep(&ts, NULL);
+		} else {
+			due = cs_store_sync_wait(fs->st, tick); /* woken by the commit that makes one due */
+		}
 		v = cs_store_version(fs->st); /* (read again under the lock below, to decide) */
 		tick = v != last ? TICK_MS : POLL_MS; /* short ticks while the store is being written */
 		last = v;
-		if (!fs->ro && cs_store_sync_due(fs->st) && !cs_store_sync(fs->st))
+		if (due && !cs_store_sync(fs->st))
 			synced = v;
 		/* syncfs() and sync(1) reach no FUSE daemon: a periodic sync bounds what a power loss can take
 		 * from files already closed (fsync() syncs at once) */
-		if (since_sync >= SYNC_MS) {
-			since_sync = 0;
+		int64_t t = now_ms();
+		if (t - synced_at >= SYNC_MS) {
+			synced_at = t;
 			if (v != synced && !fs->ro && !cs_store_sync(fs->st))
 				synced = v;
 		}
-		if (since_poll < POLL_MS)
+		if (t - polled < POLL_MS)
 			continue;
-		since_poll = 0;
+		polled = t;
 		if (v == fs->version_seen)
 			continue;
 		pthread_mutex_lock(&fs->wlock);

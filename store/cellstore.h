@@ -82,8 +82,15 @@ int cs_store_sync(cs_store *st);
 
 /* Whether a sync point is due (store/README.md, "Durability"): this process has committed enough since
  * its last sync for cs_store_sync() to be worth its time. A store opened with CS_OPEN_BG_SYNC makes them
- * in commits only when far overdue; its owner polls this (cheap: no system call) every few ms. */
+ * in commits only when far overdue; its owner waits for them with cs_store_sync_wait() or polls this
+ * (cheap: no system call). */
 bool cs_store_sync_due(cs_store *st);
+
+/* For the CS_OPEN_BG_SYNC owner's thread: wait up to MS milliseconds for a commit in this process to find
+ * a sync point due, and return cs_store_sync_due() (false on a timeout with none due). Commits tell it
+ * at once, so sync points come every few dozen commits when the disk is fast (a tick would let the
+ * snapshot pinned between them hold thousands). */
+bool cs_store_sync_wait(cs_store *st, unsigned ms);
 
 /* For processes that read stores they cannot trust (the daemon, cellctl): install SIGSEGV and SIGBUS
  * handlers so that a fault inside LMDB, which follows a damaged store's page references unchecked,

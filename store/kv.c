@@ -45,6 +45,10 @@ struct kv_env {
 	_Atomic int64_t next_ns; /* CLOCK_MONOTONIC time from which the next sync point is cheap enough */
 	bool bg_sync;            /* sync points are the caller's (kv_env_sync_due()), SYNC_MAX aside */
 	pthread_mutex_t sync_lock; /* this process's sync points, one at a time */
+	/* bg_sync: the caller's thread waits in kv_env_sync_wait() until a commit finds a sync point due */
+	pthread_mutex_t due_lock;
+	pthread_cond_t due_cond;
+	_Atomic bool due_told;   /* the waiter was told of this sync point (cleared by the sync) */
 };
 
 /* While a snapshot is pinned, every page freed after it waits for the next sync point before LMDB may
@@ -56,6 +60,7 @@ struct kv_env {
 #define SYNC_MIN 64
 #define SYNC_MAX 4096
 #define SYNC_RATIO 10
+#define FAIL_BACKOFF_NS 100000000 /* after a failed sync point, the next is due no sooner than this */
 
 static int64_t mono_ns(void)
 {
@@ -501,6 +506,7 @@ static int sync_locked(kv_env *e)
 	if (atomic_load(&e->pinned) == synced + 1) {
 		kv_txn_abort(w); /* nothing committed since this process's last sync point */
 		atomic_store(&e->since, 0);
+		atomic_store(&e->due_told, false);
 		goto out;
 	}
 	rec->nmeta = 2 * e->psize;
@@ -515,6 +521,7 @@ static int sync_locked(kv_env *e)
 	if (rc)
 		goto out;
 	atomic_store(&e->since, 0);
+	atomic_store(&e->due_told, false);
 
 	rec->txnid = synced;
 	snprintf(rec->boot, sizeof(rec->boot), "%s", anchor_boot_id());
@@ -544,6 +551,10 @@ static int sync_locked(kv_env *e)
 	atomic_store(&e->tight, low_space(e));
 	atomic_store(&e->next_ns, mono_ns() + SYNC_RATIO * (t1 - t0));
 out:
+	if (rc) { /* not again at once: the next due after FAIL_BACKOFF_NS (SYNC_MAX aside) */
+		atomic_store(&e->next_ns, mono_ns() + FAIL_BACKOFF_NS);
+		atomic_store(&e->due_told, false);
+	}
 	free(rec);
 	return rc;
 }
@@ -586,6 +597,12 @@ int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
 	e->rdonly = rdonly;
 	e->afd = -1;
 	pthread_mutex_init(&e->sync_lock, NULL);
+	pthread_mutex_init(&e->due_lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&e->due_cond, &ca);
+	pthread_condattr_destroy(&ca);
 	/* A large map costs only address space (the file grows as written); fall back where the address
 	 * space is limited (valgrind, 32-bit). */
 	rc = -ENOMEM;
@@ -659,6 +676,8 @@ void kv_env_close(kv_env *env)
 		close(env->afd);
 	mdb_env_close(env->env);
 	pthread_mutex_destroy(&env->sync_lock);
+	pthread_mutex_destroy(&env->due_lock);
+	pthread_cond_destroy(&env->due_cond);
 	free(env);
 }
 
@@ -684,6 +703,26 @@ int kv_env_sync(kv_env *env)
 bool kv_env_sync_due(kv_env *env)
 {
 	return !env->rdonly && sync_due(env);
+}
+
+bool kv_env_sync_wait(kv_env *env, unsigned ms)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&env->due_lock);
+	while (!atomic_load(&env->due_told) && pthread_cond_timedwait(&env->due_cond, &env->due_lock, &ts) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&env->due_lock);
+	bool due = kv_env_sync_due(env);
+	if (!due) /* (told, but another thread has made the sync point since) */
+		atomic_store(&env->due_told, false);
+	return due;
 }
 
 int kv_env_copy_compact(kv_env *env, const char *dir)
@@ -765,6 +804,14 @@ static int commit_errno(kv_txn *t, int rc)
 	return rc;
 }
 
+/* Wake the caller's thread waiting in kv_env_sync_wait(): a sync point is due. */
+static void due_tell(kv_env *e)
+{
+	pthread_mutex_lock(&e->due_lock);
+	pthread_cond_signal(&e->due_cond);
+	pthread_mutex_unlock(&e->due_lock);
+}
+
 int kv_txn_commit(kv_txn *t)
 {
 	int rc;
@@ -781,8 +828,12 @@ int kv_txn_commit(kv_txn *t)
 		rc = commit_errno(t, guarded(t, G_COMMIT, NULL, NULL, NULL, 0));
 		if (t->faulted)
 			mdb_txn_abort(t->txn); /* the commit faulted half-way: LMDB did not end the txn */
-		else if (!rc && w && sync_due(t->env) && (!t->env->bg_sync || atomic_load(&t->env->since) >= SYNC_MAX))
-			kv_env_sync(t->env); /* committed either way; a failure here leaves the old pin */
+		else if (!rc && w && sync_due(t->env)) {
+			if (!t->env->bg_sync || atomic_load(&t->env->since) >= SYNC_MAX)
+				kv_env_sync(t->env); /* committed either way; a failure here leaves the old pin */
+			else if (!atomic_exchange(&t->env->due_told, true))
+				due_tell(t->env);
+		}
 		else if (rc == -ENOSPC && w) {
 			/* the disk filled faster than the sync points noticed: free the pinned pages now, so
 			 * that the caller's next try (a delete, say) may fit where LMDB can reuse them */

@@ -34,7 +34,11 @@ void kv_env_close(kv_env *env); /* accepts NULL */
 int kv_env_sync(kv_env *env);
 /* Whether this process's commits since its last sync point make one due (no system call). */
 bool kv_env_sync_due(kv_env *env);
-/* ON: commits leave sync points to the caller (kv_env_sync_due()) unless far overdue (SYNC_MAX). */
+/* Wait up to MS milliseconds for a commit of this process to find a sync point due; returns
+ * kv_env_sync_due() then (so false on a timeout with none due). For the bg_sync caller's thread. */
+bool kv_env_sync_wait(kv_env *env, unsigned ms);
+/* ON: commits leave sync points to the caller (kv_env_sync_due(), kv_env_sync_wait()) unless far overdue
+ * (SYNC_MAX). */
 void kv_env_set_bg_sync(kv_env *env, bool on);
 /* Write a compacted copy of ENV (a consistent snapshot; free pages left out) into the existing empty
  * directory DIR. Errors: -EACCES, -ENOSPC, -EIO. */

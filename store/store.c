@@ -56,6 +56,11 @@ bool cs_store_sync_due(cs_store *st)
 	return kv_env_sync_due(st->kv);
 }
 
+bool cs_store_sync_wait(cs_store *st, unsigned ms)
+{
+	return kv_env_sync_wait(st->kv, ms);
+}
+
 static int seq_floor(cs_txn *t, uint64_t *floor);
 static int seq_floor_store(cs_txn *t, uint64_t floor);
 

@@ -10,6 +10,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,6 +313,51 @@ static void test_powerloss__a_torn_anchor_slot_falls_back_to_the_other(void **st
 }
 
 /* A store never synced (or made before anchors) opens as it is, in any boot. */
+struct waiter {
+	cs_store *st;
+	atomic_int woke; /* 0: waiting; 1: woken with a sync point due; 2: woken with none */
+};
+
+static void *wait_due(void *arg)
+{
+	struct waiter *w = arg;
+	bool due = cs_store_sync_wait(w->st, 600000); /* ten minutes: only a commit's telling ends it sooner */
+	atomic_store(&w->woke, due ? 1 : 2);
+	return NULL;
+}
+
+/* A CS_OPEN_BG_SYNC owner's thread waiting in cs_store_sync_wait() is woken by the commit that makes a
+ * sync point due (so the daemon's sync points come every few dozen commits on a fast disk, not every
+ * tick), and the sync point it then makes lets it wait again. */
+static void test_powerloss__a_commit_that_makes_a_sync_point_due_wakes_the_waiter(void **state)
+{
+	struct tu_store *ts = *state;
+	struct waiter w = { 0 };
+	pthread_t th;
+	int i;
+
+	tu_reopen(ts, CS_OPEN_BG_SYNC, 0);
+	tu_table(ts->st, "t", "f", NULL, NULL);
+	w.st = ts->st;
+	for (int round = 0; round < 2; round++) {
+		atomic_store(&w.woke, 0);
+		assert_int_equal(pthread_create(&th, NULL, wait_due, &w), 0);
+		/* (a sync point is due after 64 commits once ten times the last one's disk time has passed) */
+		for (i = 0; i < 2000000 && !atomic_load(&w.woke); i++)
+			put_n(ts->st, i, i + 1, "w");
+		if (!atomic_load(&w.woke)) {
+			pthread_cancel(th); /* (waiting on a condition: a cancellation point) */
+			pthread_join(th, NULL);
+			fail_msg("round %d: %d commits and the waiter was never told a sync point is due", round, i);
+		}
+		pthread_join(th, NULL);
+		assert_int_equal(atomic_load(&w.woke), 1);
+		assert_true(cs_store_sync_due(ts->st));
+		assert_int_equal(cs_store_sync(ts->st), 0);
+		assert_false(cs_store_sync_due(ts->st));
+	}
+}
+
 static void test_powerloss__no_anchor_opens_as_it_is(void **state)
 {
 	struct tu_store *ts = *state;
@@ -337,6 +384,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_powerloss__a_dead_writers_unsynced_commits_are_synced_by_the_next,
 						tu_store_setup, tu_store_teardown),
 		cmocka_unit_test_setup_teardown(test_powerloss__a_torn_anchor_slot_falls_back_to_the_other,
+						tu_store_setup, tu_store_teardown),
+		cmocka_unit_test_setup_teardown(test_powerloss__a_commit_that_makes_a_sync_point_due_wakes_the_waiter,
 						tu_store_setup, tu_store_teardown),
 		cmocka_unit_test_setup_teardown(test_powerloss__no_anchor_opens_as_it_is, tu_store_setup,
 						tu_store_teardown),
