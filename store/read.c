@@ -43,7 +43,7 @@ struct cs_scan {
 	struct colsel *cols;
 	uint8_t *colpfx;  /* one exact column of one row (forward): its cells' keys start so; else NULL */
 	size_t colpfxn;
-	bool col_found;   /* the seek to colpfx found the column's cells */
+	bool col_found;   /* the seek to colpfx found cells of the column (filtered out or not) */
 	int state;        /* 0 = not started, 1 = cursor on the next row's first cell, 2 = done */
 	bool ordered;     /* rpfx holds the row taken before: the next must follow it (take_row) */
 	size_t famidx;    /* index in t->fam of the family found last: the likeliest next one */
@@ -550,9 +550,12 @@ static int load_row(cs_scan *s)
 			return rc;
 		if (kn < row_end || !same_bytes(k, row_end, s->rpfx, row_end))
 			return 0; /* the next row, or past the table */
-		if (s->colpfx && (kn < s->colpfxn || !same_bytes(k, s->colpfxn, s->colpfx, s->colpfxn))) {
-			s->state = 2; /* past the one column: the rest of the row is not wanted */
-			return 0;
+		if (s->colpfx) {
+			if (kn < s->colpfxn || !same_bytes(k, s->colpfxn, s->colpfx, s->colpfxn)) {
+				s->state = 2; /* past the one column: the rest of the row is not wanted */
+				return 0;
+			}
+			s->col_found = true; /* (its cells may all be filtered out: found all the same) */
 		}
 		if (key_parse_tail(k, kn, row_end, &kp))
 			return -EIO;
@@ -699,9 +702,7 @@ static int next_forward_rows(cs_scan *s)
 static int next_forward(cs_scan *s)
 {
 	int rc = next_forward_rows(s);
-	if (rc == 1 && s->colpfx)
-		s->col_found = true;
-	else if (rc == 0 && s->colpfx && !s->col_found) {
+	if (rc == 0 && s->colpfx && !s->col_found) {
 		/* No cell where the seek looked: walk the row before saying so. A damaged page can hide a
 		 * column from a seek (its keys out of order), never from the walk, which finds them or EIO. */
 		free(s->colpfx);
