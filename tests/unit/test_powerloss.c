@@ -342,9 +342,13 @@ static void test_powerloss__a_commit_that_makes_a_sync_point_due_wakes_the_waite
 	for (int round = 0; round < 2; round++) {
 		atomic_store(&w.woke, 0);
 		assert_int_equal(pthread_create(&th, NULL, wait_due, &w), 0);
-		/* (a sync point is due after 64 commits once ten times the last one's disk time has passed) */
-		for (i = 0; i < 2000000 && !atomic_load(&w.woke); i++)
+		/* A sync point is due after 64 commits once ten times the last one's disk time has passed: the
+		 * commits are spaced so that time passes before 4,096 (when a commit makes the sync point
+		 * itself) on a slow disk too. */
+		for (i = 0; i < 100000 && !atomic_load(&w.woke); i++) {
 			put_n(ts->st, i, i + 1, "w");
+			usleep(200);
+		}
 		if (!atomic_load(&w.woke)) {
 			pthread_cancel(th); /* (waiting on a condition: a cancellation point) */
 			pthread_join(th, NULL);
