@@ -86,9 +86,6 @@ void write_end(struct fs *fs, uint64_t before)
 	pthread_mutex_unlock(&fs->wlock);
 }
 
-/* The daemon's own writes need no invalidation here: the kernel made them, knows the names they
- * added or removed, and the write-back tells it the rest (wops.c). Anything else (cellctl, another
- * mount) drops everything. */
 static int64_t now_ms(void)
 {
 	struct timespec ts;
@@ -96,6 +93,9 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The daemon's own writes need no invalidation here: the kernel made them, knows the names they
+ * added or removed, and the write-back tells it the rest (wops.c). Anything else (cellctl, another
+ * mount) drops everything. */
 static void *watch_main(void *arg)
 {
 	struct fs *fs = arg;

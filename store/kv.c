@@ -833,8 +833,7 @@ int kv_txn_commit(kv_txn *t)
 				kv_env_sync(t->env); /* committed either way; a failure here leaves the old pin */
 			else if (!atomic_exchange(&t->env->due_told, true))
 				due_tell(t->env);
-		}
-		else if (rc == -ENOSPC && w) {
+		} else if (rc == -ENOSPC && w) {
 			/* the disk filled faster than the sync points noticed: free the pinned pages now, so
 			 * that the caller's next try (a delete, say) may fit where LMDB can reuse them */
 			atomic_store(&t->env->tight, true);
