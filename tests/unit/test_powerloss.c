@@ -118,6 +118,19 @@ static char *image(const struct file *older, const struct file *newer, const str
 	return dir;
 }
 
+/* The image of OLDER, NEWER and ANCHOR (as image() with MODE), opened (as after a reboot when REBOOT):
+ * clean, and table t is exactly WANT. */
+static void expect_image(const struct file *older, const struct file *newer, const struct file *anchor,
+			 uint64_t *seed, int mode, int reboot, const char *want)
+{
+	char *dir = image(older, newer, anchor, seed, mode), *got;
+	assert_int_equal(open_dump(dir, reboot, &got), 0);
+	assert_string_equal(got, want);
+	free(got);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* 300 cells synced, then 400 commits not synced: after the power loss, exactly the synced 300. */
 static void test_powerloss__unsynced_commits_roll_back_to_the_synced_state_whole(void **state)
 {
@@ -155,12 +168,7 @@ static void test_powerloss__unsynced_commits_roll_back_to_the_synced_state_whole
 	free(dir);
 
 	/* A crash of the process only (same boot): every commit stays. */
-	dir = image(&d0, &d1, &a1, &seed, 1);
-	assert_int_equal(open_dump(dir, 0, &got), 0);
-	assert_string_equal(got, later);
-	free(got);
-	tu_rmtree(dir);
-	free(dir);
+	expect_image(&d0, &d1, &a1, &seed, 1, 0, later);
 
 	/* Torn: the newer meta pages landed, the data pages only here and there. */
 	for (int trial = 0; trial < 40; trial++) {
@@ -181,12 +189,7 @@ static void test_powerloss__unsynced_commits_roll_back_to_the_synced_state_whole
 			torn++;
 		tu_rmtree(dir);
 		free(dir);
-		dir = image(&d0, &d1, &a1, &seed, trial == 0 ? 0 : -1);
-		assert_int_equal(open_dump(dir, 1, &got), 0);
-		assert_string_equal(got, synced);
-		free(got);
-		tu_rmtree(dir);
-		free(dir);
+		expect_image(&d0, &d1, &a1, &seed, trial == 0 ? 0 : -1, 1, synced);
 	}
 	assert_true(torn >= 30); /* the images really are torn: the recovery is what makes them whole */
 
@@ -199,12 +202,7 @@ static void test_powerloss__unsynced_commits_roll_back_to_the_synced_state_whole
 	put_n(ts->st, 700, 900, "newer");
 	free(d1.p);
 	d1 = slurp(ts->dir, "data.mdb");
-	dir = image(&d0, &d1, &a1, &seed, 1);
-	assert_int_equal(open_dump(dir, 1, &got), 0);
-	assert_string_equal(got, later);
-	free(got);
-	tu_rmtree(dir);
-	free(dir);
+	expect_image(&d0, &d1, &a1, &seed, 1, 1, later);
 
 	free(synced);
 	free(later);
@@ -221,7 +219,7 @@ static void test_powerloss__a_dead_writers_unsynced_commits_are_synced_by_the_ne
 	struct tu_store *ts = *state;
 	cs_open_opts o = { .flags = CS_OPEN_BG_SYNC };
 	struct file d0, d1, a;
-	char *kept, *got, *dir;
+	char *kept;
 	uint64_t seed = 7;
 	pid_t pid;
 	int status;
@@ -253,12 +251,7 @@ static void test_powerloss__a_dead_writers_unsynced_commits_are_synced_by_the_ne
 	a = slurp(ts->dir, "anchor");
 	put_n(ts->st, 401, 700, "c");
 	d1 = slurp(ts->dir, "data.mdb");
-	dir = image(&d0, &d1, &a, &seed, 1);
-	assert_int_equal(open_dump(dir, 1, &got), 0);
-	assert_string_equal(got, kept);
-	free(got);
-	tu_rmtree(dir);
-	free(dir);
+	expect_image(&d0, &d1, &a, &seed, 1, 1, kept);
 	free(kept);
 	free(d0.p);
 	free(d1.p);
@@ -271,7 +264,7 @@ static void test_powerloss__a_torn_anchor_slot_falls_back_to_the_other(void **st
 {
 	struct tu_store *ts = *state;
 	struct file d0, d1, a;
-	char *first, *got, *dir;
+	char *first;
 	uint64_t seed = 9;
 	anchor_rec *rec = malloc(sizeof(*rec));
 	int fd;
@@ -299,12 +292,7 @@ static void test_powerloss__a_torn_anchor_slot_falls_back_to_the_other(void **st
 	assert_true(a.n > slot + 4096 + 100);
 	a.p[slot + 4096 + 50] ^= 0x55; /* a meta byte: the checksum no longer holds */
 
-	dir = image(&d0, &d1, &a, &seed, 1);
-	assert_int_equal(open_dump(dir, 1, &got), 0);
-	assert_string_equal(got, first);
-	free(got);
-	tu_rmtree(dir);
-	free(dir);
+	expect_image(&d0, &d1, &a, &seed, 1, 1, first);
 	free(first);
 	free(d0.p);
 	free(d1.p);
