@@ -1,5 +1,6 @@
 /* schema.c — tables and column families: names, GC policies, delimiters, table ids. A table's record
- * holds its whole schema; it is read once per transaction and cached. Deleting a table or a family is
+ * holds its whole schema; it is read once per transaction and cached, and parsed again only when its
+ * bytes have changed since a transaction before (spares, below). Deleting a table or a family is
  * O(1): the data is left invisible (unknown table id, or cells older than the family) for cs_gc(). */
 #include <errno.h>
 #include <stdlib.h>
@@ -94,16 +95,70 @@ static void table_free(struct sch_table *t)
 	free(t->fam);
 	drops_free(t);
 	free(t->name);
+	free(t->rec);
 	free(t);
 }
 
-void sch_cache_free(cs_txn *txn)
+/* ---- spares: parsed tables kept between transactions ----
+ * Every transaction of the mount reads a table's record and would parse it again: its families, their
+ * policies, each an allocation or more. A transaction's tables go to the store's spares when it ends
+ * (sch_cache_release), each with the record it was parsed from; sch_table_get() takes one back when it
+ * reads the very same bytes. Drop lists are read again (their records change without the table's). */
+#define SPARES_MAX 16
+
+void sch_cache_release(cs_txn *txn, bool keep)
 {
+	cs_store *st = txn->st;
 	while (txn->tables) {
-		struct sch_table *n = txn->tables->next;
-		table_free(txn->tables);
-		txn->tables = n;
+		struct sch_table *t = txn->tables, *old = NULL;
+		txn->tables = t->next;
+		if (!keep || !t->rec) {
+			table_free(t);
+			continue;
+		}
+		pthread_mutex_lock(&st->spare_lock);
+		t->next = st->spare;
+		st->spare = t;
+		if (++st->nspare > SPARES_MAX) { /* the oldest goes */
+			struct sch_table **pp = &st->spare;
+			while ((*pp)->next)
+				pp = &(*pp)->next;
+			old = *pp;
+			*pp = NULL;
+			st->nspare--;
+		}
+		pthread_mutex_unlock(&st->spare_lock);
+		table_free(old);
 	}
+}
+
+/* The spare parsed from record V (VN bytes) of table NAME, taken out of the spares; NULL if none. */
+static struct sch_table *spare_take(cs_store *st, const char *name, const void *v, size_t vn)
+{
+	struct sch_table *t, **pp;
+	pthread_mutex_lock(&st->spare_lock);
+	for (pp = &st->spare; (t = *pp); pp = &t->next)
+		if (t->recn == vn && !strcmp(t->name, name) && !memcmp(t->rec, v, vn)) {
+			*pp = t->next;
+			st->nspare--;
+			break;
+		}
+	pthread_mutex_unlock(&st->spare_lock);
+	if (t) {
+		t->next = NULL;
+		drops_free(t); /* read again when a scan needs them */
+	}
+	return t;
+}
+
+void sch_spares_free(cs_store *st)
+{
+	while (st->spare) {
+		struct sch_table *n = st->spare->next;
+		table_free(st->spare);
+		st->spare = n;
+	}
+	st->nspare = 0;
 }
 
 static size_t table_key(uint8_t *out, const char *name)
@@ -230,6 +285,8 @@ int sch_table_put(cs_txn *txn, struct sch_table *t)
 	}
 	rc = kv_put(txn->kv, k, table_key(k, t->name), v, n);
 	free(v);
+	free(t->rec); /* changed: never a spare (an abort would leave it unlike its record) */
+	t->rec = NULL;
 	return txn_fail(txn, rc);
 }
 
@@ -250,8 +307,14 @@ int sch_table_get(cs_txn *txn, const char *name, struct sch_table **out)
 	rc = kv_get(txn->kv, txn->kbuf2, table_key(txn->kbuf2, name), &v, &vn);
 	if (rc)
 		return rc;
-	if ((rc = parse_record(name, v, vn, &t)))
-		return rc;
+	if (!(t = spare_take(txn->st, name, v, vn))) {
+		if ((rc = parse_record(name, v, vn, &t)))
+			return rc;
+		if ((t->rec = mem_malloc(vn ? vn : 1))) { /* (without it, only not kept) */
+			memcpy(t->rec, v, vn);
+			t->recn = vn;
+		}
+	}
 	t->next = txn->tables;
 	txn->tables = t;
 	*out = t;

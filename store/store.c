@@ -26,10 +26,12 @@ int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out)
 	st = mem_calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
+	pthread_mutex_init(&st->spare_lock, NULL);
 	st->rdonly = opts->flags & CS_OPEN_RDONLY;
 	st->max_value = opts->max_value ? opts->max_value : CS_DEFAULT_MAX_VALUE;
 	rc = kv_env_open(dir, st->rdonly, opts->flags & CS_OPEN_CREATE, &st->kv);
 	if (rc) {
+		pthread_mutex_destroy(&st->spare_lock);
 		free(st);
 		return rc;
 	}
@@ -43,6 +45,8 @@ void cs_store_close(cs_store *st)
 	if (!st)
 		return;
 	kv_env_close(st->kv);
+	sch_spares_free(st);
+	pthread_mutex_destroy(&st->spare_lock);
 	free(st);
 }
 
@@ -205,9 +209,9 @@ free_txn:
 	return rc;
 }
 
-static void txn_free(cs_txn *t)
+static void txn_free(cs_txn *t, bool keep)
 {
-	sch_cache_free(t);
+	sch_cache_release(t, keep);
 	free(t->scratch);
 	free(t->kbuf);
 	free(t->kbuf2);
@@ -221,7 +225,7 @@ int cs_txn_commit(cs_txn *t)
 		kv_txn_abort(t->kv);
 	else
 		rc = kv_txn_commit(t->kv);
-	txn_free(t);
+	txn_free(t, !rc);
 	return rc;
 }
 
@@ -230,14 +234,14 @@ void cs_txn_abort(cs_txn *t)
 	if (!t)
 		return;
 	kv_txn_abort(t->kv);
-	txn_free(t);
+	txn_free(t, t->rdonly); /* a write's changes are undone: what it parsed may be unlike its record */
 }
 
 int cs_txn_renew(cs_txn *t)
 {
 	if (!t->rdonly)
 		return -EINVAL;
-	sch_cache_free(t); /* the schema may have changed too */
+	sch_cache_release(t, true); /* the schema may have changed too: read again (or a spare) */
 	return kv_txn_renew(t->kv);
 }
 
@@ -245,7 +249,7 @@ void cs_txn_reset(cs_txn *t)
 {
 	if (!t || !t->rdonly)
 		return;
-	sch_cache_free(t);
+	sch_cache_release(t, true);
 	kv_txn_reset(t->kv);
 }
 

@@ -3,6 +3,8 @@
 #ifndef CELLFS_STORE_INTERNAL_H
 #define CELLFS_STORE_INTERNAL_H
 
+#include <pthread.h>
+
 #include "cellstore.h"
 #include "gcpolicy.h"
 #include "kv.h"
@@ -11,6 +13,9 @@ struct cs_store {
 	kv_env *kv;
 	uint64_t max_value;
 	bool rdonly;
+	pthread_mutex_t spare_lock;
+	struct sch_table *spare;   /* parsed tables transactions ended with, for the next to reuse (schema.c) */
+	size_t nspare;
 };
 
 /* A dropped row range [start, end) of a table: hides cells written before it (seq < its seq). "dirty"
@@ -46,6 +51,8 @@ struct sch_table {
 	bool drops_loaded;
 	size_t ndrop_list;
 	struct sch_drop *drops;    /* sorted by start */
+	uint8_t *rec;              /* the record it was parsed from, NULL once changed (sch_table_put) */
+	size_t recn;
 };
 
 struct cs_txn {
@@ -71,7 +78,10 @@ int txn_seq_bump(cs_txn *txn, uint64_t *seq); /* a fresh sequence for a drop; la
 int sch_table_get(cs_txn *txn, const char *name, struct sch_table **out); /* -ENOENT */
 struct sch_family *sch_family_find(const struct sch_table *t, const char *name);
 int sch_drops_load(cs_txn *txn, struct sch_table *t);
-void sch_cache_free(cs_txn *txn);
+/* End TXN's use of its parsed tables. KEEP (a read-only transaction, or a committed one): those still as
+ * read go to the store's spares, for sch_table_get() to reuse when it reads the same record again. */
+void sch_cache_release(cs_txn *txn, bool keep);
+void sch_spares_free(cs_store *st);
 int sch_table_put(cs_txn *txn, struct sch_table *t);
 int sch_new_table_id(cs_txn *txn, uint32_t *id); /* allocate a table id (never reused) */
 

@@ -558,6 +558,91 @@ static void test_schema__rename_onto_existing_fails_and_changes_nothing(void **s
 	free(bu);
 }
 
+/* Transactions reuse the tables the ones before them parsed (the store's spares), but only while the
+ * record is byte for byte what they were parsed from: a committed change is seen, an aborted one never. */
+static void test_schema__a_parsed_table_is_reused_until_its_record_changes(void **state)
+{
+	struct tu_store *ts = *state;
+	cs_txn *r, *w;
+	struct sch_table *a, *b;
+
+	tu_table(ts->st, "t", "f", NULL, NULL);
+	r = tu_begin(ts->st, CS_TXN_RDONLY);
+	assert_int_equal(sch_table_get(r, "t", &a), 0);
+	cs_txn_reset(r);
+	assert_int_equal(cs_txn_renew(r), 0);
+	assert_int_equal(sch_table_get(r, "t", &b), 0);
+	assert_ptr_equal(a, b); /* the spare, not parsed again */
+	cs_txn_reset(r);
+
+	w = tu_begin(ts->st, 0);
+	assert_int_equal(cs_family_create(w, "t", "g", "maxversions=2"), 0);
+	tu_commit(w);
+	assert_int_equal(cs_txn_renew(r), 0);
+	assert_int_equal(sch_table_get(r, "t", &a), 0);
+	assert_int_equal(a->nfam, 2);
+	assert_non_null(sch_family_find(a, "g"));
+	cs_txn_reset(r);
+
+	w = tu_begin(ts->st, 0); /* takes the spare r left, changes it, and is undone */
+	assert_int_equal(cs_family_create(w, "t", "h", NULL), 0);
+	assert_int_equal(cs_family_set_gc(w, "t", "g", "maxversions=5"), 0);
+	cs_txn_abort(w);
+	assert_int_equal(cs_txn_renew(r), 0);
+	assert_int_equal(sch_table_get(r, "t", &a), 0);
+	assert_int_equal(a->nfam, 2);
+	assert_null(sch_family_find(a, "h"));
+	assert_string_equal(sch_family_find(a, "g")->gc, "maxversions=2");
+	tu_commit(r);
+}
+
+/* A spare's dropped ranges are read again: a write into a dropped range changes the drop's record, not
+ * the table's, and a read that still skipped the range whole would miss the new row. */
+static void test_schema__a_reused_table_sees_a_dropped_range_written_again(void **state)
+{
+	struct tu_store *ts = *state;
+	cs_txn *r, *w;
+	char *d;
+
+	tu_table(ts->st, "t", "f", NULL, NULL);
+	tu_put(ts->st, "t", "a1", "f", "q", 1000, "old");
+	w = tu_begin(ts->st, 0);
+	assert_int_equal(cs_drop_prefix(w, "t", CS_STR("a")), 0);
+	tu_commit(w);
+	r = tu_begin(ts->st, CS_TXN_RDONLY);
+	d = tu_dump(r, "t", NULL); /* loads the drop, clean: the range is skipped in one seek */
+	assert_string_equal(d, "");
+	free(d);
+	tu_put(ts->st, "t", "a2", "f", "q", 2000, "new");
+	cs_txn_reset(r); /* r's table, its drop still clean, is the newest spare */
+	assert_int_equal(cs_txn_renew(r), 0);
+	d = tu_dump(r, "t", NULL);
+	assert_string_equal(d, "a2 f:q@2000=new\n");
+	free(d);
+	tu_commit(r);
+}
+
+/* At most a few spares are kept, whatever the number of tables read. */
+static void test_schema__spares_are_bounded(void **state)
+{
+	struct tu_store *ts = *state;
+	cs_txn *r;
+	char name[16];
+	struct sch_table *t;
+
+	for (int i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "t%d", i);
+		tu_table(ts->st, name, "f", NULL, NULL);
+	}
+	r = tu_begin(ts->st, CS_TXN_RDONLY);
+	for (int i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "t%d", i);
+		assert_int_equal(sch_table_get(r, name, &t), 0);
+	}
+	tu_commit(r);
+	assert_true(ts->st->nspare > 0 && ts->st->nspare <= 16);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -574,6 +659,9 @@ int main(void)
 		T(test_schema__rename_keeps_cells_and_schema_and_frees_the_name),
 		T(test_schema__rename_chains_within_a_transaction),
 		T(test_schema__rename_onto_existing_fails_and_changes_nothing),
+		T(test_schema__a_parsed_table_is_reused_until_its_record_changes),
+		T(test_schema__a_reused_table_sees_a_dropped_range_written_again),
+		T(test_schema__spares_are_bounded),
 #undef T
 	};
 	return cmocka_run_group_tests_name("schema", tests, NULL, NULL);
