@@ -83,16 +83,10 @@ static int learn_top(cs_bulk *b)
 	return rc == -ENOENT ? 0 : rc;
 }
 
-static int key_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
-{
-	int c = memcmp(a, b, an < bn ? an : bn);
-	return c ? c : (an > bn) - (an < bn);
-}
-
 /* Store key K (KN bytes) with record REC, appending when it sorts after everything stored. */
 static int store(cs_bulk *b, const uint8_t *k, size_t kn, const void *rec, size_t recn)
 {
-	bool above = b->topn == 0 || key_cmp(k, kn, b->top, b->topn) > 0;
+	bool above = b->topn == 0 || kv_key_cmp(k, kn, b->top, b->topn) > 0;
 	int rc;
 
 	if (above && kn <= KV_INLINE_MAX && !b->append_off) {
@@ -106,7 +100,7 @@ static int store(cs_bulk *b, const uint8_t *k, size_t kn, const void *rec, size_
 		/* Something sorts after this key: find out what, so later keys below it go straight to kv_put. */
 		if ((rc = learn_top(b)))
 			return rc;
-		if (key_cmp(k, kn, b->top, b->topn) < 0 && k[0] == KEY_DATA && b->top[0] == KEY_DATA &&
+		if (kv_key_cmp(k, kn, b->top, b->topn) < 0 && k[0] == KEY_DATA && b->top[0] == KEY_DATA &&
 		    key_get_u32(b->top + 1) != b->t->id)
 			b->append_off = true; /* another table's cells follow ours */
 	}
@@ -114,7 +108,7 @@ static int store(cs_bulk *b, const uint8_t *k, size_t kn, const void *rec, size_
 		return rc;
 	b->stats.put++;
 raise_top:
-	if (b->topn == 0 || key_cmp(k, kn, b->top, b->topn) > 0) {
+	if (b->topn == 0 || kv_key_cmp(k, kn, b->top, b->topn) > 0) {
 		memcpy(b->top, k, kn);
 		b->topn = kn;
 	}

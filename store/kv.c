@@ -1077,11 +1077,16 @@ int kv_del(kv_txn *t, const void *key, size_t klen)
 
 int kv_cursor_open(kv_txn *t, kv_cursor **out)
 {
-	kv_cursor *c = mem_calloc(1, sizeof(*c));
+	kv_cursor *c = mem_malloc(sizeof(*c)); /* not calloc: gmin and gmax are 1 KiB, written before read */
 	int rc;
 	if (!c)
 		return -ENOMEM;
 	c->t = t;
+	c->state = C_NONE;
+	c->k = c->v = (MDB_val){ 0 };
+	c->g = NULL;
+	c->gn = c->gcap = c->gi = 0;
+	c->gwrites = 0;
 	if ((rc = LM(mdb_cursor_open(t->txn, t->env->dbi, &c->mc)))) {
 		free(c);
 		return rc;
@@ -1207,7 +1212,8 @@ static int leave_group(kv_cursor *c, bool forward)
 	return land(c, rc, k, v, forward);
 }
 
-int kv_seek(kv_cursor *c, const void *key, size_t klen)
+/* The first key >= KEY as LMDB's search finds it: by the keys in the branch pages. */
+static int search_ge(kv_cursor *c, const void *key, size_t klen)
 {
 	MDB_val k, v;
 	int rc;
@@ -1237,6 +1243,48 @@ int kv_seek(kv_cursor *c, const void *key, size_t klen)
 		}
 	}
 	return leave_group(c, true);
+}
+
+/* The first key >= KEY as a walk finds it. LMDB's search goes by the keys in branch pages, which a walk
+ * never reads: one damaged sends it to a leaf before or after the place, and a scan that believed it
+ * would read rows another scan does not, or go back over rows it had passed (a listing that seeks past
+ * rows went round forever). So step from where the search landed: forward past keys below KEY, back
+ * over keys at or above it. In an intact store that is one step back and one forward. */
+int kv_seek(kv_cursor *c, const void *key, size_t klen)
+{
+	const void *k;
+	size_t kn;
+	int rc = search_ge(c, key, klen);
+
+	if (!klen)
+		return rc; /* the first key: the search compares no keys */
+	if (rc == -ENOENT) {
+		if ((rc = kv_last(c)))
+			return rc;
+		kv_key(c, &k, &kn);
+		if (kv_key_cmp(k, kn, key, klen) < 0) {
+			c->state = C_NONE; /* (as the search leaves it) */
+			return -ENOENT;
+		}
+	} else if (rc) {
+		return rc;
+	} else {
+		kv_key(c, &k, &kn);
+		while (kv_key_cmp(k, kn, key, klen) < 0) {
+			if ((rc = kv_next(c)))
+				return rc;
+			kv_key(c, &k, &kn);
+		}
+	}
+	for (;;) { /* on a key >= KEY: the place, if the key before it is below KEY */
+		if ((rc = kv_prev(c)) == -ENOENT)
+			return search_ge(c, "", 0);
+		if (rc)
+			return rc;
+		kv_key(c, &k, &kn);
+		if (kv_key_cmp(k, kn, key, klen) < 0)
+			return kv_next(c);
+	}
 }
 
 int kv_last(kv_cursor *c)

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define KV_INLINE_MAX 480
 
@@ -76,11 +77,19 @@ int kv_del(kv_txn *txn, const void *key, size_t klen);
  * (use kv_put). Other errors as kv_put. */
 int kv_append(kv_txn *txn, const void *key, size_t klen, const void *val, size_t vlen);
 
+/* The order of keys: bytewise, a key before every longer key it begins. */
+static inline int kv_key_cmp(const void *a, size_t an, const void *b, size_t bn)
+{
+	size_t n = an < bn ? an : bn;
+	int r = n ? memcmp(a, b, n) : 0;
+	return r ? r : (an > bn) - (an < bn);
+}
+
 /* Cursors. Positioning calls return 0 when positioned on a key, -ENOENT when they ran off the end,
  * or an error (-EIO, -ENOMEM). A cursor belongs to its transaction. */
 int kv_cursor_open(kv_txn *txn, kv_cursor **out);
 void kv_cursor_close(kv_cursor *c); /* accepts NULL */
-int kv_seek(kv_cursor *c, const void *key, size_t klen);    /* first key >= KEY */
+int kv_seek(kv_cursor *c, const void *key, size_t klen);    /* first key >= KEY, in walk order */
 int kv_seek_le(kv_cursor *c, const void *key, size_t klen); /* last key <= KEY */
 int kv_last(kv_cursor *c);
 int kv_next(kv_cursor *c);

@@ -43,7 +43,6 @@ struct cs_scan {
 	struct colsel *cols;
 	uint8_t *colpfx;  /* one exact column of one row (forward): its cells' keys start so; else NULL */
 	size_t colpfxn;
-	bool col_found;   /* the seek to colpfx found cells of the column (filtered out or not) */
 	int state;        /* 0 = not started, 1 = cursor on the next row's first cell, 2 = done */
 	bool ordered;     /* rpfx holds the row taken before: the next must follow it (take_row) */
 	size_t famidx;    /* index in t->fam of the family found last: the likeliest next one */
@@ -63,20 +62,11 @@ struct cs_scan {
 	cs_row row;
 };
 
-static int bytes_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
-{
-	size_t n = an < bn ? an : bn;
-	int r = n ? memcmp(a, b, n) : 0;
-	if (r)
-		return r;
-	return (an > bn) - (an < bn);
-}
-
 bool drop_covers(const struct sch_drop *d, const uint8_t *row, size_t n)
 {
-	if (bytes_cmp(row, n, d->start, d->startn) < 0)
+	if (kv_key_cmp(row, n, d->start, d->startn) < 0)
 		return false;
-	return !d->has_end || bytes_cmp(row, n, d->end, d->endn) < 0;
+	return !d->has_end || kv_key_cmp(row, n, d->end, d->endn) < 0;
 }
 
 /* The highest sequence of a drop covering ROW (0: none), and a clean covering drop if there is one. */
@@ -274,7 +264,7 @@ static int set_bounds(cs_scan *s, const cs_read_opts *o)
 	if (o->prefix.len) {
 		const uint8_t *p = o->prefix.data;
 		size_t n = o->prefix.len;
-		if (bytes_cmp(p, n, lo, lon) > 0) {
+		if (kv_key_cmp(p, n, lo, lon) > 0) {
 			lo = p;
 			lon = n;
 		}
@@ -288,7 +278,7 @@ static int set_bounds(cs_scan *s, const cs_read_opts *o)
 			}
 			memcpy(ps, p, n);
 			ps[n - 1]++;
-			if (!hin || bytes_cmp(ps, n, hi, hin) < 0) {
+			if (!hin || kv_key_cmp(ps, n, hi, hin) < 0) {
 				free(succ);
 				succ = ps;
 				hi = ps;
@@ -492,7 +482,7 @@ static int take_row(cs_scan *s, const uint8_t *k, size_t kn)
 	/* Rows come in key order (reversed: backwards) since the last seek; one that does not is a damaged
 	 * key, and showing it would show a row no lookup finds. Encoded prefixes order as the rows do. */
 	if (s->ordered) {
-		int c = bytes_cmp(k, 5 + (size_t)a, s->rpfx, s->rpfxn);
+		int c = kv_key_cmp(k, 5 + (size_t)a, s->rpfx, s->rpfxn);
 		if (s->reversed ? c >= 0 : c <= 0)
 			return -EIO;
 	}
@@ -531,6 +521,8 @@ static int load_row(cs_scan *s)
 	size_t row_end = s->rpfxn;        /* where the row's keys go on to family and qualifier */
 	uint8_t *colbuf = s->txn->kbuf2; /* the current column: its keys from row_end to the timestamp */
 	size_t colkn = SIZE_MAX;          /* none yet */
+	uint8_t *prev = s->txn->kbuf;     /* the last key's tail, from row_end */
+	size_t prevn = SIZE_MAX;          /* none yet */
 	uint32_t version = 0, emitted = 0;
 	struct sch_family *f = NULL;
 	bool never = false; /* f's policy collects nothing */
@@ -550,13 +542,16 @@ static int load_row(cs_scan *s)
 			return rc;
 		if (kn < row_end || !same_bytes(k, row_end, s->rpfx, row_end))
 			return 0; /* the next row, or past the table */
-		if (s->colpfx) {
-			if (kn < s->colpfxn || !same_bytes(k, s->colpfxn, s->colpfx, s->colpfxn)) {
-				s->state = 2; /* past the one column: the rest of the row is not wanted */
-				return 0;
-			}
-			s->col_found = true; /* (its cells may all be filtered out: found all the same) */
+		if (s->colpfx && (kn < s->colpfxn || !same_bytes(k, s->colpfxn, s->colpfx, s->colpfxn))) {
+			s->state = 2; /* past the one column: the rest of the row is not wanted */
+			return 0;
 		}
+		/* A row's keys come in order. One that does not is damaged, and a seek may not find it
+		 * (column_seek() relies on this): the row is EIO, not a name no lookup finds. */
+		if (prevn != SIZE_MAX && kv_key_cmp(k + row_end, kn - row_end, prev, prevn) <= 0)
+			return -EIO;
+		prevn = kn - row_end;
+		memcpy(prev, k + row_end, prevn);
 		if (key_parse_tail(k, kn, row_end, &kp))
 			return -EIO;
 		if ((rc = codec_header(v, vn, &h)))
@@ -647,19 +642,35 @@ static int seek_row_start(cs_scan *s)
 	return seek_row(s, s->rkey, s->rkeyn);
 }
 
+/* The seek to the one column's keys (s->colpfx), which returned SEEK_RC: 1, on one of them; 0, the
+ * column is absent; or an error. The seek finds the place a walk would (kv_seek); keys out of order
+ * within the row, which could hide the column from it, are load_row()'s EIO. */
+static int column_seek(cs_scan *s, int seek_rc)
+{
+	const uint8_t *k;
+	size_t kn;
+
+	if (seek_rc)
+		return seek_rc == -ENOENT ? 0 : seek_rc;
+	kv_key(s->c, (const void **)&k, &kn);
+	return kn >= s->colpfxn && same_bytes(k, s->colpfxn, s->colpfx, s->colpfxn);
+}
+
 static int next_forward_rows(cs_scan *s)
 {
 	int rc;
 	if (s->state == 0) {
 		s->ordered = false;
-		if (s->colpfx)
-			rc = kv_seek(s->c, s->colpfx, s->colpfxn);
-		else
+		if (s->colpfx) {
+			if ((rc = column_seek(s, kv_seek(s->c, s->colpfx, s->colpfxn))) <= 0)
+				return rc; /* absent (0), or an error */
+		} else {
 			rc = s->at ? seek_row(s, s->at, s->atn) : seek_row(s, s->lo, s->lon);
-		if (rc == -ENOENT)
-			return 0;
-		if (rc)
-			return rc;
+			if (rc == -ENOENT)
+				return 0;
+			if (rc)
+				return rc;
+		}
 		s->state = 1;
 	}
 	while (s->state == 1) {
@@ -671,7 +682,7 @@ static int next_forward_rows(cs_scan *s)
 			return 0;
 		if ((rc = take_row(s, k, kn)))
 			return rc;
-		if (s->hi && bytes_cmp(s->rkey, s->rkeyn, s->hi, s->hin) >= 0)
+		if (s->hi && kv_key_cmp(s->rkey, s->rkeyn, s->hi, s->hin) >= 0)
 			return 0;
 		drop_seq(s->t, s->rkey, s->rkeyn, &clean);
 		if (clean) { /* nothing written since this range was dropped: skip it whole */
@@ -697,20 +708,6 @@ static int next_forward_rows(cs_scan *s)
 			return rc;
 	}
 	return 0;
-}
-
-static int next_forward(cs_scan *s)
-{
-	int rc = next_forward_rows(s);
-	if (rc == 0 && s->colpfx && !s->col_found) {
-		/* No cell where the seek looked: walk the row before saying so. A damaged page can hide a
-		 * column from a seek (its keys out of order), never from the walk, which finds them or EIO. */
-		free(s->colpfx);
-		s->colpfx = NULL;
-		s->state = 0;
-		rc = next_forward_rows(s);
-	}
-	return rc;
 }
 
 static int next_reversed(cs_scan *s)
@@ -742,7 +739,7 @@ static int next_reversed(cs_scan *s)
 			return 0;
 		if ((rc = take_row(s, k, kn)))
 			return rc;
-		if (bytes_cmp(s->rkey, s->rkeyn, s->lo, s->lon) < 0)
+		if (kv_key_cmp(s->rkey, s->rkeyn, s->lo, s->lon) < 0)
 			return 0;
 		drop_seq(s->t, s->rkey, s->rkeyn, &clean);
 		if (clean) {
@@ -774,7 +771,7 @@ int cs_scan_seek(cs_scan *s, cs_bytes row)
 	uint8_t *at;
 	if (s->reversed)
 		return -EINVAL;
-	if (bytes_cmp(row.data, row.len, s->lo, s->lon) <= 0)
+	if (kv_key_cmp(row.data, row.len, s->lo, s->lon) <= 0)
 		row = (cs_bytes){ s->lo, s->lon };
 	if (!(at = dupb(row.data, row.len)))
 		return -ENOMEM;
@@ -795,7 +792,7 @@ int cs_scan_next(cs_scan *s, const cs_row **row)
 		return s->err;
 	if (s->state == 2 || (s->limit && s->rows_out >= s->limit))
 		return 0;
-	rc = s->reversed ? next_reversed(s) : next_forward(s);
+	rc = s->reversed ? next_reversed(s) : next_forward_rows(s);
 	if (rc < 0) {
 		s->err = rc;
 		return rc;

@@ -87,7 +87,7 @@ def dump_tables(dumpdir):
     with open(dumpdir + '/values.bin', 'rb') as f:
         vals = f.read()
     out = {}
-    with open(dumpdir + '/dump.txt') as f:
+    with open(dumpdir + '/dump.txt', errors='surrogateescape') as f:  # damaged names: any bytes
         for line in f:
             w = line.split()
             lines, v = out.setdefault(w[1], ([], []))

@@ -1,6 +1,7 @@
 /* test_kv.c — the ordered map under the store: keys of any length and any bytes must store, seek and
  * iterate in exact bytewise order, against a qsort-with-memcmp model; long keys sharing their first
- * KV_INLINE_MAX bytes (one "group"), keys of exactly 479/480/481 bytes, and colliding hash slots. */
+ * KV_INLINE_MAX bytes (one "group"), keys of exactly 479/480/481 bytes, and colliding hash slots; seeks
+ * that land where a walk does when a damaged branch page misleads LMDB's search. */
 #include "testutil.h"
 
 #include <errno.h>
@@ -692,6 +693,88 @@ static void test_kv__abort_discards_and_commit_persists(void **state)
 	assert_int_equal(kv_txn_begin(f->env, false, &t), -EROFS); /* a read-only environment */
 }
 
+/* Rewrite in data.mdb under DIR the key of the second node of the first branch page (the first node's
+ * key is empty) to KEY, as a damaged page would: searches then go to the wrong leaf, walks do not. */
+static void damage_branch_key(const char *dir, const char *key)
+{
+	char *path;
+	uint8_t pg[4096];
+	FILE *fp;
+
+	assert_true(asprintf(&path, "%s/data.mdb", dir) > 0);
+	assert_non_null(fp = fopen(path, "r+b"));
+	for (long off = 2 * 4096;; off += 4096) { /* (pages 0 and 1 are the meta pages) */
+		assert_int_equal(fseek(fp, off, SEEK_SET), 0);
+		assert_int_equal(fread(pg, 1, sizeof(pg), fp), sizeof(pg)); /* there is one */
+		uint16_t flags = (uint16_t)(pg[10] | pg[11] << 8);
+		if (!(flags & 0x01)) /* P_BRANCH */
+			continue;
+		uint16_t node = (uint16_t)(pg[16 + 2] | pg[16 + 3] << 8); /* mp_ptrs[1] */
+		uint16_t ksize = (uint16_t)(pg[node + 6] | pg[node + 7] << 8);
+		assert_int_equal(ksize, strlen(key));
+		memcpy(pg + node + 8, key, ksize);
+		assert_int_equal(fseek(fp, off, SEEK_SET), 0);
+		assert_int_equal(fwrite(pg, 1, sizeof(pg), fp), sizeof(pg));
+		break;
+	}
+	assert_int_equal(fclose(fp), 0);
+	free(path);
+}
+
+/* kv_seek() finds the place a walk finds, even when a damaged branch key sends LMDB's search to the
+ * leaf after the place (the separator made smaller) or before it (made larger). */
+static void test_kv__seek_lands_where_a_walk_does_despite_a_damaged_branch_key(void **state)
+{
+	struct kv_fixture *f = *state;
+	static const char *const bad[] = { "k00001", "k01999" };
+	char k[16], probe[16];
+	const void *p;
+	size_t pn;
+	kv_txn *t;
+	kv_cursor *c;
+
+	for (int b = 0; b < 2; b++) {
+		t = begin(f, false);
+		for (int i = 0; i < 2000; i++) {
+			snprintf(k, sizeof(k), "k%05d", i);
+			assert_int_equal(kv_put(t, k, 6, "value-value-value-value", 23), 0);
+		}
+		assert_int_equal(kv_txn_commit(t), 0);
+		assert_int_equal(kv_env_sync(f->env), 0);
+		kv_env_close(f->env);
+		damage_branch_key(f->dir, bad[b]);
+		assert_int_equal(kv_env_open(f->dir, false, false, &f->env), 0);
+		t = begin(f, true);
+		assert_int_equal(kv_cursor_open(t, &c), 0);
+		for (int i = 0; i < 2000; i += 7) {
+			snprintf(k, sizeof(k), "k%05d", i);
+			snprintf(probe, sizeof(probe), "k%05d!", i - 1); /* between i - 1 and i */
+			for (int j = 0; j < 2; j++) {
+				assert_int_equal(kv_seek(c, j ? probe : k, j ? strlen(probe) : 6), 0);
+				kv_key(c, &p, &pn);
+				assert_int_equal(pn, 6);
+				assert_memory_equal(p, k, 6);
+			}
+			assert_int_equal(kv_seek_le(c, probe, strlen(probe)), i ? 0 : -ENOENT);
+			if (i) {
+				snprintf(k, sizeof(k), "k%05d", i - 1);
+				kv_key(c, &p, &pn);
+				assert_memory_equal(p, k, 6);
+			}
+		}
+		assert_int_equal(kv_seek(c, "k02000", 6), -ENOENT);
+		assert_int_equal(kv_seek(c, "a", 1), 0);
+		kv_key(c, &p, &pn);
+		assert_memory_equal(p, "k00000", 6);
+		kv_cursor_close(c);
+		kv_txn_abort(t);
+		kv_env_close(f->env);
+		tu_rmtree(f->dir);
+		assert_int_equal(mkdir(f->dir, 0700), 0);
+		assert_int_equal(kv_env_open(f->dir, false, true, &f->env), 0);
+	}
+}
+
 static void test_kv__open_errors(void **state)
 {
 	struct kv_fixture *f = *state;
@@ -735,6 +818,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kv__cursor_sees_writes_to_loaded_group, kv_setup, kv_teardown),
 		cmocka_unit_test_setup_teardown(test_kv__backshift_keeps_probe_runs_findable, kv_setup, kv_teardown),
 		cmocka_unit_test_setup_teardown(test_kv__abort_discards_and_commit_persists, kv_setup, kv_teardown),
+		cmocka_unit_test_setup_teardown(test_kv__seek_lands_where_a_walk_does_despite_a_damaged_branch_key,
+						kv_setup, kv_teardown),
 		cmocka_unit_test_setup_teardown(test_kv__open_errors, kv_setup, kv_teardown),
 	};
 	return cmocka_run_group_tests_name("kv", tests, NULL, NULL);
