@@ -135,16 +135,22 @@ def unmount(d, mnt):
         return d.wait()
 
 
-def walk_in_child(mnt, tmp):
-    """The walk in a child process, so that a hung request cannot hang the test: (seen, errs) or None."""
+def walk_in_child(mnt, tmp, daemon):
+    """The walk in a child process, so that a hung request cannot hang the test: (seen, errs), 'hung' or
+    None (it died). A walker waiting on a request the daemon never answers ignores SIGKILL until the
+    request ends: killing the daemon ends it."""
     out = tmp + '/walk.out'
     p = subprocess.Popen([sys.executable, __file__, 'walk', mnt, out])
     try:
         p.wait(timeout=120)
     except subprocess.TimeoutExpired:
         p.kill()
-        p.wait()
-        return None
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            daemon.kill()
+            p.wait()
+        return 'hung'
     if p.returncode != 0:
         return None
     with open(out) as f:
@@ -241,10 +247,11 @@ def cmd_run(store, mnt, tmp, n, seed, cuts='0', fixed='-'):
             if rc != 1 or e.count('\n') != 1 or not e.startswith('cellfs: '):
                 fail(name, 'the daemon did not mount: status %s, stderr %r' % (rc, e[:300]))
             continue
-        r = walk_in_child(mnt, tmp)
+        r = walk_in_child(mnt, tmp, d)
         alive = d.poll() is None and is_mounted(mnt)
-        if r is None:
-            fail(name, 'the walk hung or died (daemon %s)' % ('alive' if alive else 'gone, status %s' % d.poll()))
+        if r is None or r == 'hung':
+            fail(name, 'the walk %s (daemon %s)' % ('hung' if r else 'died',
+                                                   'alive' if alive else 'gone, status %s' % d.poll()))
         else:
             seen, errs = r
             bad = [e for e in errs if e[2] != errno.EIO]
