@@ -189,8 +189,7 @@ int anchor_write(int fd, anchor_rec *rec)
 	h->seq = rec->seq;
 	h->txnid = rec->txnid;
 	h->nmeta = rec->nmeta;
-	memcpy(h->boot, rec->boot, sizeof(h->boot));
-	h->boot[sizeof(h->boot) - 1] = 0;
+	snprintf(h->boot, sizeof(h->boot), "%s", rec->boot); /* (the bytes after the id stay zero) */
 	memcpy(buf + HDR, rec->meta, rec->nmeta);
 	h->sum = slot_sum(h, buf + HDR);
 	ssize_t n = pwrite(fd, buf, HDR + rec->nmeta, (off_t)slot * STRIDE);
