@@ -35,7 +35,10 @@ struct kv_env {
 	unsigned psize; /* LMDB's page size */
 	_Atomic uint64_t fsize; /* the data file's size when last looked at (it only grows) */
 	_Atomic uintptr_t map;  /* where LMDB mapped the file (0: unknown, in_file() checks nothing) */
+	uint64_t mapsize;       /* the map's size */
+	int dfd;                /* LMDB's descriptor of the data file */
 	bool rdonly;
+	bool wmap;              /* the map is written (MDB_WRITEMAP: every writable env whose map is found) */
 	/* The synced snapshot (anchor.h), changed only under LMDB's writer lock: */
 	MDB_txn *pin;            /* a reader on it, keeping its pages from reuse while commits follow */
 	_Atomic uint64_t pinned; /* its txnid + 1; 0: no pin (read without the lock by kv_env_sync) */
@@ -82,6 +85,7 @@ struct kv_txn {
 	bool rdonly;
 	bool reset;       /* a read-only txn whose snapshot is released (mdb_txn_reset) */
 	bool faulted;     /* a damaged page was met: nothing more is read or committed through this txn */
+	bool nospace;     /* a write into the map found the disk full (then faulted too) */
 	uintptr_t map, map_end, file_end; /* the map, and the part of it this snapshot may use (in_file) */
 	uint64_t writes;
 };
@@ -138,34 +142,124 @@ static int kv_errno(int rc)
  *    handlers, a SIGSEGV or SIGBUS inside that call jumps back here and the call returns -EIO.
  * Either way the transaction is marked faulted: it reads nothing more (a cursor may be anywhere) and
  * cannot commit; the caller aborts it (a read-only one may be renewed: a new snapshot, a fresh start).
- * Only LMDB's own frames are skipped by the jump, so no lock or allocation of ours is left behind. */
+ * Only LMDB's own frames are skipped by the jump, so no lock or allocation of ours is left behind.
+ *
+ * The file grows on a fault. A writable env maps the file MDB_WRITEMAP: a write transaction's pages are
+ * written into the map, not copied to the heap and pwrite()n at commit, so the file must be there before
+ * LMDB writes a page (LMDB would make it as large as the whole map: kv_env_open() cuts it back). A
+ * write past the file's end faults with SIGBUS; the handler allocates the file up to past that page
+ * (fallocate: on a full disk that fails, not a later write) and returns, and the write runs again. If
+ * the disk is full the fault jumps back as above, and the call returns -ENOSPC. Writes into the map
+ * happen only in LMG() calls of a write transaction and map_copy(), which say so (fault_env); the
+ * handler must be SIGBUS's whenever one runs (grow_handler_check()). */
 static __thread sigjmp_buf *fault_jmp;
+static __thread bool fault_nospace; /* the last jump was a file that could not grow */
 
-static void on_fault(int sig)
+/* The env whose write transaction this thread is in, inside LMDB or copying into the map: a fault past
+ * the end of its file is a page being written, and grows the file. (A fault anywhere else, a read of a
+ * damaged page say, never grows it.) */
+static __thread kv_env *fault_env;
+
+/* The size the file grows to so that offset OFF lies inside it, from its size SIZE: past OFF by an
+ * eighth of the file (at least GROW_MIN), in whole GROW_MIN. */
+#define GROW_MIN ((uint64_t)1 << 20)
+
+static uint64_t grow_to(uint64_t off, uint64_t size)
 {
+	uint64_t step = size / 8 > GROW_MIN ? size / 8 : GROW_MIN;
+	return (off + step + GROW_MIN - 1) / GROW_MIN * GROW_MIN;
+}
+
+/* In the handler: if ADDR lies in E's map past the end of its file, grow the file past it. Returns 1
+ * (grown: the access may run again), 0 (not past the end: damage, or a hole the disk had no room for),
+ * -1 (the file could not grow: the disk is full). The file's size is asked again, not remembered: another
+ * process's kv_env_open() may have cut it back meanwhile. Only async-signal-safe system calls. */
+static int grow_on_fault(kv_env *e, uintptr_t addr)
+{
+	uintptr_t map = atomic_load_explicit(&e->map, memory_order_relaxed);
+	uint64_t off = addr - map, size, to;
+	struct stat sb;
+
+	if (!map || addr < map || off >= e->mapsize || fstat(e->dfd, &sb))
+		return 0;
+	size = (uint64_t)sb.st_size;
+	if (off < size)
+		return 0;
+	to = grow_to(off, size);
+	if (to > e->mapsize)
+		to = e->mapsize;
+	int rc = fallocate(e->dfd, 0, (off_t)size, (off_t)(to - size)) ? errno : 0;
+	if (rc == EOPNOTSUPP) /* (no fallocate here: a sparse file, as LMDB would make) */
+		rc = ftruncate(e->dfd, (off_t)to) ? errno : 0;
+	if (rc)
+		return -1;
+	atomic_store_explicit(&e->fsize, to, memory_order_relaxed);
+	return 1;
+}
+
+/* What SIGSEGV and SIGBUS did before kv_catch_faults(): a fault that is not ours is theirs. */
+static struct sigaction prev_segv, prev_bus;
+
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	int saved = errno, g = sig == SIGBUS && fault_env ? grow_on_fault(fault_env, (uintptr_t)si->si_addr) : 0;
+	errno = saved;
+	if (g > 0)
+		return;
 	sigjmp_buf *j = fault_jmp;
 	if (j) {
 		fault_jmp = NULL;
+		fault_nospace = g < 0;
 		siglongjmp(*j, 1);
 	}
-	signal(sig, SIG_DFL); /* not inside LMDB: the default action when the instruction runs again */
+	/* not inside LMDB: what was there before handles it when the instruction runs again (by default,
+	 * the process ends); ours comes back with the next write transaction */
+	sigaction(sig, sig == SIGBUS ? &prev_bus : &prev_segv, NULL);
+}
+
+static bool is_ours(const struct sigaction *sa)
+{
+	return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == on_fault;
+}
+
+static int catch_one(int sig, struct sigaction *prev)
+{
+	struct sigaction sa = { .sa_sigaction = on_fault, .sa_flags = SA_SIGINFO | SA_NODEFER }, old;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(sig, &sa, &old))
+		return -errno;
+	if (!is_ours(&old))
+		*prev = old;
+	return 0;
 }
 
 int kv_catch_faults(void)
 {
-	struct sigaction sa = { .sa_handler = on_fault, .sa_flags = SA_NODEFER };
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGSEGV, &sa, NULL) || sigaction(SIGBUS, &sa, NULL))
-		return -errno;
-	return 0;
+	int rc = catch_one(SIGSEGV, &prev_segv);
+	return rc ? rc : catch_one(SIGBUS, &prev_bus);
+}
+
+/* Before a write into the map: the handler that grows the file must be SIGBUS's. Something may have
+ * replaced it since the env was opened (a test framework does, for every test); it is put back, and
+ * what replaced it gets the faults that are not ours. One system call. */
+static void grow_handler_check(void)
+{
+	struct sigaction cur;
+	if (!sigaction(SIGBUS, NULL, &cur) && !is_ours(&cur))
+		catch_one(SIGBUS, &prev_bus);
 }
 
 /* The LMDB calls that read pages, as guarded() runs them. */
-enum gop { G_COMMIT, G_GET, G_PUT, G_DEL, G_CURSOR_GET };
+enum gop { G_COMMIT, G_GET, G_PUT, G_DEL, G_CURSOR_GET, G_COPY };
+
+static bool low_space(kv_env *env);
 
 /* kv_errno() of one LMDB call in txn T (OP on cursor MC, key K, value V, put flags or cursor op ARG),
- * under the fault guard (see above). A function of its own, never inlined, so that the jump back skips
- * only LMDB's frames and no caller's variable lives across sigsetjmp(). */
+ * under the fault guard (see above); G_COPY copies V into the map at K (a reserved value). A function of
+ * its own, never inlined, so that the jump back skips only LMDB's frames and no caller's variable lives
+ * across sigsetjmp(). A write fault on a full disk is -ENOSPC: the file could not grow, or a hole in it
+ * (a copied store's) could not be filled. */
 static __attribute__((noinline)) int guarded(kv_txn *t, enum gop op, MDB_cursor *mc, MDB_val *k, MDB_val *v,
 					     unsigned arg)
 {
@@ -176,10 +270,16 @@ static __attribute__((noinline)) int guarded(kv_txn *t, enum gop op, MDB_cursor 
 		return -EIO;
 	if (sigsetjmp(jb, 0)) {
 		fault_jmp = NULL;
+		fault_env = NULL;
 		t->faulted = true;
+		if (!t->rdonly && (fault_nospace || low_space(t->env))) {
+			t->nospace = true;
+			return -ENOSPC;
+		}
 		return -EIO;
 	}
 	fault_jmp = &jb;
+	fault_env = t->rdonly || !t->env->wmap ? NULL : t->env;
 	switch (op) {
 	case G_COMMIT:
 		rc = kv_errno(mdb_txn_commit(t->txn));
@@ -196,8 +296,13 @@ static __attribute__((noinline)) int guarded(kv_txn *t, enum gop op, MDB_cursor 
 	case G_CURSOR_GET:
 		rc = kv_errno(mdb_cursor_get(mc, k, v, (MDB_cursor_op)arg));
 		break;
+	case G_COPY:
+		memcpy(k->mv_data, v->mv_data, v->mv_size);
+		rc = 0;
+		break;
 	}
 	fault_jmp = NULL;
+	fault_env = NULL;
 	return rc;
 }
 
@@ -260,9 +365,16 @@ static bool in_file(kv_txn *t, const MDB_val *v)
 		return true; /* bounds unknown, or not in the map */
 	if (p <= t->file_end && v->mv_size <= t->file_end - p)
 		return true;
-	/* The file may have grown since: a write txn spills pages to it, another process commits. What
-	 * lies inside the file can be read without a fault, which is all this guards. */
-	uint64_t fsize = file_size(t->env);
+	/* The file may have grown since: a write txn spills pages to it or (MDB_WRITEMAP) writes them past
+	 * its end, another process commits. What lies inside the file can be read without a fault, which is
+	 * all this guards. */
+	uint64_t fsize = atomic_load_explicit(&t->env->fsize, memory_order_relaxed);
+	if (fsize > (uint64_t)(t->file_end - t->map) && fsize <= t->map_end - t->map &&
+	    p <= t->map + fsize && v->mv_size <= t->map + fsize - p) {
+		t->file_end = t->map + (uintptr_t)fsize;
+		return true;
+	}
+	fsize = file_size(t->env);
 	if (fsize && fsize <= t->map_end - t->map) {
 		t->file_end = t->map + (uintptr_t)fsize;
 		if (p <= t->file_end && v->mv_size <= t->file_end - p)
@@ -533,7 +645,8 @@ static int sync_locked(kv_env *e)
 		if (rc == -ENOENT || (!rc && (cur->txnid < synced || strcmp(cur->boot, rec->boot)))) {
 			/* the data first: the anchor never names a snapshot not wholly on the disk */
 			t0 = mono_ns(); /* (what the disk takes; waiting for the lock is not the sync's cost) */
-			if (!(rc = LM(mdb_env_sync(e->env, 1))))
+			if (!(rc = e->wmap ? (fault_hit(CS_FAULT_LMDB) ? -EIO : fdatasync(e->dfd) ? -errno : 0)
+					   : LM(mdb_env_sync(e->env, 1))))
 				rc = fault_hit(CS_FAULT_LMDB) ? -EIO : anchor_write(e->afd, rec);
 			t1 = mono_ns();
 		} /* (else another process has anchored this snapshot, or a later one) */
@@ -561,76 +674,35 @@ out:
 
 #define MAX_MAPS 64
 
-int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
+/* Open LMDB's environment of DIR into E with FLAGS, in the largest map the address space allows, and find
+ * where LMDB mapped the file (E->map; 0 if that cannot be told). */
+static int env_map(kv_env *e, const char *dir, unsigned flags)
 {
 	static const size_t sizes[] = { (size_t)1 << 40, (size_t)1 << 36, (size_t)1 << 32, (size_t)1 << 30 };
 	uintptr_t before[MAX_MAPS];
 	size_t nbefore = 0;
 	dev_t dev = 0;
 	ino_t ino = 0;
-	struct stat sb;
-	kv_env *e;
-	MDB_txn *txn;
-	char *data;
-	int rc;
+	int rc = -ENOMEM;
 
-	if (create && !rdonly && (rc = mkdirs(dir)))
-		return rc;
-	if (stat(dir, &sb))
-		return -errno;
-	if (!S_ISDIR(sb.st_mode))
-		return -ENOTDIR;
-	if (mem_asprintf(&data, "%s/data.mdb", dir) < 0)
-		return -ENOMEM;
-	rc = access(data, F_OK) ? -errno : 0;
-	free(data);
-	if (rc && (!create || rdonly))
-		return rc;
-	if (rc == -ENOENT && (rc = kv_dir_is_empty(dir)))
-		return rc; /* never scatter a store into a directory that holds something else */
-
-	if (!rc && (rc = recover(dir)))
-		return rc;
-	e = mem_calloc(1, sizeof(*e));
-	if (!e)
-		return -ENOMEM;
-	e->rdonly = rdonly;
-	e->afd = -1;
-	pthread_mutex_init(&e->sync_lock, NULL);
-	pthread_mutex_init(&e->due_lock, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&e->due_cond, &ca);
-	pthread_condattr_destroy(&ca);
-	/* A large map costs only address space (the file grows as written); fall back where the address
-	 * space is limited (valgrind, 32-bit). */
-	rc = -ENOMEM;
+	/* A large map costs only address space; fall back where that is limited (valgrind, 32-bit) or where
+	 * the file system cannot hold a file that large (MDB_WRITEMAP makes the file the map's size). */
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		if ((rc = LM(mdb_env_create(&e->env))))
-			break;
+			return rc;
 		mdb_env_set_maxreaders(e->env, 1022);
 		mdb_env_set_mapsize(e->env, sizes[i]);
 		nbefore = data_id(dir, &dev, &ino) ? 0 : file_maps(dev, ino, before, MAX_MAPS);
-		rc = LM(mdb_env_open(e->env, dir, MDB_NOTLS | MDB_NOSYNC | (rdonly ? MDB_RDONLY : 0), 0600));
+		rc = LM(mdb_env_open(e->env, dir, flags, 0600));
 		if (!rc)
 			break;
 		mdb_env_close(e->env);
 		e->env = NULL;
-		if (rc != -ENOMEM && rc != -EINVAL)
-			break;
+		if (rc != -ENOMEM && rc != -EINVAL && rc != -EFBIG)
+			return rc;
 	}
 	if (rc)
-		goto free_env;
-	MDB_stat ms;
-	if ((rc = LM(mdb_env_stat(e->env, &ms))))
-		goto close_env;
-	if (!rdonly) { /* readers left by killed processes would pin their snapshots for ever */
-		int dead;
-		mdb_reader_check(e->env, &dead);
-	}
-	e->psize = ms.ms_psize;
-	file_size(e);
+		return rc;
 	/* the new mapping of data.mdb is LMDB's (other envs of this process may map it too) */
 	if (!data_id(dir, &dev, &ino)) {
 		uintptr_t after[MAX_MAPS];
@@ -648,6 +720,102 @@ int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
 		if (nnew == 1)
 			atomic_store_explicit(&e->map, found, memory_order_relaxed);
 	}
+	return 0;
+}
+
+/* LMDB makes a written map's file as large as the map: cut it back to the pages in use, in whole
+ * GROW_MIN, or to PRE, its size before LMDB's open, if that was larger (but not the map's size). With
+ * the writer lock held: no commit of another process is writing past the end meanwhile (one that
+ * starts later grows the file on its first fault). Returns 0 or -errno. */
+static int cut_back(kv_env *e, uint64_t pre)
+{
+	MDB_envinfo info;
+	struct stat sb;
+	MDB_txn *w;
+	int rc;
+
+	if ((rc = LM(mdb_txn_begin(e->env, NULL, 0, &w))))
+		return rc == -EACCES ? -EROFS : rc;
+	if (!(rc = LM(mdb_env_info(e->env, &info)))) {
+		uint64_t used = (uint64_t)(info.me_last_pgno + 1) * e->psize;
+		uint64_t to = (used + GROW_MIN - 1) / GROW_MIN * GROW_MIN;
+		if (pre > to && pre < e->mapsize)
+			to = pre;
+		if (fstat(e->dfd, &sb) || ((uint64_t)sb.st_size > to && ftruncate(e->dfd, (off_t)to)))
+			rc = -errno;
+	}
+	mdb_txn_abort(w);
+	return rc;
+}
+
+int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
+{
+	struct stat sb;
+	uint64_t pre = 0;
+	kv_env *e;
+	MDB_txn *txn;
+	char *data;
+	int rc;
+
+	if (create && !rdonly && (rc = mkdirs(dir)))
+		return rc;
+	if (stat(dir, &sb))
+		return -errno;
+	if (!S_ISDIR(sb.st_mode))
+		return -ENOTDIR;
+	if (mem_asprintf(&data, "%s/data.mdb", dir) < 0)
+		return -ENOMEM;
+	rc = stat(data, &sb) ? -errno : 0;
+	free(data);
+	if (rc && (!create || rdonly))
+		return rc;
+	if (rc == -ENOENT && (rc = kv_dir_is_empty(dir)))
+		return rc; /* never scatter a store into a directory that holds something else */
+	if (!rc)
+		pre = (uint64_t)sb.st_size;
+
+	if (!rc && (rc = recover(dir)))
+		return rc;
+	e = mem_calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->rdonly = rdonly;
+	e->afd = -1;
+	e->dfd = -1;
+	pthread_mutex_init(&e->sync_lock, NULL);
+	pthread_mutex_init(&e->due_lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&e->due_cond, &ca);
+	pthread_condattr_destroy(&ca);
+
+	/* A writable env writes its commits into the map (MDB_WRITEMAP: no copy of each dirty page, no
+	 * pwrite()), which needs the fault handler and where LMDB mapped the file, for growing the file. */
+	e->wmap = !rdonly && !kv_catch_faults();
+	rc = env_map(e, dir, MDB_NOTLS | MDB_NOSYNC | (rdonly ? MDB_RDONLY : e->wmap ? MDB_WRITEMAP : 0));
+	if (!rc && e->wmap && !e->map) { /* (not known where: as without it) */
+		mdb_env_close(e->env);
+		e->env = NULL;
+		e->wmap = false;
+		rc = env_map(e, dir, MDB_NOTLS | MDB_NOSYNC);
+	}
+	if (rc)
+		goto free_env;
+	MDB_stat ms;
+	MDB_envinfo info;
+	if ((rc = LM(mdb_env_stat(e->env, &ms))) || (rc = LM(mdb_env_info(e->env, &info))) ||
+	    (rc = LM(mdb_env_get_fd(e->env, &e->dfd))))
+		goto close_env;
+	e->psize = ms.ms_psize;
+	e->mapsize = info.me_mapsize;
+	if (!rdonly) { /* readers left by killed processes would pin their snapshots for ever */
+		int dead;
+		mdb_reader_check(e->env, &dead);
+	}
+	if (e->wmap && (rc = cut_back(e, pre)))
+		goto close_env;
+	file_size(e);
 	if ((rc = LM(mdb_txn_begin(e->env, NULL, rdonly ? MDB_RDONLY : 0, &txn))))
 		goto close_env;
 	if ((rc = LM(mdb_dbi_open(txn, NULL, 0, &e->dbi)))) {
@@ -662,6 +830,9 @@ int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
 close_env:
 	mdb_env_close(e->env);
 free_env:
+	pthread_mutex_destroy(&e->sync_lock);
+	pthread_mutex_destroy(&e->due_lock);
+	pthread_cond_destroy(&e->due_cond);
 	free(e);
 	return rc == -EIO ? -EIO : rc;
 }
@@ -782,6 +953,8 @@ static int txn_begin_raw(kv_env *env, bool rdonly, kv_txn **out)
 int kv_txn_begin(kv_env *env, bool rdonly, kv_txn **out)
 {
 	int rc;
+	if (!rdonly && env->wmap)
+		grow_handler_check();
 	if (!rdonly && !env->rdonly && !atomic_load(&env->pinned) && (rc = kv_env_sync(env)))
 		return rc; /* this process's first write: anchor what it builds on */
 	if (!rdonly && atomic_load(&env->tight) && atomic_load(&env->since))
@@ -820,7 +993,7 @@ int kv_txn_commit(kv_txn *t)
 		rc = 0;
 	} else if (t->faulted || fault_hit(CS_FAULT_LMDB)) {
 		mdb_txn_abort(t->txn);
-		rc = -EIO;
+		rc = t->nospace ? -ENOSPC : -EIO;
 	} else {
 		bool w = !t->rdonly;
 		if (w)
@@ -828,17 +1001,18 @@ int kv_txn_commit(kv_txn *t)
 		rc = commit_errno(t, guarded(t, G_COMMIT, NULL, NULL, NULL, 0));
 		if (t->faulted)
 			mdb_txn_abort(t->txn); /* the commit faulted half-way: LMDB did not end the txn */
-		else if (!rc && w && sync_due(t->env)) {
+		if (!rc && w && sync_due(t->env)) {
 			if (!t->env->bg_sync || atomic_load(&t->env->since) >= SYNC_MAX)
 				kv_env_sync(t->env); /* committed either way; a failure here leaves the old pin */
 			else if (!atomic_exchange(&t->env->due_told, true))
 				due_tell(t->env);
-		} else if (rc == -ENOSPC && w) {
-			/* the disk filled faster than the sync points noticed: free the pinned pages now, so
-			 * that the caller's next try (a delete, say) may fit where LMDB can reuse them */
-			atomic_store(&t->env->tight, true);
-			kv_env_sync(t->env);
 		}
+	}
+	if (rc == -ENOSPC && !t->rdonly) {
+		/* the disk filled faster than the sync points noticed: free the pinned pages now, so that
+		 * the caller's next try (a delete, say) may fit where LMDB can reuse them */
+		atomic_store(&t->env->tight, true);
+		kv_env_sync(t->env);
 	}
 	free(t);
 	return rc;
@@ -849,6 +1023,10 @@ void kv_txn_abort(kv_txn *t)
 	if (!t)
 		return;
 	mdb_txn_abort(t->txn);
+	if (t->nospace) { /* as a commit refused for want of space (kv_txn_commit()) */
+		atomic_store(&t->env->tight, true);
+		kv_env_sync(t->env);
+	}
 	free(t);
 }
 
@@ -939,6 +1117,16 @@ int kv_get(kv_txn *t, const void *key, size_t klen, const void **val, size_t *vl
 	return 0;
 }
 
+/* Copy N bytes from SRC to DST, space LMDB reserved in T: in the map when it is written (MDB_WRITEMAP),
+ * so under the fault guard (the file grows, or the disk is full: -ENOSPC). */
+static int map_copy(kv_txn *t, void *dst, const void *src, size_t n)
+{
+	MDB_val d = { n, dst }, s = { n, (void *)src };
+	if (!t->env->wmap)
+		return (memcpy(dst, src, n), 0);
+	return guarded(t, G_COPY, NULL, &d, &s, 0);
+}
+
 int kv_reserve(kv_txn *t, const void *key, size_t klen, size_t vlen, void **dst)
 {
 	uint8_t skey[SKEY_LEN], hdr[10];
@@ -967,10 +1155,9 @@ int kv_reserve(kv_txn *t, const void *key, size_t klen, size_t vlen, void **dst)
 	v.mv_data = NULL;
 	if ((rc = LMG(t, G_PUT, NULL, &k, &v, MDB_RESERVE)))
 		return rc;
-	if (klen > P) {
-		memcpy(v.mv_data, hdr, hl);
-		memcpy((uint8_t *)v.mv_data + hl, (const uint8_t *)key + P, klen - P);
-	}
+	if (klen > P && ((rc = map_copy(t, v.mv_data, hdr, hl)) ||
+			 (rc = map_copy(t, (uint8_t *)v.mv_data + hl, (const uint8_t *)key + P, klen - P))))
+		return rc;
 	*dst = (uint8_t *)v.mv_data + (v.mv_size - vlen);
 	return 0;
 }
@@ -980,7 +1167,7 @@ int kv_put(kv_txn *t, const void *key, size_t klen, const void *val, size_t vlen
 	void *dst;
 	int rc = kv_reserve(t, key, klen, vlen, &dst);
 	if (!rc && vlen)
-		memcpy(dst, val, vlen);
+		rc = map_copy(t, dst, val, vlen);
 	return rc;
 }
 
@@ -997,9 +1184,7 @@ int kv_append(kv_txn *t, const void *key, size_t klen, const void *val, size_t v
 	if ((rc = LMG(t, G_PUT, NULL, &k, &v, MDB_APPEND | MDB_RESERVE)))
 		return rc;
 	t->writes++;
-	if (vlen)
-		memcpy(v.mv_data, val, vlen);
-	return 0;
+	return vlen ? map_copy(t, v.mv_data, val, vlen) : 0;
 }
 
 /* After emptying slot HOLE of a long-key probe run, pull later entries back so lookups (which stop at

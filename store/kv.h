@@ -21,7 +21,9 @@ typedef struct kv_txn kv_txn;
 typedef struct kv_cursor kv_cursor;
 
 /* Open (CREATE: creating, directory 0700 and files 0600) the environment in DIR, first giving it back
- * its anchored meta pages if the anchor is from another boot (anchor.h).
+ * its anchored meta pages if the anchor is from another boot (anchor.h). Writable: MDB_WRITEMAP, the
+ * data file cut back to its pages under the writer lock, and kv_catch_faults() installed (kv.c, "The
+ * file grows on a fault").
  * Errors: -ENOENT, -EACCES, -EINVAL (not a store), -EIO, -ENOMEM. Close with kv_env_close(). */
 int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out);
 
@@ -58,7 +60,8 @@ uint64_t kv_txn_id(const kv_txn *txn);
 uint64_t kv_txn_writes(const kv_txn *txn);
 /* Move a read-only TXN to the newest snapshot. Cursors must be closed. Errors: -EIO, -EAGAIN. */
 int kv_txn_renew(kv_txn *txn);
-/* cs_store_catch_faults(): a fault inside LMDB fails that call with -EIO (see kv.c). */
+/* cs_store_catch_faults(): a fault inside LMDB fails that call with -EIO, and a write past the end of a
+ * written map's file grows the file (see kv.c). */
 int kv_catch_faults(void);
 void kv_txn_reset(kv_txn *txn); /* release a read-only TXN's snapshot until kv_txn_renew() */
 /* The id of the last committed transaction (any process). */

@@ -342,11 +342,17 @@ int cellctl_open(struct cellctl *cc)
 	}
 	if (!path)
 		return cc_error("%s", strerror(ENOMEM));
-	if (is_default || cc->cmd->access == CC_CREATE)
-		opts.flags = CS_OPEN_CREATE;
-	else if (cc->cmd->access == CC_READ)
+	/* A reading command opens read-only (a writable open waits for a commit in progress elsewhere:
+	 * cs_store_open()); the default store is made on first use, by whichever command. */
+	if (cc->cmd->access == CC_READ)
 		opts.flags = CS_OPEN_RDONLY;
+	else if (is_default || cc->cmd->access == CC_CREATE)
+		opts.flags = CS_OPEN_CREATE;
 	rc = cs_store_open(path, &opts, &cc->st);
+	if (rc == -ENOENT && is_default && cc->cmd->access == CC_READ) {
+		opts.flags = CS_OPEN_CREATE;
+		rc = cs_store_open(path, &opts, &cc->st);
+	}
 	if (rc == -ENOENT)
 		status = cc_error("no store at %s", cc_qs(path));
 	else if (rc == -ENOTEMPTY)
@@ -377,6 +383,8 @@ int cellctl_commit(cs_txn *txn)
 {
 	int rc = cs_txn_commit(txn);
 
+	if (rc == -ENOSPC)
+		return cc_error("the store is full, nothing was written: %s", strerror(ENOSPC));
 	if (rc < 0)
 		return cc_error("commit failed, nothing was written: %s", strerror(-rc));
 	return CC_OK;

@@ -193,6 +193,9 @@ static int cell(struct imp *im, uint64_t line, size_t field, cs_bytes row, const
 		if (rc == -ENOENT)
 			status = cc_error("line %llu: family %s is no longer in table %s (changed during the import); %s",
 					  (unsigned long long)line, cc_qs(family), cc_qs(im->table), written_note(im));
+		else if (rc == -ENOSPC || rc == -EIO) /* the store's fault, not the line's */
+			status = cc_error("writing the batch that holds line %llu: %s; %s", (unsigned long long)line,
+					  strerror(-rc), written_note(im));
 		else
 			status = cc_error("line %llu: %s; %s", (unsigned long long)line, strerror(-rc), written_note(im));
 		return status;

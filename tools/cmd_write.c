@@ -90,6 +90,9 @@ int cc_mutate_row(struct cellctl *cc, const char *table, const char *row, const 
 			rc = cc_error("value larger than the store's limit of %llu bytes",
 				      (unsigned long long)cs_store_max_value(cc->st));
 			break;
+		case -ENOSPC: /* (the file could not grow for the pages: as a commit that fails for want of space) */
+			rc = cc_error("the store is full, nothing was written: %s", strerror(ENOSPC));
+			break;
 		default:
 			rc = cc_store_error(txn, err_no, "applying mutation", table, NULL);
 		}

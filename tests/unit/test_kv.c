@@ -1,7 +1,8 @@
 /* test_kv.c — the ordered map under the store: keys of any length and any bytes must store, seek and
  * iterate in exact bytewise order, against a qsort-with-memcmp model; long keys sharing their first
  * KV_INLINE_MAX bytes (one "group"), keys of exactly 479/480/481 bytes, and colliding hash slots; seeks
- * that land where a walk does when a damaged branch page misleads LMDB's search. */
+ * that land where a walk does when a damaged branch page misleads LMDB's search; a written map's file
+ * that grows as it is written, not to the map's size, and a full disk that is ENOSPC. */
 #include "testutil.h"
 
 #include <errno.h>
@@ -9,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -809,6 +812,187 @@ static void test_kv__open_errors(void **state)
 	free(junk);
 }
 
+/* ---- the file of a written map (MDB_WRITEMAP) ---- */
+
+static uint64_t data_size(const char *dir)
+{
+	char *path;
+	struct stat sb;
+	assert_true(asprintf(&path, "%s/data.mdb", dir) > 0);
+	assert_int_equal(stat(path, &sb), 0);
+	free(path);
+	return (uint64_t)sb.st_size;
+}
+
+static void set_data_size(const char *dir, uint64_t size)
+{
+	char *path;
+	assert_true(asprintf(&path, "%s/data.mdb", dir) > 0);
+	assert_int_equal(truncate(path, (off_t)size), 0);
+	free(path);
+}
+
+/* Where the last page LMDB wrote ends: every page it uses begins with its own number, not zero; the
+ * file past its pages is zeros. */
+static uint64_t pages_end(const char *dir)
+{
+	char *path;
+	uint8_t pg[4096];
+	uint64_t end = 0, off = 0;
+	FILE *fp;
+	assert_true(asprintf(&path, "%s/data.mdb", dir) > 0);
+	assert_non_null(fp = fopen(path, "rb"));
+	for (; fread(pg, 1, sizeof(pg), fp) == sizeof(pg); off += sizeof(pg))
+		for (size_t i = 0; i < sizeof(pg); i++)
+			if (pg[i]) {
+				end = off + sizeof(pg);
+				break;
+			}
+	fclose(fp);
+	free(path);
+	return end;
+}
+
+/* Values FROM..TO-1 of N bytes, each its own commit: key "vNNN", value bytes = its number. */
+static void put_values(struct kv_fixture *f, int from, int to, size_t n)
+{
+	char key[16];
+	for (int i = from; i < to; i++) {
+		uint8_t *val = tu_filled(n, (uint8_t)i);
+		kv_txn *t = begin(f, false);
+		snprintf(key, sizeof(key), "v%03d", i);
+		assert_int_equal(kv_put(t, key, strlen(key), val, n), 0);
+		assert_int_equal(kv_txn_commit(t), 0);
+		free(val);
+	}
+}
+
+static void expect_values(struct kv_fixture *f, int from, int to, size_t n)
+{
+	char key[16];
+	kv_txn *t = begin(f, true);
+	for (int i = from; i < to; i++) {
+		uint8_t *want = tu_filled(n, (uint8_t)i);
+		const void *v;
+		size_t vn;
+		snprintf(key, sizeof(key), "v%03d", i);
+		assert_int_equal(kv_get(t, key, strlen(key), &v, &vn), 0);
+		assert_int_equal(vn, n);
+		assert_memory_equal(v, want, n);
+		free(want);
+	}
+	kv_txn_abort(t);
+}
+
+/* LMDB makes a written map's file as large as the map (1 TiB here); the store's file holds what it
+ * stores and grows as it is written, stays as it was across a reopen, and is cut back when an opener
+ * died before cutting it. */
+static void test_kv__the_file_grows_as_written_not_to_the_maps_size(void **state)
+{
+	struct kv_fixture *f = *state;
+	uint64_t size;
+
+	assert_true(data_size(f->dir) <= (1u << 20)); /* a new store: one MiB */
+	put_values(f, 0, 40, 256 << 10);               /* 10 MiB */
+	size = data_size(f->dir);
+	assert_true(size >= 10u << 20);
+	assert_true(size <= 16u << 20);
+	expect_values(f, 0, 40, 256 << 10);
+
+	kv_env_close(f->env);
+	assert_int_equal(kv_env_open(f->dir, false, false, &f->env), 0);
+	assert_int_equal(data_size(f->dir), size);
+
+	kv_env_close(f->env);
+	set_data_size(f->dir, (uint64_t)1 << 40); /* as LMDB's open leaves it */
+	assert_int_equal(kv_env_open(f->dir, false, false, &f->env), 0);
+	assert_true(data_size(f->dir) >= 10u << 20);
+	assert_true(data_size(f->dir) <= 16u << 20);
+	expect_values(f, 0, 40, 256 << 10);
+	put_values(f, 40, 48, 256 << 10);
+	expect_values(f, 0, 48, 256 << 10);
+}
+
+/* Another process's open cuts the file back to the pages in use while this one has it open (its record
+ * of the file's size is then too large): this one's next writes grow it again, and nothing is lost. */
+static void test_kv__a_file_cut_back_meanwhile_grows_again(void **state)
+{
+	struct kv_fixture *f = *state;
+
+	put_values(f, 0, 12, 256 << 10);
+	set_data_size(f->dir, pages_end(f->dir));
+	put_values(f, 12, 24, 256 << 10);
+	kv_txn *t = begin(f, false); /* several MiB in one commit */
+	uint8_t *big = tu_filled(5u << 20, 0x5a);
+	assert_int_equal(kv_put(t, "big", 3, big, 5u << 20), 0);
+	assert_int_equal(kv_txn_commit(t), 0);
+	expect_values(f, 0, 24, 256 << 10);
+
+	kv_env_close(f->env);
+	assert_int_equal(kv_env_open(f->dir, false, false, &f->env), 0);
+	expect_values(f, 0, 24, 256 << 10);
+	const void *v;
+	size_t vn;
+	t = begin(f, true);
+	assert_int_equal(kv_get(t, "big", 3, &v, &vn), 0);
+	assert_int_equal(vn, 5u << 20);
+	assert_memory_equal(v, big, vn);
+	kv_txn_abort(t);
+	free(big);
+}
+
+/* A write that needs the file to grow when it cannot (the disk is full; here a file size limit) fails
+ * with ENOSPC, whether LMDB or the copy of the value meets the end, and leaves the store as it was; the
+ * same write succeeds once there is room. The fault handler is SIGBUS's again after something else
+ * took it over. */
+static void test_kv__a_write_the_file_cannot_grow_for_is_enospc_and_changes_nothing(void **state)
+{
+	struct kv_fixture *f = *state;
+	struct rlimit old, lim;
+	uint8_t *big = tu_filled(3u << 20, 0xa5);
+	const void *v;
+	size_t vn;
+	kv_txn *t;
+
+	put_values(f, 0, 4, 256 << 10);
+	signal(SIGBUS, SIG_DFL); /* as a test framework does: the store puts its handler back */
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = data_size(f->dir);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+
+	for (int i = 0; i < 2; i++) { /* the file can grow neither for the value's pages nor for its copy */
+		t = begin(f, false);
+		int rc = kv_put(t, "big", 3, big, 3u << 20);
+		if (!rc)
+			rc = kv_txn_commit(t);
+		else
+			kv_txn_abort(t);
+		assert_int_equal(rc, -ENOSPC);
+	}
+	t = begin(f, false);
+	assert_int_equal(kv_put(t, "v000", 4, "x", 1), 0); /* within the file: fits */
+	kv_txn_abort(t);
+
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	expect_values(f, 0, 4, 256 << 10);
+	t = begin(f, true);
+	assert_int_equal(kv_get(t, "big", 3, &v, &vn), -ENOENT);
+	kv_txn_abort(t);
+
+	t = begin(f, false);
+	assert_int_equal(kv_put(t, "big", 3, big, 3u << 20), 0);
+	assert_int_equal(kv_txn_commit(t), 0);
+	t = begin(f, true);
+	assert_int_equal(kv_get(t, "big", 3, &v, &vn), 0);
+	assert_int_equal(vn, 3u << 20);
+	assert_memory_equal(v, big, vn);
+	kv_txn_abort(t);
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -821,6 +1005,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kv__seek_lands_where_a_walk_does_despite_a_damaged_branch_key,
 						kv_setup, kv_teardown),
 		cmocka_unit_test_setup_teardown(test_kv__open_errors, kv_setup, kv_teardown),
+		cmocka_unit_test_setup_teardown(test_kv__the_file_grows_as_written_not_to_the_maps_size, kv_setup,
+						kv_teardown),
+		cmocka_unit_test_setup_teardown(test_kv__a_file_cut_back_meanwhile_grows_again, kv_setup, kv_teardown),
+		cmocka_unit_test_setup_teardown(test_kv__a_write_the_file_cannot_grow_for_is_enospc_and_changes_nothing,
+						kv_setup, kv_teardown),
 	};
 	return cmocka_run_group_tests_name("kv", tests, NULL, NULL);
 }
