@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <linux/magic.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "kv.h"
@@ -27,6 +29,28 @@ static int kv_setup(void **state)
 	struct kv_fixture *f = calloc(1, sizeof(*f));
 	assert_non_null(f);
 	f->dir = tu_mkdtemp();
+	assert_int_equal(kv_env_open(f->dir, false, true, &f->env), 0);
+	*state = f;
+	return 0;
+}
+
+/* kv_setup on a memory file system (TMPDIR if it is one, else /dev/shm), where a writable env writes
+ * its map (MDB_WRITEMAP); skipped where there is none. */
+static int kv_setup_mem(void **state)
+{
+	const char *tmp = getenv("TMPDIR"), *shm = "/dev/shm";
+	struct statfs sf;
+	char *dir;
+
+	if (!tmp || statfs(tmp, &sf) || sf.f_type != TMPFS_MAGIC)
+		tmp = shm;
+	if (statfs(tmp, &sf) || sf.f_type != TMPFS_MAGIC)
+		skip();
+	assert_true(asprintf(&dir, "%s/cellfs-unit-XXXXXX", tmp) > 0);
+	assert_non_null(mkdtemp(dir));
+	struct kv_fixture *f = calloc(1, sizeof(*f));
+	assert_non_null(f);
+	f->dir = dir;
 	assert_int_equal(kv_env_open(f->dir, false, true, &f->env), 0);
 	*state = f;
 	return 0;
@@ -884,7 +908,27 @@ static void expect_values(struct kv_fixture *f, int from, int to, size_t n)
 	kv_txn_abort(t);
 }
 
-/* LMDB makes a written map's file as large as the map (1 TiB here); the store's file holds what it
+/* On a disk (TMPDIR, if it is one) the map is not written: the file grows as LMDB pwrite()s pages, not
+ * to the map's size, and a reopen leaves it as it is. */
+static void test_kv__a_store_on_a_disk_writes_its_pages_not_its_map(void **state)
+{
+	struct kv_fixture *f = *state;
+	struct statfs sf;
+	assert_int_equal(statfs(f->dir, &sf), 0);
+	if (sf.f_type == TMPFS_MAGIC)
+		skip(); /* (TMPDIR is in memory) */
+	assert_true(data_size(f->dir) <= (64u << 10));
+	put_values(f, 0, 40, 256 << 10);
+	uint64_t size = data_size(f->dir);
+	assert_true(size >= 10u << 20 && size <= 16u << 20);
+	kv_env_close(f->env);
+	set_data_size(f->dir, 32u << 20);
+	assert_int_equal(kv_env_open(f->dir, false, false, &f->env), 0);
+	assert_int_equal(data_size(f->dir), 32u << 20);
+	expect_values(f, 0, 40, 256 << 10);
+}
+
+/* On a memory file system LMDB makes a written map's file as large as the map (1 TiB here); the store's file holds what it
  * stores and grows as it is written, stays as it was across a reopen, and is cut back when an opener
  * died before cutting it. */
 static void test_kv__the_file_grows_as_written_not_to_the_maps_size(void **state)
@@ -943,8 +987,8 @@ static void test_kv__a_file_cut_back_meanwhile_grows_again(void **state)
 
 /* A write that needs the file to grow when it cannot (the disk is full; here a file size limit) fails
  * with ENOSPC, whether LMDB or the copy of the value meets the end, and leaves the store as it was; the
- * same write succeeds once there is room. The fault handler is SIGBUS's again after something else
- * took it over. */
+ * same write succeeds once there is room. With a written map (in memory) the fault handler is SIGBUS's
+ * again after something else took it over; on a disk LMDB's pwrite() fails. */
 static void test_kv__a_write_the_file_cannot_grow_for_is_enospc_and_changes_nothing(void **state)
 {
 	struct kv_fixture *f = *state;
@@ -1005,11 +1049,16 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kv__seek_lands_where_a_walk_does_despite_a_damaged_branch_key,
 						kv_setup, kv_teardown),
 		cmocka_unit_test_setup_teardown(test_kv__open_errors, kv_setup, kv_teardown),
-		cmocka_unit_test_setup_teardown(test_kv__the_file_grows_as_written_not_to_the_maps_size, kv_setup,
+		cmocka_unit_test_setup_teardown(test_kv__the_file_grows_as_written_not_to_the_maps_size, kv_setup_mem,
 						kv_teardown),
-		cmocka_unit_test_setup_teardown(test_kv__a_file_cut_back_meanwhile_grows_again, kv_setup, kv_teardown),
+		cmocka_unit_test_setup_teardown(test_kv__a_file_cut_back_meanwhile_grows_again, kv_setup_mem,
+						kv_teardown),
+		cmocka_unit_test_setup_teardown(test_kv__a_write_the_file_cannot_grow_for_is_enospc_and_changes_nothing,
+						kv_setup_mem, kv_teardown),
 		cmocka_unit_test_setup_teardown(test_kv__a_write_the_file_cannot_grow_for_is_enospc_and_changes_nothing,
 						kv_setup, kv_teardown),
+		cmocka_unit_test_setup_teardown(test_kv__a_store_on_a_disk_writes_its_pages_not_its_map, kv_setup,
+						kv_teardown),
 	};
 	return cmocka_run_group_tests_name("kv", tests, NULL, NULL);
 }
