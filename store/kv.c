@@ -40,7 +40,7 @@ struct kv_env {
 	uint64_t mapsize;       /* the map's size */
 	int dfd;                /* LMDB's descriptor of the data file */
 	bool rdonly;
-	bool wmap;              /* the map is written (MDB_WRITEMAP: every writable env whose map is found) */
+	bool wmap;              /* the map is written (MDB_WRITEMAP): writable, in memory, its map found */
 	/* The synced snapshot (anchor.h), changed only under LMDB's writer lock: */
 	MDB_txn *pin;            /* a reader on it, keeping its pages from reuse while commits follow */
 	_Atomic uint64_t pinned; /* its txnid + 1; 0: no pin (read without the lock by kv_env_sync) */
@@ -146,14 +146,14 @@ static int kv_errno(int rc)
  * cannot commit; the caller aborts it (a read-only one may be renewed: a new snapshot, a fresh start).
  * Only LMDB's own frames are skipped by the jump, so no lock or allocation of ours is left behind.
  *
- * The file grows on a fault. A writable env maps the file MDB_WRITEMAP: a write transaction's pages are
- * written into the map, not copied to the heap and pwrite()n at commit, so the file must be there before
+ * The file grows on a fault. A writable env in memory (mem_fs()) maps the file MDB_WRITEMAP: a write
+ * transaction's pages are written into the map, not copied to the heap and pwrite()n at commit, so the file must be there before
  * LMDB writes a page (LMDB would make it as large as the whole map: kv_env_open() cuts it back). A
  * write past the file's end faults with SIGBUS; the handler allocates the file up to past that page
  * (fallocate: on a full disk that fails, not a later write) and returns, and the write runs again. If
  * the disk is full the fault jumps back as above, and the call returns -ENOSPC. Writes into the map
- * happen only in LMG() calls of a write transaction and map_copy(), which say so (fault_env); the
- * handler must be SIGBUS's whenever one runs (grow_handler_check()). */
+ * happen only in a write transaction's puts, deletes and commit (LMG()) and map_copy(), which say so
+ * (fault_env); the handler must be SIGBUS's whenever one runs (grow_handler_check()). */
 static __thread sigjmp_buf *fault_jmp;
 static __thread bool fault_nospace; /* the last jump was a file that could not grow */
 
@@ -213,7 +213,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 	if (j) {
 		fault_jmp = NULL;
 		fault_nospace = g < 0;
-		siglongjmp(*j, 1);
+		siglongjmp(*j, sig);
 	}
 	/* not inside LMDB: what was there before handles it when the instruction runs again (by default,
 	 * the process ends); ours comes back with the next write transaction */
@@ -267,21 +267,22 @@ static __attribute__((noinline)) int guarded(kv_txn *t, enum gop op, MDB_cursor 
 {
 	sigjmp_buf jb;
 	volatile int rc = -EIO;
+	int sig;
 
 	if (t->faulted)
 		return -EIO;
-	if (sigsetjmp(jb, 0)) {
+	if ((sig = sigsetjmp(jb, 0))) {
 		fault_jmp = NULL;
 		fault_env = NULL;
 		t->faulted = true;
-		if (!t->rdonly && (fault_nospace || low_space(t->env))) {
+		if (!t->rdonly && t->env->wmap && (fault_nospace || (sig == SIGBUS && low_space(t->env)))) {
 			t->nospace = true;
 			return -ENOSPC;
 		}
 		return -EIO;
 	}
 	fault_jmp = &jb;
-	fault_env = t->rdonly || !t->env->wmap ? NULL : t->env;
+	fault_env = t->rdonly || !t->env->wmap || op == G_GET || op == G_CURSOR_GET ? NULL : t->env;
 	switch (op) {
 	case G_COMMIT:
 		rc = kv_errno(mdb_txn_commit(t->txn));
@@ -806,7 +807,7 @@ int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
 	/* A writable env in memory writes its commits into the map (MDB_WRITEMAP: no copy of each dirty
 	 * page, no pwrite()), which needs the fault handler and where LMDB mapped the file, for growing the
 	 * file. (See mem_fs() for why not on a disk.) */
-	e->wmap = !rdonly && mem_fs(dir) && !kv_catch_faults();
+	bool sized = e->wmap = !rdonly && mem_fs(dir) && !kv_catch_faults(); /* (LMDB sizes its file) */
 	rc = env_map(e, dir, MDB_NOTLS | MDB_NOSYNC | (rdonly ? MDB_RDONLY : e->wmap ? MDB_WRITEMAP : 0));
 	if (!rc && e->wmap && !e->map) { /* (not known where: as without it) */
 		mdb_env_close(e->env);
@@ -827,7 +828,7 @@ int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
 		int dead;
 		mdb_reader_check(e->env, &dead);
 	}
-	if (e->wmap && (rc = cut_back(e, pre)))
+	if (sized && (rc = cut_back(e, pre)))
 		goto close_env;
 	file_size(e);
 	if ((rc = LM(mdb_txn_begin(e->env, NULL, rdonly ? MDB_RDONLY : 0, &txn))))
