@@ -172,10 +172,15 @@ static uint64_t grow_to(uint64_t off, uint64_t size)
 	return (off + step + GROW_MIN - 1) / GROW_MIN * GROW_MIN;
 }
 
+/* The address of this thread's last fault that was inside the file when the handler looked. */
+static __thread uintptr_t fault_inside;
+
 /* In the handler: if ADDR lies in E's map past the end of its file, grow the file past it. Returns 1
- * (grown: the access may run again), 0 (not past the end: damage, or a hole the disk had no room for),
- * -1 (the file could not grow: the disk is full). The file's size is asked again, not remembered: another
- * process's kv_env_open() may have cut it back meanwhile. Only async-signal-safe system calls. */
+ * (grown, or grown meanwhile: the access may run again), 0 (inside the file: damage, or a hole the disk
+ * had no room for), -1 (the file could not grow: the disk is full). The file's size is asked again, not
+ * remembered: another process's kv_env_open() may have cut it back meanwhile, or (LMDB's open, before
+ * the cut) made it the map's size since the access faulted; so a fault found inside the file is let
+ * run again once. Only async-signal-safe system calls. */
 static int grow_on_fault(kv_env *e, uintptr_t addr)
 {
 	uintptr_t map = atomic_load_explicit(&e->map, memory_order_relaxed);
@@ -185,8 +190,12 @@ static int grow_on_fault(kv_env *e, uintptr_t addr)
 	if (!map || addr < map || off >= e->mapsize || fstat(e->dfd, &sb))
 		return 0;
 	size = (uint64_t)sb.st_size;
-	if (off < size)
-		return 0;
+	if (off < size) {
+		if (fault_inside == addr)
+			return 0; /* again: not a race */
+		fault_inside = addr;
+		return 1;
+	}
 	to = grow_to(off, size);
 	if (to > e->mapsize)
 		to = e->mapsize;
@@ -282,6 +291,7 @@ static __attribute__((noinline)) int guarded(kv_txn *t, enum gop op, MDB_cursor 
 		return -EIO;
 	}
 	fault_jmp = &jb;
+	fault_inside = 0;
 	fault_env = t->rdonly || !t->env->wmap || op == G_GET || op == G_CURSOR_GET ? NULL : t->env;
 	switch (op) {
 	case G_COMMIT:

@@ -1,6 +1,7 @@
 /* test_concurrency.c — several processes on one store, as the daemon and cellctl use it: a writer and a
  * reader (which writes too), each committing, with every snapshot consistent; ReadModifyWrite from
- * several processes at once counting exactly; a snapshot held in one process while another commits.
+ * several processes at once counting exactly; a snapshot held in one process while another commits; a
+ * file growing while other processes open the store.
  * Children open the store themselves after fork() (LMDB environments do not survive fork) and report
  * through their exit status; the parent checks the store afterwards. */
 #include "testutil.h"
@@ -376,12 +377,97 @@ static void test_concurrency__snapshot_survives_other_commits(void **state)
 	close(pong[1]);
 }
 
+/* ---- a file that grows while other processes open the store ---- */
+
+#define GROW_VALUES 300
+#define GROW_VALUE (48u << 10)
+#define GROW_OPENS 60
+
+static void grow_value(char *v, int i)
+{
+	for (size_t j = 0; j < GROW_VALUE; j++)
+		v[j] = (char)('a' + (i + j / 4096) % 26);
+}
+
+static void grower(cs_store *st, int arg)
+{
+	char row[16], *v = malloc(GROW_VALUE);
+	CHECK(v);
+	for (int i = 0; i < GROW_VALUES; i++) {
+		cs_txn *txn;
+		grow_value(v, i);
+		snprintf(row, sizeof(row), "g%04d", i);
+		const cs_mutation m = { .op = CS_SET_CELL, .family = "a", .qualifier = CS_STR("q"), .ts = 1,
+					.value = { v, GROW_VALUE } };
+		CHECK_RC(cs_txn_begin(st, 0, &txn));
+		CHECK_RC(cs_row_mutate(txn, "t", CS_STR(row), &m, 1));
+		CHECK_RC(cs_txn_commit(txn));
+	}
+	free(v);
+}
+
+/* A child that opens the store writable and closes it again, GROW_OPENS times. */
+static pid_t spawn_opener(struct fixture *f)
+{
+	pid_t pid;
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char c;
+		alarm(CHILD_TIMEOUT);
+		close(f->go[1]);
+		CHECK(read(f->go[0], &c, 1) == 0);
+		for (int i = 0; i < GROW_OPENS; i++) {
+			cs_store *st;
+			CHECK_RC(cs_store_open(f->dir, NULL, &st));
+			cs_store_close(st);
+		}
+		_exit(0);
+	}
+	return pid;
+}
+
+/* One process writes values that grow the file (in memory its commits write the map, and the file
+ * grows on faults) while two others keep opening the store, each open making the file the map's size
+ * and cutting it back (store/README.md, "The map"): every commit succeeds and every value reads back. */
+static void test_concurrency__a_file_growing_while_others_open_the_store(void **state)
+{
+	struct fixture *f = *state;
+	pid_t w = spawn(f, grower, 0), o1 = spawn_opener(f), o2 = spawn_opener(f);
+	char row[16], *want = malloc(GROW_VALUE);
+
+	assert_non_null(want);
+	start(f);
+	wait_ok(w, "grower");
+	wait_ok(o1, "opener");
+	wait_ok(o2, "opener");
+
+	cs_store *st = parent_open(f);
+	cs_txn *txn = tu_begin(st, CS_TXN_RDONLY);
+	for (int i = 0; i < GROW_VALUES; i++) {
+		size_t n;
+		snprintf(row, sizeof(row), "g%04d", i);
+		char *v = get(txn, row, "q", &n);
+		grow_value(want, i);
+		assert_non_null(v);
+		assert_int_equal(n, GROW_VALUE);
+		assert_memory_equal(v, want, n);
+		free(v);
+	}
+	tu_commit(txn);
+	cs_store_close(st);
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_concurrency__writer_and_reader, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrency__increment_from_many_processes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrency__snapshot_survives_other_commits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_concurrency__a_file_growing_while_others_open_the_store, setup,
+						teardown),
 	};
 	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests_name("concurrency", tests, NULL, NULL);

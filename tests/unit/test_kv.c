@@ -891,6 +891,18 @@ static void put_values(struct kv_fixture *f, int from, int to, size_t n)
 	}
 }
 
+/* KEY holds exactly the N bytes at WANT. */
+static void expect_stored(struct kv_fixture *f, const char *key, const void *want, size_t n)
+{
+	const void *v;
+	size_t vn;
+	kv_txn *t = begin(f, true);
+	assert_int_equal(kv_get(t, key, strlen(key), &v, &vn), 0);
+	assert_int_equal(vn, n);
+	assert_memory_equal(v, want, n);
+	kv_txn_abort(t);
+}
+
 static void expect_values(struct kv_fixture *f, int from, int to, size_t n)
 {
 	char key[16];
@@ -975,13 +987,7 @@ static void test_kv__a_file_cut_back_meanwhile_grows_again(void **state)
 	kv_env_close(f->env);
 	assert_int_equal(kv_env_open(f->dir, false, false, &f->env), 0);
 	expect_values(f, 0, 24, 256 << 10);
-	const void *v;
-	size_t vn;
-	t = begin(f, true);
-	assert_int_equal(kv_get(t, "big", 3, &v, &vn), 0);
-	assert_int_equal(vn, 5u << 20);
-	assert_memory_equal(v, big, vn);
-	kv_txn_abort(t);
+	expect_stored(f, "big", big, 5u << 20);
 	free(big);
 }
 
@@ -1029,11 +1035,7 @@ static void test_kv__a_write_the_file_cannot_grow_for_is_enospc_and_changes_noth
 	t = begin(f, false);
 	assert_int_equal(kv_put(t, "big", 3, big, 3u << 20), 0);
 	assert_int_equal(kv_txn_commit(t), 0);
-	t = begin(f, true);
-	assert_int_equal(kv_get(t, "big", 3, &v, &vn), 0);
-	assert_int_equal(vn, 3u << 20);
-	assert_memory_equal(v, big, vn);
-	kv_txn_abort(t);
+	expect_stored(f, "big", big, 3u << 20);
 	free(big);
 }
 
