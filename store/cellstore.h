@@ -67,11 +67,11 @@ typedef struct cs_open_opts {
 /* Open the store in directory DIR. OPTS may be NULL (defaults, no CS_OPEN_CREATE).
  * Several processes may have one store open at once; writers are serialised. The first open after a
  * reboot gives the store back its last synced state if commits after it were lost (store/anchor.h).
- * A writable open waits for a commit in progress in another process (it sizes the data file under the
- * writer lock), and installs cs_store_catch_faults()'s handlers: its commits are written into a map of
- * the file, which grows when a write faults past its end (SIGBUS). They must stay installed while the
- * store is written; one that replaced them meanwhile is replaced in turn at the next write
- * transaction, and handed the faults that are not the store's.
+ * A writable open of a store on tmpfs or ramfs waits for a commit in progress in another process (it
+ * sizes the data file under the writer lock), and installs cs_store_catch_faults()'s handlers: its
+ * commits are written into a map of the file, which grows when a write faults past its end (SIGBUS).
+ * They must stay installed while the store is written; one that replaced them meanwhile is replaced in
+ * turn at the next write transaction, and handed the faults that are not the store's.
  * Errors: -ENOENT (no store there and no CS_OPEN_CREATE), -ENOTEMPTY (creating a store in a directory
  *         that holds other files), -ENOTDIR, -EACCES, -EIO (DIR is not a valid store), -ENOMEM. On success *OUT is the caller's; close it with cs_store_close(). */
 int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out);
@@ -102,7 +102,7 @@ bool cs_store_sync_wait(cs_store *st, unsigned ms);
  * fails the call that met it with -EIO instead of killing the process. The transaction is then marked
  * damaged: every later read in it is -EIO, commit is -EIO (nothing written); abort it (or renew a
  * read-only one). A fault anywhere else goes to what handled the signal before (by default the
- * process dies as usual). A writable cs_store_open() installs them itself. Errors: -EINVAL. */
+ * process dies as usual). A writable cs_store_open() in memory installs them itself. Errors: -EINVAL. */
 int cs_store_catch_faults(void);
 
 /* The default store's directory: $CELLFS_DB if set and non-empty, else $XDG_DATA_HOME/cellfs/default,

@@ -35,7 +35,7 @@ struct kv_env {
 	MDB_env *env;
 	MDB_dbi dbi;
 	unsigned psize; /* LMDB's page size */
-	_Atomic uint64_t fsize; /* the data file's size when last looked at (it only grows) */
+	_Atomic uint64_t fsize; /* the data file's size when last looked at (another opener may cut it back) */
 	_Atomic uintptr_t map;  /* where LMDB mapped the file (0: unknown, in_file() checks nothing) */
 	uint64_t mapsize;       /* the map's size */
 	int dfd;                /* LMDB's descriptor of the data file */
@@ -262,12 +262,13 @@ static void grow_handler_check(void)
 }
 
 /* The LMDB calls that read pages, as guarded() runs them. */
-enum gop { G_COMMIT, G_GET, G_PUT, G_DEL, G_CURSOR_GET, G_COPY };
+enum gop { G_COMMIT, G_GET, G_PUT, G_DEL, G_CURSOR_GET, G_COPY, G_ZERO };
 
 static bool low_space(kv_env *env);
 
 /* kv_errno() of one LMDB call in txn T (OP on cursor MC, key K, value V, put flags or cursor op ARG),
- * under the fault guard (see above); G_COPY copies V into the map at K (a reserved value). A function of
+ * under the fault guard (see above); G_COPY copies V into the map at K (a reserved value), G_ZERO zeroes
+ * K. A function of
  * its own, never inlined, so that the jump back skips only LMDB's frames and no caller's variable lives
  * across sigsetjmp(). A write fault on a full disk is -ENOSPC: the file could not grow, or a hole in it
  * (a copied store's) could not be filled. */
@@ -311,6 +312,10 @@ static __attribute__((noinline)) int guarded(kv_txn *t, enum gop op, MDB_cursor 
 		break;
 	case G_COPY:
 		memcpy(k->mv_data, v->mv_data, v->mv_size);
+		rc = 0;
+		break;
+	case G_ZERO:
+		memset(k->mv_data, 0, k->mv_size);
 		rc = 0;
 		break;
 	}
@@ -1004,6 +1009,15 @@ static int commit_errno(kv_txn *t, int rc)
 	return rc;
 }
 
+/* After a write refused for want of space (the disk filled faster than the sync points noticed): free
+ * the pinned pages now, so that the caller's next try (a delete, say) may fit where LMDB can reuse them,
+ * and sync before every write while space stays low. */
+static void free_pinned(kv_env *e)
+{
+	atomic_store(&e->tight, true);
+	kv_env_sync(e);
+}
+
 /* Wake the caller's thread waiting in kv_env_sync_wait(): a sync point is due. */
 static void due_tell(kv_env *e)
 {
@@ -1035,12 +1049,8 @@ int kv_txn_commit(kv_txn *t)
 				due_tell(t->env);
 		}
 	}
-	if (rc == -ENOSPC && !t->rdonly) {
-		/* the disk filled faster than the sync points noticed: free the pinned pages now, so that
-		 * the caller's next try (a delete, say) may fit where LMDB can reuse them */
-		atomic_store(&t->env->tight, true);
-		kv_env_sync(t->env);
-	}
+	if (rc == -ENOSPC && !t->rdonly)
+		free_pinned(t->env);
 	free(t);
 	return rc;
 }
@@ -1050,10 +1060,8 @@ void kv_txn_abort(kv_txn *t)
 	if (!t)
 		return;
 	mdb_txn_abort(t->txn);
-	if (t->nospace) { /* as a commit refused for want of space (kv_txn_commit()) */
-		atomic_store(&t->env->tight, true);
-		kv_env_sync(t->env);
-	}
+	if (t->nospace)
+		free_pinned(t->env);
 	free(t);
 }
 
@@ -1154,7 +1162,8 @@ static int map_copy(kv_txn *t, void *dst, const void *src, size_t n)
 	return guarded(t, G_COPY, NULL, &d, &s, 0);
 }
 
-int kv_reserve(kv_txn *t, const void *key, size_t klen, size_t vlen, void **dst)
+/* kv_reserve() without making *DST safe to fill outside the fault guard: kv_put() copies under it. */
+static int reserve(kv_txn *t, const void *key, size_t klen, size_t vlen, void **dst)
 {
 	uint8_t skey[SKEY_LEN], hdr[10];
 	MDB_val k, v;
@@ -1192,9 +1201,19 @@ int kv_reserve(kv_txn *t, const void *key, size_t klen, size_t vlen, void **dst)
 int kv_put(kv_txn *t, const void *key, size_t klen, const void *val, size_t vlen)
 {
 	void *dst;
-	int rc = kv_reserve(t, key, klen, vlen, &dst);
+	int rc = reserve(t, key, klen, vlen, &dst);
 	if (!rc && vlen)
 		rc = map_copy(t, dst, val, vlen);
+	return rc;
+}
+
+int kv_reserve(kv_txn *t, const void *key, size_t klen, size_t vlen, void **dst)
+{
+	int rc = reserve(t, key, klen, vlen, dst);
+	if (!rc && vlen && t->env->wmap) { /* the file grows under the guard, not in the caller's fill */
+		MDB_val d = { vlen, *dst }, z = { vlen, NULL };
+		rc = guarded(t, G_ZERO, NULL, &d, &z, 0);
+	}
 	return rc;
 }
 

@@ -21,9 +21,9 @@ typedef struct kv_txn kv_txn;
 typedef struct kv_cursor kv_cursor;
 
 /* Open (CREATE: creating, directory 0700 and files 0600) the environment in DIR, first giving it back
- * its anchored meta pages if the anchor is from another boot (anchor.h). Writable: MDB_WRITEMAP, the
- * data file cut back to its pages under the writer lock, and kv_catch_faults() installed (kv.c, "The
- * file grows on a fault").
+ * its anchored meta pages if the anchor is from another boot (anchor.h). Writable and on tmpfs or ramfs:
+ * MDB_WRITEMAP, the data file cut back to its pages under the writer lock, and kv_catch_faults()
+ * installed (kv.c, "The file grows on a fault").
  * Errors: -ENOENT, -EACCES, -EINVAL (not a store), -EIO, -ENOMEM. Close with kv_env_close(). */
 int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out);
 
@@ -71,7 +71,8 @@ uint64_t kv_env_version(kv_env *env);
  * Errors: -ENOENT (kv_get, kv_del: no such key), -ENOSPC, -EIO, -ENOMEM. */
 int kv_get(kv_txn *txn, const void *key, size_t klen, const void **val, size_t *vlen);
 int kv_put(kv_txn *txn, const void *key, size_t klen, const void *val, size_t vlen);
-/* Like kv_put, but reserves VLEN bytes for the caller to fill at *DST before any other call on TXN. */
+/* Like kv_put, but reserves VLEN bytes for the caller to fill at *DST before any other call on TXN (zeroed
+ * first when the map is written, so that the caller's fill never needs the file to grow). */
 int kv_reserve(kv_txn *txn, const void *key, size_t klen, size_t vlen, void **dst);
 int kv_del(kv_txn *txn, const void *key, size_t klen);
 /* kv_put for a key known to sort after every stored key (LMDB's MDB_APPEND: no search, and pages fill

@@ -342,8 +342,8 @@ int cellctl_open(struct cellctl *cc)
 	}
 	if (!path)
 		return cc_error("%s", strerror(ENOMEM));
-	/* A reading command opens read-only (a writable open waits for a commit in progress elsewhere:
-	 * cs_store_open()); the default store is made on first use, by whichever command. */
+	/* A reading command opens read-only (a writable open of a store in memory waits for a commit in
+	 * progress elsewhere: cs_store_open()); the default store is made on first use, by any command. */
 	if (cc->cmd->access == CC_READ)
 		opts.flags = CS_OPEN_RDONLY;
 	else if (is_default || cc->cmd->access == CC_CREATE)
