@@ -194,6 +194,7 @@ int main(int argc, char *argv[])
 	cursor_cache_init(&fs.cursors);
 	pending_init(&fs.pending);
 	pthread_mutex_init(&fs.wlock, NULL);
+	pthread_mutex_init(&fs.hlock, NULL);
 	if (!(fs.se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), &fs)))
 		goto free_nodes; /* libfuse has said why: an unknown option, say */
 	if (fuse_set_signal_handlers(fs.se))
@@ -223,6 +224,7 @@ remove_handlers:
 destroy:
 	fuse_session_destroy(fs.se);
 free_nodes:
+	fs_handles_release(&fs);
 	cursor_cache_release(&fs.cursors);
 	pending_release(&fs.pending);
 	node_table_release(&fs.nodes);

@@ -36,6 +36,10 @@ struct fs {
 	struct pending_set pending; /* directories made through the mount, not yet in the store */
 	_Atomic size_t nnew;      /* files created and not yet written back (listed from their handles) */
 	bool no_opendir;          /* the kernel lists directories unopened (set at init) */
+	/* every open file handle, so that those whose RELEASE never came (the daemon stopped first) are
+	 * freed at exit: fs_handles_release() */
+	pthread_mutex_t hlock;
+	struct fileh *handles;
 	/* the daemon's own writes, so the watcher need not drop every cache for them (wops.c, watch.c) */
 	pthread_mutex_t wlock;    /* held around each write transaction of the daemon's */
 	uint64_t acct;            /* the newest store version accounted for (seen by the watcher, or ours) */
@@ -57,6 +61,11 @@ int fs_txn_key_init(struct fs *fs);
  * write_end() takes note of what changed (watch.c). */
 uint64_t write_begin(struct fs *fs);
 void write_end(struct fs *fs, uint64_t before);
+
+/* Free the file handles still open once the session has ended (ops.c): the kernel's RELEASE for a file
+ * closed just before an unmount or a signal may never have reached the daemon. Nothing is written back:
+ * a handle commits on close() and fsync(), which have returned. */
+void fs_handles_release(struct fs *fs);
 
 /* Start/stop the thread that follows the store's changes and invalidates the kernel's caches. */
 int fs_watch_start(struct fs *fs);

@@ -518,12 +518,39 @@ static uint64_t value_id(const void *buf, size_t len)
 	return h ? h : 1;
 }
 
-static void fileh_free(struct fileh *h)
+void fileh_free(struct fileh *h)
 {
 	pthread_mutex_destroy(&h->lock);
 	node_id_free(&h->id);
 	free(h->buf);
 	free(h);
+}
+
+void fileh_track(struct fs *fs, struct fileh *h)
+{
+	pthread_mutex_lock(&fs->hlock);
+	if ((h->hnext = fs->handles))
+		h->hnext->hpprev = &h->hnext;
+	h->hpprev = &fs->handles;
+	fs->handles = h;
+	pthread_mutex_unlock(&fs->hlock);
+}
+
+void fileh_untrack(struct fs *fs, struct fileh *h)
+{
+	pthread_mutex_lock(&fs->hlock);
+	if ((*h->hpprev = h->hnext))
+		h->hnext->hpprev = h->hpprev;
+	pthread_mutex_unlock(&fs->hlock);
+}
+
+void fs_handles_release(struct fs *fs)
+{
+	while (fs->handles) {
+		struct fileh *h = fs->handles;
+		fs->handles = h->hnext;
+		fileh_free(h);
+	}
 }
 
 static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -586,10 +613,14 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fs *fs = fs_of(req);
 	count_req(req, OP_OPEN);
 	int err = fs_do_open(req, ino, fi);
-	if (err)
+	if (err) {
 		reply_err(req, err);
-	else
+	} else {
+		/* (before the reply, after which its RELEASE may come on another thread; if the reply finds the
+		 * open interrupted, no RELEASE will: the handle stays until exit, as in libfuse) */
+		fileh_track(fs, (struct fileh *)(uintptr_t)fi->fh);
 		fuse_reply_open(req, fi);
+	}
 	txn_idle(fs);
 }
 
@@ -636,6 +667,7 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	}
 	if (h->cached)
 		node_close_file(&fs->nodes, ino, true);
+	fileh_untrack(fs, h);
 	fileh_free(h);
 	fuse_reply_err(req, 0);
 }

@@ -38,6 +38,7 @@ int take_entry(void *arg, const char *name, const struct node_id *id, const stru
  * for writing edits its copy and writes it back as one version (wops.c). */
 struct fileh {
 	struct fileh *next_writer; /* first: the node table chains writable handles through it (node.h) */
+	struct fileh *hnext, **hpprev; /* in fs->handles, while open (fileh_track) */
 	uint64_t ino;          /* the file's inode (writable handles, to leave the node's list) */
 	pthread_mutex_t lock;  /* writable handles: writes, flushes and setattr may run in parallel */
 	void *buf;
@@ -56,6 +57,12 @@ struct fileh {
 	struct node_id id;     /* owned: the file (its node may go before the handle) */
 	uint64_t parent;       /* the inode of the directory it was opened in */
 };
+
+/* Free H, its copy and its identity. */
+void fileh_free(struct fileh *h);
+/* Enter H in fs->handles once it is open / take it out at its release. */
+void fileh_track(struct fs *fs, struct fileh *h);
+void fileh_untrack(struct fs *fs, struct fileh *h);
 
 /* Write handlers (wops.c). */
 void fs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, struct fuse_file_info *fi);

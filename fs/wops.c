@@ -106,6 +106,11 @@ static void reply_new_entry(fuse_req_t req, struct fs *fs, fuse_ino_t parent, co
 	uint64_t ino;
 	int rc = node_ref(&fs->nodes, id, parent, name, &ino);
 	if (rc) {
+		if (h) { /* a create that cannot be answered: its handle goes */
+			if (h->counted_new)
+				atomic_fetch_sub(&fs->nnew, 1);
+			fileh_free(h);
+		}
 		reply_err(req, -rc);
 		return;
 	}
@@ -121,8 +126,9 @@ static void reply_new_entry(fuse_req_t req, struct fs *fs, fuse_ino_t parent, co
 	if (fi) {
 		h->ino = ino;
 		node_add_writer(&fs->nodes, ino, h);
+		fileh_track(fs, h);
 		if (fuse_reply_create(req, &e, fi) == -ENOENT) /* interrupted: the kernel will not forget it */
-			node_forget(&fs->nodes, ino, 1); /* (nor release the handle: it leaks, as in libfuse) */
+			node_forget(&fs->nodes, ino, 1); /* (nor release the handle: it stays until exit) */
 	} else if (fuse_reply_entry(req, &e) == -ENOENT) {
 		node_forget(&fs->nodes, ino, 1);
 	}
@@ -355,12 +361,8 @@ void fs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 	txn_idle(fs);
 	return;
 fail:
-	if (h) {
-		node_id_free(&h->id);
-		pthread_mutex_destroy(&h->lock);
-		free(h->buf);
-		free(h);
-	}
+	if (h)
+		fileh_free(h);
 	node_id_free(&eff);
 	reply_err(req, -rc);
 	txn_idle(fs);
