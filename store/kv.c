@@ -47,8 +47,9 @@ struct kv_env {
 	int afd;                 /* DIR/anchor, -1 until the first sync point */
 	_Atomic unsigned since;  /* commits since the last sync point */
 	_Atomic bool tight;      /* little space left: a sync point before every write (low_space()) */
-	_Atomic int64_t next_ns; /* CLOCK_MONOTONIC time from which the next sync point is cheap enough */
-	_Atomic int64_t retry_ns; /* ... and, after a failed one, from which the next may be tried */
+	_Atomic int64_t synced_ns; /* CLOCK_MONOTONIC time the last sync point ended */
+	_Atomic int64_t took_ns;   /* ... and what its syncs took */
+	_Atomic int64_t retry_ns;  /* after a failed one, the time from which the next may be tried */
 	bool bg_sync;            /* sync points are the caller's (kv_env_sync_due()), SYNC_MAX aside */
 	pthread_mutex_t sync_lock; /* this process's sync points, one at a time */
 	/* bg_sync: the caller's thread waits in kv_env_sync_wait() until a commit finds a sync point due */
@@ -64,15 +65,20 @@ struct kv_env {
  * what that one took (syncs then cost at most about a tenth of the time, on a slow disk too), and after
  * SYNC_MAX commits whatever the time.
  *
- * Where a thread of the caller's makes them (bg_sync, the daemon), they cost the committing threads
- * nothing: after SYNC_MIN commits one is due whatever the time. The ratio there made the store grow on a
- * disk: each window's pages are all new ones, and the high-water mark is about two windows; a sync
- * point's fdatasync takes longer the more a window wrote, so each window was longer than the last, up to
- * SYNC_MAX commits (10,000 files created and overwritten through the mount on ext4 made a 123 MB store,
- * against 4 MB in tmpfs, where a sync point takes microseconds). */
+ * Where a thread of the caller's makes them (bg_sync, the daemon), they cost the committing threads no
+ * waiting, but their time is spent all the same (fdatasync's writeback): one is due after SYNC_MIN
+ * commits once the time since the last is SYNC_BG_RATIO times what that one took (in memory, where a
+ * sync point takes microseconds, every 64 commits), and after SYNC_BG commits whatever the time (on a
+ * disk). With the ratio alone the store grew on a disk: each window's pages are all new ones, and the
+ * file's high-water mark is about two windows; a sync point's fdatasync takes longer the more its
+ * window wrote, so each window was longer than the last, up to SYNC_MAX commits (10,000 files made and
+ * overwritten through the mount on ext4 left a 123 MB store; 12 MB now, in about the same time; 5 MB
+ * with windows of 64, which cost the daemon a fifth more time). */
 #define SYNC_MIN 64
 #define SYNC_MAX 4096
 #define SYNC_RATIO 10
+#define SYNC_BG 256
+#define SYNC_BG_RATIO 40
 #define FAIL_BACKOFF_NS 100000000 /* after a failed sync point, the next is due no sooner than this */
 
 static int64_t mono_ns(void)
@@ -91,7 +97,11 @@ static bool sync_due(kv_env *e)
 	if (n < SYNC_MIN)
 		return false;
 	int64_t now = mono_ns();
-	return now >= atomic_load(&e->retry_ns) && (e->bg_sync || now >= atomic_load(&e->next_ns));
+	if (now < atomic_load(&e->retry_ns))
+		return false; /* (a sync point failed just now) */
+	if (e->bg_sync && n >= SYNC_BG)
+		return true;
+	return now >= atomic_load(&e->synced_ns) + (e->bg_sync ? SYNC_BG_RATIO : SYNC_RATIO) * atomic_load(&e->took_ns);
 }
 
 struct kv_txn {
@@ -693,7 +703,8 @@ static int sync_locked(kv_env *e)
 	e->pin = pin;
 	atomic_store(&e->pinned, synced + 1);
 	atomic_store(&e->tight, low_space(e));
-	atomic_store(&e->next_ns, mono_ns() + SYNC_RATIO * (t1 - t0));
+	atomic_store(&e->took_ns, t1 - t0);
+	atomic_store(&e->synced_ns, mono_ns());
 out:
 	if (rc) { /* not again at once: the next due after FAIL_BACKOFF_NS (SYNC_MAX aside) */
 		atomic_store(&e->retry_ns, mono_ns() + FAIL_BACKOFF_NS);

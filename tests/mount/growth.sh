@@ -1,30 +1,30 @@
 #!/bin/bash
-# The store stays small under a shell loop's many small commits: 2,000 files made with `echo >` through
+# The store stays small under a shell loop's many small commits: 5,000 files made with `echo >` through
 # the mount (two commits each, bash's dup'd descriptor and the close), then all overwritten, leave a
-# data.mdb under 8 MiB. Every window between two sync points writes its pages afresh (the synced snapshot
-# is pinned, store/README.md "Durability"), so the file is about two windows' worth: the daemon must make
-# its sync points every few dozen commits on a disk too. It once let the windows grow with the time each
-# sync took (a longer window, a longer fdatasync, a longer next window): 15-22 MB here, 123 MB for 10,000
-# files. Meant for a store on a disk (TMPDIR as given; in tmpfs a sync point takes microseconds).
+# data.mdb under 24 MiB. Every window between two sync points writes its pages afresh (the synced
+# snapshot is pinned, store/README.md "Durability"), so the file is about two windows' worth: the daemon
+# must make its sync points every few hundred commits on a disk too (every 256). It once let the windows grow with
+# the time each sync took (a longer window, a longer fdatasync, a longer next window): 49-110 MB here,
+# now about 10 MB. Meant for a store on a disk (TMPDIR as given; in tmpfs a sync point takes microseconds).
 . "$(dirname "$0")/lib.sh"
 db=$TMP/store
 "$CELLCTL" --db "$db" createtable t families=cf || exit 1
 mount_store "$db"
 fs=$(stat -f -c %T "$TMP")
 for word in one two; do
-	(cd "$MNT/t" && for ((r = 0; r < 200; r++)); do
+	(cd "$MNT/t" && for ((r = 0; r < 500; r++)); do
 		mkdir -p "r$r/cf" || exit 1
 		for ((q = 0; q < 10; q++)); do
 			echo "$word" >"r$r/cf/q$q" || exit 1
 		done
-	done) || fail "writing 2,000 files ($word) through the mount failed"
+	done) || fail "writing 5,000 files ($word) through the mount failed"
 done
 size=$(stat -c %s "$db/data.mdb")
 unmount_store
-[ "$size" -lt $((8 << 20)) ] || fail "data.mdb is $size bytes after 2,000 files made and overwritten (on $fs): over 8 MiB"
+[ "$size" -lt $((24 << 20)) ] || fail "data.mdb is $size bytes after 5,000 files made and overwritten (on $fs): over 24 MiB"
 got=$("$CELLCTL" --db "$db" count t) || fail "cellctl count failed"
-[ "$got" = 200 ] || fail "the table has $got rows, want 200"
+[ "$got" = 500 ] || fail "the table has $got rows, want 500"
 got=$("$CELLCTL" --db "$db" read t | grep -c '"two\\n"')
-[ "$got" = 2000 ] || fail "$got cells read \"two\", want 2000"
+[ "$got" = 5000 ] || fail "$got cells read \"two\", want 5000"
 echo "data.mdb: $size bytes on $fs"
 exit $status
