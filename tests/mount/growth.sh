@@ -3,9 +3,10 @@
 # the mount (two commits each, bash's dup'd descriptor and the close), then all overwritten, leave a
 # data.mdb under 24 MiB. Every window between two sync points writes its pages afresh (the synced
 # snapshot is pinned, store/README.md "Durability"), so the file is about two windows' worth: the daemon
-# must make its sync points every few hundred commits on a disk too (every 256). It once let the windows grow with
-# the time each sync took (a longer window, a longer fdatasync, a longer next window): 49-110 MB here,
-# now about 10 MB. Meant for a store on a disk (TMPDIR as given; in tmpfs a sync point takes microseconds).
+# must make its sync points every few hundred commits on a disk too (every 256 at the most). It once let
+# the windows grow with the time each sync took (a longer window, a longer fdatasync, a longer next
+# window): 41-110 MB here, now 7-8 MB. Meant for a store on a disk (TMPDIR as given; in tmpfs a sync
+# point takes microseconds).
 . "$(dirname "$0")/lib.sh"
 db=$TMP/store
 "$CELLCTL" --db "$db" createtable t families=cf || exit 1
