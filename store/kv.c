@@ -170,8 +170,9 @@ static int kv_errno(int rc)
  * Only LMDB's own frames are skipped by the jump, so no lock or allocation of ours is left behind.
  *
  * The file grows on a fault. A writable env in memory (mem_fs()) maps the file MDB_WRITEMAP: a write
- * transaction's pages are written into the map, not copied to the heap and pwrite()n at commit, so the file must be there before
- * LMDB writes a page (LMDB would make it as large as the whole map: kv_env_open() cuts it back). A
+ * transaction's pages are written into the map, not copied to the heap and pwrite()n at commit, so the
+ * file must be there before LMDB writes a page (LMDB would make it as large as the whole map:
+ * kv_env_open() cuts it back). A
  * write past the file's end faults with SIGBUS; the handler allocates the file up to past that page
  * (fallocate: on a full disk that fails, not a later write) and returns, and the write runs again. If
  * the disk is full the fault jumps back as above, and the call returns -ENOSPC. Writes into the map
@@ -291,9 +292,8 @@ static bool low_space(kv_env *env);
 
 /* kv_errno() of one LMDB call in txn T (OP on cursor MC, key K, value V, put flags or cursor op ARG),
  * under the fault guard (see above); G_COPY copies V into the map at K (a reserved value), G_ZERO zeroes
- * K. A function of
- * its own, never inlined, so that the jump back skips only LMDB's frames and no caller's variable lives
- * across sigsetjmp(). A write fault on a full disk is -ENOSPC: the file could not grow, or a hole in it
+ * K. A function of its own, never inlined, so that the jump back skips only LMDB's frames and no
+ * caller's variable lives across sigsetjmp(). A write fault on a full disk is -ENOSPC: the file could not grow, or a hole in it
  * (a copied store's) could not be filled. */
 static __attribute__((noinline)) int guarded(kv_txn *t, enum gop op, MDB_cursor *mc, MDB_val *k, MDB_val *v,
 					     unsigned arg)
