@@ -172,12 +172,12 @@ static int kv_errno(int rc)
  * The file grows on a fault. A writable env in memory (mem_fs()) maps the file MDB_WRITEMAP: a write
  * transaction's pages are written into the map, not copied to the heap and pwrite()n at commit, so the
  * file must be there before LMDB writes a page (LMDB would make it as large as the whole map:
- * kv_env_open() cuts it back). A
- * write past the file's end faults with SIGBUS; the handler allocates the file up to past that page
- * (fallocate: on a full disk that fails, not a later write) and returns, and the write runs again. If
- * the disk is full the fault jumps back as above, and the call returns -ENOSPC. Writes into the map
- * happen only in a write transaction's puts, deletes and commit (LMG()) and map_copy(), which say so
- * (fault_env); the handler must be SIGBUS's whenever one runs (grow_handler_check()). */
+ * kv_env_open() cuts it back). A write past the file's end faults with SIGBUS; the handler allocates
+ * the file up to past that page (fallocate: on a full disk that fails, not a later write) and returns,
+ * and the write runs again. If the disk is full the fault jumps back as above, and the call returns
+ * -ENOSPC. Writes into the map happen only in a write transaction's puts, deletes and commit (LMG())
+ * and map_copy(), which say so (fault_env); the handler must be SIGBUS's whenever one runs
+ * (grow_handler_check()). */
 static __thread sigjmp_buf *fault_jmp;
 static __thread bool fault_nospace; /* the last jump was a file that could not grow */
 
