@@ -113,6 +113,7 @@ static void node_free(struct node *n)
 		return;
 	node_id_free(&n->id);
 	free(n->name);
+	free(n->fullname);
 	free(n);
 }
 
@@ -362,4 +363,43 @@ void node_foreach(struct node_table *t, void (*fn)(const struct node *n, void *a
 		for (struct node *n = t->buckets[i]; n; n = n->next)
 			fn(n, arg);
 	pthread_mutex_unlock(&t->lock);
+}
+
+int node_set_fullname(struct node_table *t, uint64_t ino, const void *b, size_t n)
+{
+	uint8_t *c = malloc(n ? n : 1);
+	struct node *nd;
+	int rc = -ESTALE;
+
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, b, n);
+	pthread_mutex_lock(&t->lock);
+	if ((nd = find(t, ino))) {
+		free(nd->fullname);
+		nd->fullname = c;
+		nd->fullnamen = n;
+		c = NULL;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&t->lock);
+	free(c);
+	return rc;
+}
+
+int node_fullname(struct node_table *t, uint64_t ino, uint8_t **b, size_t *n)
+{
+	struct node *nd;
+	int rc = -ENOENT;
+
+	pthread_mutex_lock(&t->lock);
+	if ((nd = find(t, ino)) && nd->fullname) {
+		rc = (*b = malloc(nd->fullnamen ? nd->fullnamen : 1)) ? 0 : -ENOMEM;
+		if (!rc) {
+			memcpy(*b, nd->fullname, nd->fullnamen);
+			*n = nd->fullnamen;
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	return rc;
 }

@@ -49,6 +49,9 @@ struct node {
 	bool as_family;      /* a key directory P<delim>F in which a file made F a family (see view_effective) */
 	bool made;           /* made by mkdir through the mount: its plain name may turn into a family's */
 	struct fileh *writers; /* handles open for writing on it (protected by the table's lock) */
+	int64_t made_us;     /* a file made by mknod that the store does not hold yet: when (else 0) */
+	uint8_t *fullname;   /* a tool's temporary file: the whole name (user.cellfs.name) it is to take */
+	size_t fullnamen;    /* (both protected by the table's lock: node_set_fullname, node_fullname) */
 };
 
 struct node_table {
@@ -105,6 +108,11 @@ void node_rewrite(struct node_table *t, bool (*fn)(struct node_id *id, void *arg
 
 /* The node INO now has NAME in directory PARENT (the kernel's rename moved its dentry). */
 void node_moved(struct node_table *t, uint64_t ino, uint64_t parent, const char *name);
+
+/* Keep a copy of the N bytes at B as node INO's whole name, replacing any. Errors: -ESTALE, -ENOMEM. */
+int node_set_fullname(struct node_table *t, uint64_t ino, const void *b, size_t n);
+/* A copy of node INO's whole name into *B (caller frees) and *N. Errors: -ENOENT (none), -ENOMEM. */
+int node_fullname(struct node_table *t, uint64_t ino, uint8_t **b, size_t *n);
 
 /* Call FN for every node (under the lock: FN must not call back into the table). */
 void node_foreach(struct node_table *t, void (*fn)(const struct node *n, void *arg), void *arg);

@@ -237,6 +237,10 @@ static int fs_do_getattr(fuse_req_t req, fuse_ino_t ino, struct stat *st)
 		rc = 0; /* a file being written: its handle's size and time */
 	else
 		rc = view_getattr(txn, id, &a);
+	if (rc == -ENOENT && id->kind >= NODE_COLUMN && n->made_us) {
+		a = (struct view_attr){ .nlink = 1, .mtime_us = n->made_us }; /* made by mknod, not written yet */
+		rc = 0;
+	}
 	if (rc == -ENOENT && (pending_has(&fs->pending, node_ino_of(id), &a.mtime_us) ||
 			      pending_has(&fs->pending, ino, &a.mtime_us))) {
 		a = (struct view_attr){ .dir = true, .nlink = 2, .mtime_us = a.mtime_us };

@@ -50,6 +50,8 @@ struct fileh {
 	bool changed;          /* the copy differs from what was last written back (or read at open) */
 	bool removed;          /* its file was removed (unlink, rename away): nothing is written back */
 	bool counted_new;      /* counted in fs->nnew: created, not yet written back */
+	bool unnamed;          /* created with a short-form name nothing holds: written back only once its
+	                        * whole name (user.cellfs.name) has come, see view_resolve_new */
 	int reported;          /* the write-back error close() or fsync() last returned, until the handle
 	                        * changes again (0: none); the release does not retry it */
 	int64_t set_ts;        /* a timestamp set on the handle (futimens), or -1 */

@@ -296,3 +296,11 @@ bool pending_round_hit(struct pending_set *p, uint64_t col, int64_t ts)
 	pthread_mutex_unlock(&p->lock);
 	return hit;
 }
+
+void pending_rewrite(struct pending_set *p, bool (*fn)(struct node_id *id, void *arg), void *arg)
+{
+	pthread_mutex_lock(&p->lock);
+	for (struct pending_dir *d = p->head; d; d = d->next)
+		fn(&d->id, arg);
+	pthread_mutex_unlock(&p->lock);
+}

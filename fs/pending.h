@@ -75,6 +75,11 @@ bool pending_has_children(struct pending_set *p, uint64_t parent);
  * (*NAMES, caller frees each and the array) and their count. Errors: -ENOMEM. */
 int pending_children(struct pending_set *p, uint64_t parent, char ***names, size_t *n);
 
+/* After a move of key directories: FN(id, arg) rewrites, in place, the identity of each held directory the
+ * move touched (returning whether it did, as node_rewrite()'s). Inode numbers, parents and names stay: the
+ * kernel keeps its inodes. FN is called under the set's lock and must not call back into it. */
+void pending_rewrite(struct pending_set *p, bool (*fn)(struct node_id *id, void *arg), void *arg);
+
 /* Columns written only as versions (see struct pending_set). pending_col_add: -ENOMEM. */
 int pending_col_add(struct pending_set *p, uint64_t ino);
 void pending_col_remove(struct pending_set *p, uint64_t ino);

@@ -544,7 +544,12 @@ static int lookup_keydir(cs_txn *txn, const struct node_id *dir, const char *nam
 		goto out;
 	if (res.partial) {
 		rc = lookup_by_listing(txn, dir, name, found, arg);
-		goto out;
+		if (rc != -ENOENT || memchr(name, t.info->delim, strlen(name)))
+			goto out;
+		/* a short form nothing holds: the directory of the name's own bytes, if there is one (a
+		 * directory made with it whose full name has not arrived, see view_resolve_new) */
+		res.len = strlen(name);
+		memcpy(res.bytes, name, res.len);
 	}
 	keyn = below_table(dir) ? dir->keyn + 1 + res.len : res.len;
 	if (keyn > CS_MAX_ROW_KEY) {
@@ -603,6 +608,13 @@ static int find_qualifier(cs_txn *txn, const struct node_id *dir, const name_res
 	return rc;
 }
 
+/* The qualifier a short-form file name NAME stands for while nothing holds its bytes: the name's own
+ * bytes, up to its last '@' for a version (KIND NODE_VERSION). */
+static size_t literal_qualn(const char *name, enum node_kind kind)
+{
+	return kind == NODE_VERSION ? (size_t)(strrchr(name, '@') - name) : strlen(name);
+}
+
 /* A file name NAME in family directory DIR as the identity of a column or a cell, into *ID (pointing into
  * *RES or NAME; ID->qual is unset for a short form, RES->partial). Returns 0, 1 for a tool's temporary file
  * (a non-canonical name starting with '.', rsync's .Q@TS.XXXXXX: the column of the name's own bytes, see
@@ -649,9 +661,15 @@ static int lookup_column(cs_txn *txn, const struct node_id *dir, const char *nam
 	if (rc)
 		return rc;
 	if (res.partial) { /* not by listing: the newest Q@TS is reachable but not listed */
-		if ((rc = find_qualifier(txn, dir, &res, &q, &id.qualn)))
+		rc = find_qualifier(txn, dir, &res, &q, &id.qualn);
+		if (rc == -ENOENT) { /* the column of the short form's own bytes (view_resolve_new), if any */
+			id.qual = (const uint8_t *)name;
+			id.qualn = literal_qualn(name, id.kind);
+		} else if (rc) {
 			return rc;
-		id.qual = q;
+		} else {
+			id.qual = q;
+		}
 	}
 	if (!(rc = cell_get(txn, &id, id.kind == NODE_VERSION ? id.ts : -1, &a, NULL, NULL)))
 		rc = found(arg, name, &id, &a);
@@ -692,6 +710,88 @@ int view_lookup(cs_txn *txn, const struct node_id *dir, const char *name, view_e
 #define XA_DELIM "user.cellfs.delimiter"
 #define XA_FAMILY "user.cellfs.family."
 
+#define XA_NAME "user.cellfs.name"
+
+/* Split key directory K = P<delim>X into its row part P and last segment X. Returns false if K has no
+ * delimiter (a first-level directory: no row above it). */
+static bool split_last(const struct node_id *dir, char delim, size_t *pn)
+{
+	const uint8_t *k = dir->key;
+	for (size_t i = dir->keyn; i-- > 0;)
+		if (k[i] == (uint8_t)delim) {
+			*pn = i;
+			return true;
+		}
+	return false;
+}
+
+int view_part(cs_txn *txn, const struct node_id *id, const uint8_t **b, size_t *n)
+{
+	cs_table_info *info;
+	size_t pn;
+	int rc;
+
+	switch (id->kind) {
+	case NODE_DIR:
+		if (!below_table(id))
+			return -EINVAL;
+		if ((rc = cs_table_info_get(txn, id->table, &info)))
+			return rc;
+		if (split_last(id, info->delim, &pn)) {
+			*b = id->key + pn + 1;
+			*n = id->keyn - pn - 1;
+		} else {
+			*b = id->key;
+			*n = id->keyn;
+		}
+		cs_table_info_free(info);
+		return 0;
+	case NODE_COLUMN:
+	case NODE_VERSION:
+		*b = id->qual;
+		*n = id->qualn;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int view_part_name(cs_txn *txn, const struct node_id *id, const void *b, size_t n, char *out)
+{
+	struct tctx t = { 0 };
+	int rc;
+
+	switch (id->kind) {
+	case NODE_DIR:
+		if ((rc = tctx_load(txn, id->table, &t)))
+			return rc;
+		rc = name_encode(NAME_SEGMENT, b, n, &t.seg, out, NAME_BUFSZ);
+		cs_table_info_free(t.info);
+		return rc;
+	case NODE_COLUMN:
+		return name_encode(NAME_QUALIFIER, b, n, NULL, out, NAME_BUFSZ);
+	case NODE_VERSION:
+		return name_encode_version(b, n, id->ts, out, NAME_BUFSZ);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Whether ID's own part (segment, qualifier) has a name only in short form: 1, 0, or an error. */
+static int part_is_short(cs_txn *txn, const struct node_id *id)
+{
+	char name[NAME_BUFSZ];
+	const uint8_t *b;
+	size_t n;
+	int rc;
+
+	if (id->kind == NODE_ROOT || id->kind == NODE_FAMILY || (id->kind == NODE_DIR && !below_table(id)))
+		return 0;
+	if ((rc = view_part(txn, id, &b, &n)) || (rc = view_part_name(txn, id, b, n, name)) < 0)
+		return rc == -EINVAL ? 0 : rc; /* (a segment with the delimiter: the table's first directory) */
+	return strstr(name, "%~") != NULL;
+}
+
 int view_xattr_list(cs_txn *txn, const struct node_id *id, char **buf, size_t *len)
 {
 	cs_table_info *info;
@@ -701,8 +801,15 @@ int view_xattr_list(cs_txn *txn, const struct node_id *id, char **buf, size_t *l
 
 	*buf = NULL;
 	*len = 0;
-	if (id->kind != NODE_DIR || below_table(id))
-		return 0; /* only a table's directory carries the schema */
+	if (id->kind != NODE_DIR || below_table(id)) {
+		/* an entry whose name is a short form carries its whole name, for tools to restore it */
+		if ((rc = part_is_short(txn, id)) <= 0)
+			return rc;
+		if (!(*buf = dupb(XA_NAME, sizeof(XA_NAME))))
+			return -ENOMEM;
+		*len = sizeof(XA_NAME);
+		return 0;
+	}
 	if ((rc = cs_table_info_get(txn, id->table, &info)))
 		return rc;
 	cap = sizeof(XA_DELIM);
@@ -724,10 +831,18 @@ int view_xattr_list(cs_txn *txn, const struct node_id *id, char **buf, size_t *l
 int view_xattr_get(cs_txn *txn, const struct node_id *id, const char *name, char **val, size_t *len)
 {
 	cs_table_info *info;
+	const uint8_t *b;
+	size_t bn;
 	int rc = -ENODATA;
 
-	if (id->kind != NODE_DIR || below_table(id))
-		return -ENODATA;
+	if (id->kind != NODE_DIR || below_table(id)) {
+		if (strcmp(name, XA_NAME) || (rc = part_is_short(txn, id)) == 0)
+			return -ENODATA;
+		if (rc < 0 || (rc = view_part(txn, id, &b, &bn)))
+			return rc;
+		*len = bn;
+		return (*val = dupb(b, bn ? bn : 1)) ? 0 : -ENOMEM;
+	}
 	if ((rc = cs_table_info_get(txn, id->table, &info)))
 		return rc;
 	rc = -ENODATA;
@@ -754,19 +869,6 @@ int view_xattr_get(cs_txn *txn, const struct node_id *id, const char *name, char
 
 /* ---- names of things that do not exist yet (writing) ---- */
 
-/* Split key directory K = P<delim>X into its row part P and last segment X. Returns false if K has no
- * delimiter (a first-level directory: no row above it). */
-static bool split_last(const struct node_id *dir, char delim, size_t *pn)
-{
-	const uint8_t *k = dir->key;
-	for (size_t i = dir->keyn; i-- > 0;)
-		if (k[i] == (uint8_t)delim) {
-			*pn = i;
-			return true;
-		}
-	return false;
-}
-
 int view_effective(cs_txn *txn, const struct node_id *dir, const char *name, struct node_id *out)
 {
 	struct tctx t = { 0 };
@@ -788,6 +890,12 @@ int view_effective(cs_txn *txn, const struct node_id *dir, const char *name, str
 	return rc;
 }
 
+static int take_id(void *arg, const char *name, const struct node_id *id, const struct view_attr *a)
+{
+	(void)name, (void)a;
+	return node_id_copy(arg, id);
+}
+
 static bool could_be_family(const void *arg, const char *name, size_t n)
 {
 	char f[CS_MAX_FAMILY + 1];
@@ -806,7 +914,7 @@ int view_resolve_new(cs_txn *txn, const struct node_id *dir, const char *name, b
 	name_result res;
 	uint8_t *key = NULL;
 	size_t keyn, pn;
-	bool escaped_family;
+	bool escaped_family, unnamed = false;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -835,7 +943,18 @@ int view_resolve_new(cs_txn *txn, const struct node_id *dir, const char *name, b
 			goto out;
 		}
 		if (!rc && res.partial) {
-			rc = -ENAMETOOLONG; /* a short form names a qualifier it does not hold */
+			uint8_t *q = NULL;
+			bool held = !(rc = find_qualifier(txn, dir, &res, &q, &id.qualn)); /* (its versions) */
+			if (rc && rc != -ENOENT)
+				goto out;
+			/* else a short form nothing holds: its own bytes until named */
+			id.qual = held ? q : (const uint8_t *)name;
+			if (!held)
+				id.qualn = literal_qualn(name, id.kind);
+			rc = node_id_copy(out, &id);
+			free(q);
+			if (!rc && !held)
+				rc = VIEW_UNNAMED;
 			goto out;
 		}
 		rc = node_id_copy(out, &id);
@@ -888,8 +1007,16 @@ int view_resolve_new(cs_txn *txn, const struct node_id *dir, const char *name, b
 		goto out;
 	escaped_family = rc == 1;
 	if (res.partial) {
-		rc = -ENAMETOOLONG;
-		goto out;
+		if ((rc = lookup_by_listing(txn, dir, name, take_id, out)) != -ENOENT)
+			goto out; /* it exists: that directory */
+		/* a short form nothing holds: its own bytes until named */
+		if (memchr(name, t.info->delim, strlen(name))) {
+			rc = -ENAMETOOLONG;
+			goto out;
+		}
+		res.len = strlen(name);
+		memcpy(res.bytes, name, res.len);
+		unnamed = true;
 	}
 	keyn = below_table(dir) ? dir->keyn + 1 + res.len : res.len;
 	if (keyn > CS_MAX_ROW_KEY) {
@@ -915,6 +1042,8 @@ int view_resolve_new(cs_txn *txn, const struct node_id *dir, const char *name, b
 	rc = node_id_copy(out, &id);
 	if (!rc && escaped_family)
 		rc = 1;
+	if (!rc && unnamed)
+		rc = VIEW_UNNAMED;
 out:
 	free(key);
 	cs_table_info_free(t.info);

@@ -53,6 +53,20 @@ int view_read(cs_txn *txn, const struct node_id *id, void **buf, size_t *len);
 int view_xattr_list(cs_txn *txn, const struct node_id *id, char **buf, size_t *len);
 int view_xattr_get(cs_txn *txn, const struct node_id *id, const char *name, char **val, size_t *len);
 
+/* Extended attribute "user.cellfs.name" of an entry whose name is a short form (a key segment or a
+ * qualifier whose name would be longer than NAME_MAX, rule 6 of name.h): its whole bytes, which cp -a,
+ * tar --xattrs and rsync -X carry; a restore sets it on the entry it made with the short form. */
+#define VIEW_XA_NAME "user.cellfs.name"
+
+/* The bytes of ID's own part: a key directory's last segment, a file's qualifier, into *B (pointing into
+ * ID) and *N. Errors: -EINVAL (the root, a table, a family directory), store errors. */
+int view_part(cs_txn *txn, const struct node_id *id, const uint8_t **b, size_t *n);
+
+/* The name N bytes at B would have in place of ID's own part (a segment of ID's table, a qualifier, or
+ * the qualifier of a version at ID's timestamp), into OUT (NAME_BUFSZ bytes). Returns its length.
+ * Errors: -EINVAL (a segment holding the delimiter; a kind without a part), store errors. */
+int view_part_name(cs_txn *txn, const struct node_id *id, const void *b, size_t n, char *out);
+
 /* What directory DIR, named NAME in its parent, stands for now. A key directory P<delim>X made (or looked
  * up) when X was not a family becomes family X's directory of row P once a file written in it has made X
  * a family; the kernel keeps the old inode until the watcher tells it. Returns 1 and the family's identity
@@ -67,11 +81,14 @@ int view_effective(cs_txn *txn, const struct node_id *dir, const char *name, str
  * a family if it is not one); a directory is the next key segment, or family NAME's directory of the row.
  * *OUT is owned (node_id_free()). Returns 0, or 1 for a key segment named like a family the table does
  * not have, escaped as if it had it (rule 4 of name.h): the caller makes it a family first, which is
- * what the escape says (a backup restored in any order meets the escaped name first). Errors: -EPERM (nothing of that kind can be there: a file at the top,
+ * what the escape says (a backup restored in any order meets the escaped name first); or VIEW_UNNAMED for
+ * a short-form name that nothing in the store holds: the entry stands for the name's own bytes (for a
+ * version, its qualifier part's) until VIEW_XA_NAME gives the bytes it is the short form of. Errors: -EPERM (nothing of that kind can be there: a file at the top,
  * in a table or first-level directory, or in a directory reached as an escaped key segment; a
  * directory in a family), -EINVAL (not a canonical name; not a valid table or family name),
- * -ENAMETOOLONG (a row key or qualifier over the limit, or a short-form name: it cannot be created),
+ * -ENAMETOOLONG (a row key or qualifier over the limit; a short form holding the delimiter),
  * -ENOTDIR, -ENOENT (no such table), store errors. */
+#define VIEW_UNNAMED 2
 int view_resolve_new(cs_txn *txn, const struct node_id *dir, const char *name, bool want_dir, struct node_id *out);
 
 #endif

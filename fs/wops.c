@@ -210,6 +210,10 @@ int fileh_commit(struct fs *fs, struct fileh *h)
 	pthread_mutex_lock(&h->lock);
 	if (h->removed || (!h->changed && h->set_ts < 0 && !(h->created && h->written_ts < 0)))
 		goto out; /* nothing to write (or nowhere: an unlinked file's writes go with it) */
+	if (h->unnamed) { /* a short form whose bytes never came (user.cellfs.name): close() says so */
+		rc = -ENAMETOOLONG;
+		goto out;
+	}
 	if (!h->changed && !h->created && h->written_ts < 0) {
 		if (h->id.kind == NODE_COLUMN && !(h->set_ts % 1000000))
 			pending_round_add(&fs->pending, column_ino(&h->id), h->set_ts);
@@ -328,8 +332,9 @@ void fs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 		goto fail;
 	pthread_mutex_init(&h->lock, NULL);
 	h->set_ts = h->written_ts = -1;
-	if ((rc = view_resolve_new(txn, dir, name, false, &h->id)))
+	if ((rc = view_resolve_new(txn, dir, name, false, &h->id)) < 0)
 		goto fail;
+	h->unnamed = rc == VIEW_UNNAMED;
 	if (dir->kind == NODE_DIR)
 		p->as_family = true; /* its name is a family's now: see dir_now() */
 	if (fs->strict_schema && !family_known(txn, &h->id)) {
@@ -806,7 +811,7 @@ void fs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 		struct view_attr have;
 		struct node_id pid;
 		int64_t pmt;
-		bool as_family = rc == 1;
+		bool as_family = rc == 1; /* (VIEW_UNNAMED: the directory of the name's own bytes, until named) */
 		rc = 0;
 		/* EEXIST before anything is made: a refused mkdir changes nothing (not even the family below) */
 		if (!view_getattr(txn, &id, &have)) {
@@ -950,6 +955,30 @@ static void move_writer(struct fileh *h, const struct node_id *id, void *arg)
 	pthread_mutex_unlock(&h->lock);
 }
 
+/* A rename of file FROM onto short-form name NEWNAME that nothing holds (TO, the column of the name's own
+ * bytes): TO gets the whole name FROM was given (user.cellfs.name on a tool's temporary file, as rsync -X
+ * sets it before its rename), if NEWNAME is its short form. Errors: -ENAMETOOLONG (no such name: the
+ * file cannot be stored under NEWNAME), -ENOMEM. */
+static int whole_name_of(struct fs *fs, cs_txn *txn, const struct node_id *from, const char *newname,
+			 struct node_id *to)
+{
+	char want[NAME_BUFSZ];
+	uint8_t *b;
+	size_t n;
+	int rc = node_fullname(&fs->nodes, node_ino_of(from), &b, &n);
+
+	if (rc)
+		return rc == -ENOENT ? -ENAMETOOLONG : rc;
+	if (view_part_name(txn, to, b, n, want) < 0 || strcmp(want, newname)) {
+		free(b);
+		return -ENAMETOOLONG;
+	}
+	free((void *)to->qual);
+	to->qual = b;
+	to->qualn = n;
+	return 0;
+}
+
 /* A file onto a file name of the same table. */
 static int rename_file(struct fs *fs, cs_txn *txn, struct found *f, const struct node_id *ndir, struct node *np,
 		       const char *newname, unsigned int flags, struct move *m, struct node_id *to)
@@ -957,7 +986,9 @@ static int rename_file(struct fs *fs, cs_txn *txn, struct found *f, const struct
 	struct found t = { 0 };
 	int rc, ex;
 
-	if ((rc = view_resolve_new(txn, ndir, newname, false, to)))
+	if ((rc = view_resolve_new(txn, ndir, newname, false, to)) < 0)
+		return rc;
+	if (rc == VIEW_UNNAMED && (rc = whole_name_of(fs, txn, &f->id, newname, to)))
 		return rc;
 	ex = find_child(txn, ndir, newname, &t);
 	node_id_free(&t.id);
@@ -992,7 +1023,7 @@ static int rename_keydir(struct fs *fs, cs_txn *txn, struct found *f, const stru
 	int64_t mt;
 	int rc;
 
-	if ((rc = view_resolve_new(txn, ndir, newname, true, to)))
+	if ((rc = view_resolve_new(txn, ndir, newname, true, to)) && rc != VIEW_UNNAMED)
 		return rc == 1 ? -EXDEV : rc; /* (a family to make first: mv copies, through mkdir) */
 	if (to->kind != NODE_DIR || strcmp(to->table, f->id.table) || !f->id.keyn || !to->keyn)
 		return -EXDEV;
@@ -1091,7 +1122,8 @@ void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t n
 				rc = -EXDEV;
 			else if ((rc = view_resolve_new(txn, ndir, newname, true, &to)) == 1)
 				rc = -EXDEV;
-			else if (!rc) {
+			else if (rc >= 0) {
+				rc = 0;
 				pending_remove_entry(&fs->pending, parent, name);
 				if ((rc = pending_add(&fs->pending, &to, newparent, newname, mt)))
 					pending_add(&fs->pending, &pid, parent, name, mt); /* as it was */
@@ -1122,10 +1154,84 @@ void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t n
 
 /* ---- what the store cannot hold ---- */
 
+/* mknod of a regular file (GNU tar makes a file so, to set its attributes before its data): an empty
+ * file, as create and close would make it. One with a short-form name nothing holds is only a node until
+ * its whole name comes and it is opened and written (see fs_setxattr). */
+static int fs_do_mknod(struct fs *fs, struct node *p, const char *name, mode_t mode, struct node_id *id,
+		       struct view_attr *a)
+{
+	struct node_id eff = { 0 };
+	const struct node_id *dir;
+	struct found f = { 0 };
+	int64_t ts = EDIT_TS_NEW;
+	cs_txn *txn;
+	int rc;
+
+	if (!p)
+		return -ESTALE;
+	if (!S_ISREG(mode))
+		return -EPERM; /* fifos, sockets, devices */
+	if (fs->ro)
+		return -EROFS;
+	if ((rc = fs_txn(fs, &txn)) || (rc = dir_now(txn, p, &eff, &dir)))
+		goto out;
+	if (!find_child(txn, dir, name, &f)) {
+		rc = -EEXIST;
+		goto out;
+	}
+	if ((rc = view_resolve_new(txn, dir, name, false, id)) < 0)
+		goto out;
+	*a = (struct view_attr){ .nlink = 1, .mtime_us = id->kind == NODE_VERSION ? id->ts : now_us() };
+	if (rc == VIEW_UNNAMED) {
+		rc = 0;
+		goto out;
+	}
+	if (dir->kind == NODE_DIR)
+		p->as_family = true;
+	if (fs->strict_schema && !family_known(txn, id))
+		rc = -EPERM;
+	else if (id->kind == NODE_VERSION && pending_round_hit(&fs->pending, column_ino(id), id->ts))
+		rc = -EINVAL;
+	else if (id->kind == NODE_VERSION && (rc = versions_only(fs, txn, id)))
+		;
+	else
+		OWN(fs, rc, edit_put(fs->st, id, ts, "", 0, -1, fs->strict_schema, &ts));
+	if (!rc) {
+		a->mtime_us = ts;
+		pending_filled(fs, id);
+	}
+out:
+	node_id_free(&f.id);
+	node_id_free(&eff);
+	return rc;
+}
+
 void fs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
 {
+	struct fs *fs = fs_of(req);
+	struct node_id id = { 0 };
+	struct view_attr a;
+	int rc;
+
+	(void)rdev;
 	count_req(req, OP_MKNOD);
-	fuse_reply_err(req, EPERM); /* fifos, sockets, devices; regular files come through create */
+	rc = fs_do_mknod(fs, node_get(&fs->nodes, parent), name, mode, &id, &a);
+	if (rc) {
+		reply_err(req, -rc);
+	} else {
+		struct view_attr have;
+		cs_txn *txn;
+		bool held = fs_txn(fs, &txn) || view_getattr(txn, &id, &have) != 0;
+		reply_new_entry(req, fs, parent, name, &id, &a, NULL, NULL);
+		if (held) { /* not in the store yet: the node answers for it until it is written */
+			struct node *n = node_get(&fs->nodes, node_ino_of(&id));
+			if (n)
+				n->made_us = a.mtime_us;
+		}
+		fuse_lowlevel_notify_inval_inode(fs->se, parent, 0, 0);
+	}
+	node_id_free(&id);
+	txn_idle(fs);
 }
 
 void fs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
@@ -1158,6 +1264,123 @@ static int family_type_is(cs_txn *txn, const char *table, const char *family, cs
 	return rc;
 }
 
+/* ---- the whole name of an entry named in short form (user.cellfs.name, see view.h) ---- */
+
+static void name_writer(struct fileh *h, const struct node_id *id, void *arg)
+{
+	struct node_id nid;
+	(void)arg;
+	pthread_mutex_lock(&h->lock);
+	if (!node_id_copy(&nid, id)) {
+		node_id_free(&h->id);
+		h->id = nid;
+		h->unnamed = false;
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+static bool name_pending(struct node_id *id, void *arg)
+{
+	return move_node(id, arg);
+}
+
+/* Node N (a key directory, a column or a version) is given the whole name B (BN bytes). Its own name
+ * already: nothing to do. A tool's temporary file keeps B for its rename onto B's short form
+ * (whole_name_of). An entry made with a short-form name nothing held (standing for the name's own bytes,
+ * view_resolve_new) becomes B if the name is B's short form: a directory's rows move to their key (one
+ * transaction), a file not yet written is named (its handles write it back under B). Errors: -EINVAL (N
+ * is named otherwise: B is not what its name stands for), -EEXIST (XATTR_CREATE, or B's directory holds
+ * rows already), -ENAMETOOLONG (the row key would pass CS_MAX_ROW_KEY, a qualifier CS_MAX_QUALIFIER),
+ * -EOPNOTSUPP (a family directory), store errors. */
+static int name_set(struct fs *fs, struct node *n, const void *b, size_t bn, int flags)
+{
+	char want[NAME_BUFSZ];
+	struct node_id from = { 0 }, to = { 0 };
+	struct move m;
+	const uint8_t *cur;
+	size_t curn, litn;
+	uint8_t *key = NULL;
+	struct view_attr a;
+	cs_txn *txn;
+	int rc;
+
+	if ((rc = fs_txn(fs, &txn)))
+		return rc;
+	if ((rc = view_part(txn, &n->id, &cur, &curn)))
+		return rc == -EINVAL ? -EOPNOTSUPP : rc;
+	if (curn == bn && !memcmp(cur, b, bn))
+		return flags & XATTR_CREATE ? -EEXIST : 0;
+	if (flags & XATTR_REPLACE)
+		return -ENODATA;
+	if (n->id.kind != NODE_DIR && n->name[0] == '.' && curn == strlen(n->name) && !memcmp(cur, n->name, curn))
+		return bn > CS_MAX_QUALIFIER ? -ENAMETOOLONG : node_set_fullname(&fs->nodes, n->ino, b, bn);
+	if ((rc = view_part_name(txn, &n->id, b, bn, want)) < 0)
+		return rc;
+	litn = n->id.kind == NODE_VERSION && strrchr(n->name, '@') ? (size_t)(strrchr(n->name, '@') - n->name)
+								    : strlen(n->name);
+	if (strcmp(want, n->name) || curn != litn || memcmp(cur, n->name, litn))
+		return -EINVAL;
+	if ((rc = node_id_copy(&from, &n->id)))
+		return rc;
+	to = from;
+	if (n->id.kind == NODE_DIR) {
+		size_t pre = from.keyn - curn;
+		cs_table_info *info;
+		if (pre + bn > CS_MAX_ROW_KEY) {
+			rc = -ENAMETOOLONG;
+			goto out;
+		}
+		if (!(key = malloc(pre + bn + 1))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		memcpy(key, from.key, pre);
+		memcpy(key + pre, b, bn);
+		to.key = key;
+		to.keyn = pre + bn;
+		if ((rc = cs_table_info_get(txn, from.table, &info)))
+			goto out;
+		m = (struct move){ .kind = MOVE_KEYS, .table = from.table, .from = from.key, .fromn = from.keyn,
+				   .to = to.key, .ton = to.keyn, .delim = info->delim };
+		cs_table_info_free(info);
+		if (!view_getattr(txn, &from, &a)) { /* rows were written under the name's own bytes */
+			cs_txn *w;
+			uint64_t v0 = write_begin(fs);
+			if (!(rc = cs_txn_begin(fs->st, 0, &w))) {
+				rc = cs_move_prefix(w, from.table, (cs_bytes){ from.key, from.keyn },
+						    (cs_bytes){ to.key, to.keyn }, 0, NULL);
+				if (rc)
+					cs_txn_abort(w);
+				else
+					rc = cs_txn_commit(w);
+			}
+			write_end(fs, v0);
+			if (rc)
+				goto out;
+		}
+		pending_rewrite(&fs->pending, name_pending, &m);
+		node_rewrite(&fs->nodes, move_node, name_writer, &m);
+	} else {
+		if (bn > CS_MAX_QUALIFIER) {
+			rc = -ENAMETOOLONG;
+			goto out;
+		}
+		to.qual = b;
+		to.qualn = bn;
+		m = (struct move){ .kind = MOVE_FILE, .ffrom = &from, .fto = &to };
+		node_rewrite(&fs->nodes, move_node, name_writer, &m);
+		if (to.kind == NODE_VERSION && pending_col_has(&fs->pending, column_ino(&from))) {
+			pending_col_remove(&fs->pending, column_ino(&from)); /* a column written as versions only */
+			rc = versions_only(fs, txn, &to);
+		}
+	}
+	fuse_lowlevel_notify_inval_inode(fs->se, n->parent, 0, 0);
+out:
+	free(key);
+	node_id_free(&from);
+	return rc;
+}
+
 void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value, size_t size, int flags)
 {
 	struct fs *fs = fs_of(req);
@@ -1174,6 +1397,10 @@ void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *v
 	}
 	if (fs->ro) {
 		rc = -EROFS;
+		goto out;
+	}
+	if (!strcmp(name, VIEW_XA_NAME) && !is_table_dir(&n->id) && n->id.kind != NODE_ROOT) {
+		rc = name_set(fs, n, value, size, flags);
 		goto out;
 	}
 	if (!is_table_dir(&n->id) || strncmp(name, "user.cellfs.", 12)) {

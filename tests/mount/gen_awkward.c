@@ -8,6 +8,7 @@
  *                               (a short form cannot be restored by name), many versions, versions in one
  *                               second and on whole seconds, 3 MiB values, families with GC policies that
  *                               keep every version; and table short, which only short forms can name
+ *                               (4,000-byte key segments, 16 KiB qualifiers)
  *
  * Timestamps and values are fixed (a seeded PRNG), so the data is the same on every run; only the tables'
  * creation times differ. Everything is written in one transaction. The expected view is not computed
@@ -274,7 +275,7 @@ static void gen_big(void)
  * NAME_MAX in full (bare and Q@TS), and every GC policy keeps every version written here. */
 static void gen_backup(void)
 {
-	static char buf[1024], key[1024];
+	static char buf[CS_MAX_QUALIFIER + 64], key[CS_MAX_ROW_KEY + 64];
 	char *big;
 	size_t n;
 	const int64_t S0 = T0 / 1000000 * 1000000; /* T0's whole second */
@@ -378,13 +379,41 @@ static void gen_backup(void)
 	cell("bk", "values", 6, "meta", "nul", 3, T0, "\0\0\0", 3);
 	free(big);
 
-	/* Names only a short form can give: no tool can restore these by name. */
+	/* Names only a short form can give, restored by the attribute user.cellfs.name the tools carry:
+	 * 300-byte and 4,000-byte key segments (one of escaped bytes), rows below a long segment, 16 KiB
+	 * qualifiers (one of two-byte UTF-8, one of escaped bytes) with older versions, two of each that
+	 * share their short form's prefix. */
 	table("short", 0);
 	family("short", "f", NULL);
+	family("short", "g", NULL);
 	memset(buf, 'q', 300);
 	cell("short", "row", 3, "f", buf, 300, T0, "300-byte qualifier", 18);
+	memset(buf, 'q', CS_MAX_QUALIFIER);
+	cell("short", "row", 3, "f", buf, CS_MAX_QUALIFIER, T0, "16 KiB qualifier", 16);
+	cell("short", "row", 3, "f", buf, CS_MAX_QUALIFIER, T0 - 1000, "older", 5);
+	buf[CS_MAX_QUALIFIER - 1] = 'r'; /* the same short form's prefix */
+	cell("short", "row", 3, "f", buf, CS_MAX_QUALIFIER, T0, "16 KiB, last byte r", 19);
+	for (size_t i = 0; i + 1 < CS_MAX_QUALIFIER; i += 2)
+		memcpy(buf + i, "\xc3\xa9", 2);
+	cell("short", "row", 3, "g", buf, CS_MAX_QUALIFIER, T0, "16 KiB of e-acute", 17);
+	for (size_t i = 0; i < CS_MAX_QUALIFIER; i++)
+		buf[i] = (char)(i % 31 + 1); /* control bytes: every one escaped */
+	cell("short", "row", 3, "g", buf, CS_MAX_QUALIFIER, T0, "16 KiB of controls", 18);
+	cell("short", "row", 3, "g", buf, CS_MAX_QUALIFIER, T0 + 1, "and a newer one", 15);
 	memset(key, 'k', 300);
 	cell("short", key, 300, "f", "q", 1, T0, "300-byte key", 12);
+	memcpy(key + 300, "#child", 6);
+	cell("short", key, 306, "f", "q", 1, T0, "under a 300-byte segment", 24);
+	memset(key, 'k', 4000);
+	cell("short", key, 4000, "f", "a", 1, T0, "4,000-byte key", 14);
+	cell("short", key, 4000, "f", "a", 1, T0 - 5, "older", 5);
+	key[3999] = 'j';
+	cell("short", key, 4000, "g", "b", 1, T0, "4,000-byte key, last byte j", 27);
+	memcpy(key, "p#", 2);
+	memset(key + 2, 0xff, 1400); /* invalid UTF-8: 4,200 bytes of %FF */
+	cell("short", key, 1402, "f", "c", 1, T0, "escaped segment", 15);
+	memcpy(key + 1402, "#d", 2);
+	cell("short", key, 1404, "f", "c", 1, T0, "below it", 8);
 	cell("short", "ok", 2, "f", "q", 1, T0, "fits", 4);
 }
 

@@ -22,7 +22,7 @@ Subcommands (the *.sh scripts in this directory mount, call these, and unmount):
                                exactly TABLE's listed names, sizes, contents and mtimes (ns; s for gnu).
   restored LABEL SRCDUMP GOTDUMP TABLE MODE STATUS ERRFILE
                                a table restored into an empty mount against the original, cell for cell and
-                               family for family; MODE exact, seconds (GNU tar) or short (see the function).
+                               family for family; MODE exact, seconds (GNU tar) or noname (see the function).
   crashload TABLEDIR ROUND LOG [N]  write files as `mkdir -p; echo v > f` would, logging each once close()
                                returned; stops at the first error (the daemon killed under it).
   crash DUMPDIR MNT TABLE LOG [ROUND]  after the kill and a remount: every logged write is in the store, and
@@ -521,6 +521,39 @@ def check_xattrs(mnt, tables):
         fail('user.cellfs.stats: %r' % out[:100])
 
 
+def check_fullnames(mnt, tables, ents):
+    """user.cellfs.name: every entry whose name is a short form carries its whole bytes (what cp -a, tar
+    --xattrs and rsync -X copy to restore it), and lists it; entries with a full name below a table list no
+    attribute."""
+    want = {}
+    for tname, t in tables.items():
+        for row, cells in t.rows.items():
+            path = (tname,)
+            for seg in row.split(bytes([t.delim])):
+                path += (encode(seg, families=t.families),)
+                if b'%~' in path[-1]:
+                    want[path] = seg
+            for (fam, q, ts, _, _) in cells:
+                for name in (encode(q, qual=True), version_name(q, ts)):
+                    if b'%~' in name:
+                        want[path + (fam, name)] = q
+    n = 0
+    for p, b in sorted(want.items()):
+        if p not in ents or len(b'/'.join(p)) >= PATH_MAX - 200:
+            continue
+        f = mount_path(mnt, p)
+        if os.listxattr(f) != ['user.cellfs.name']:
+            fail('listxattr %s: %r' % (p[-1][:80], os.listxattr(f)))
+        if os.getxattr(f, 'user.cellfs.name') != b:
+            fail('getxattr %s user.cellfs.name: not its %d bytes' % (p[-1][:80], len(b)))
+        n += 1
+    plain = [p for p in sorted(ents) if len(p) > 1 and p not in want and len(b'/'.join(p)) < PATH_MAX - 200]
+    for p in plain[::max(1, len(plain) // 300)]:
+        if os.listxattr(mount_path(mnt, p)):
+            fail('listxattr %s: %r, want nothing' % (p[-1][:80], os.listxattr(mount_path(mnt, p))))
+    return n
+
+
 def check_names(mnt, ents, unlisted, tables, vals):
     """Unlisted newest Q@TS names work; non-canonical spellings of every listed name are ENOENT."""
     for fp, vname, bare in unlisted:
@@ -622,13 +655,15 @@ def cmd_tree(dumpdir, mnt, state):
     ncat = check_cat(mnt, ents, vals)
     npread = check_pread(mnt, ents, vals)
     check_xattrs(mnt, tables)
+    nfull = check_fullnames(mnt, tables, ents)
     t2 = time.monotonic()
     tried = check_names(mnt, ents, unlisted, tables, vals)
     t3 = time.monotonic()
     save_state(state, got)
-    print('tree: %d entries (%d files), %d read with cat, %d preads, %d unlisted Q@TS, %d non-canonical names '
-          'tried; walk %.1fs, tools %.1fs, names %.1fs' % (len(ents), sum(not e.dir for e in ents.values()), ncat,
-                                                           npread, len(unlisted), tried, t1 - t0, t2 - t1, t3 - t2))
+    print('tree: %d entries (%d files), %d read with cat, %d preads, %d whole names of short forms, %d unlisted '
+          'Q@TS, %d non-canonical names tried; walk %.1fs, tools %.1fs, names %.1fs' % (
+              len(ents), sum(not e.dir for e in ents.values()), ncat, npread, nfull, len(unlisted), tried, t1 - t0,
+              t2 - t1, t3 - t2))
     done('tree')
 
 
@@ -731,8 +766,9 @@ def cmd_restored(label, srcdump, gotdump, table, mode, status, errfile):
              newest; any other difference (a cell or value gone, a cell that was not there, a column whose
              current value changed) must be reported by the tool, on stderr, naming the file or a directory
              above it: the contract's "never loses data silently".
-    short    names only short forms give cannot be restored by name: the tool fails, and every other cell
-             is restored exactly."""
+    noname   the tool does not carry user.cellfs.name (tar without --xattrs): it fails on every file named in
+             short form, naming it, and restores nothing of it; rows below a directory named in short form
+             come back under the bytes of that short form; every other cell is exact."""
     tname = os.fsencode(table)
     want_t, want = table_cells(srcdump, tname)
     got_t, got = table_cells(gotdump, tname)
@@ -744,15 +780,25 @@ def cmd_restored(label, srcdump, gotdump, table, mode, status, errfile):
     missing = [k for k in want if k not in got]
     wrong = [k for k in want if k in got and got[k] != want[k]]
     extra = [k for k in got if k not in want]
-    if mode in ('exact', 'short'):
-        if mode == 'short':
-            full = lambda b, qual=False: len(encode(b, qual=qual, families=want_t.families, limit=1 << 30))
-            short = [k for k in want if full(k[2], True) > NAME_MAX or any(
-                full(s) > NAME_MAX for s in k[0].split(bytes([want_t.delim])))]
+    if mode in ('exact', 'noname'):
+        if mode == 'noname':
+            d = bytes([want_t.delim])
+            isshort = lambda k: b'%~' in encode(k[2], qual=True) or b'%~' in version_name(k[2], k[3])
+            short = [k for k in want if isshort(k)]
             if rc == 0 or not errl:
-                fail('%s: the tool exited %d, printing %d lines, although %d cells have names beyond NAME_MAX' % (
+                fail('%s: the tool exited %d, printing %d lines, although %d files have short-form names' % (
                     label, rc, len(errl), len(short)))
-            missing = [k for k in missing if k not in short]
+            # a row below a directory named in short form: under the bytes of that name
+            lit = lambda row: d.join(e if b'%~' in e else s for s, e in (
+                (s, encode(s, families=want_t.families)) for s in row.split(d)))
+            want = {(lit(k[0]),) + k[1:]: v for k, v in want.items() if k not in short}
+            missing = [k for k in want if k not in got]
+            wrong = [k for k in want if k in got and got[k] != want[k]]
+            extra = [k for k in got if k not in want]
+            unreported = [k for k in short if not reported(want_t, k, errl)]
+            if unreported:
+                fail('%s: %d files with short-form names not restored, without an error naming them: %s' % (
+                    label, len(unreported), cell_str(*unreported[0])))
         elif rc != 0 or errl:
             fail('%s: the tool exited %d, printing %d lines:\n    %s' % (label, rc, len(errl),
                                                                         '\n    '.join(shown[:12])))
@@ -768,7 +814,7 @@ def cmd_restored(label, srcdump, gotdump, table, mode, status, errfile):
         print('%s: %d cells compared, %d missing, %d with a wrong value, %d extra (%d of these with no error from '
               'the tool naming them); tool exit %d, %d lines on stderr' % (
                   label, len(want), len(missing), len(wrong), len(extra), silent, rc, len(errl)))
-        for line in shown[:6] if mode == 'short' else []:
+        for line in shown[:6] if mode == 'noname' else []:
             print('  tool: %s' % line)
         done(label)
         return
