@@ -196,6 +196,17 @@ static void grow(struct node_table *t)
 	t->nbuckets = nb;
 }
 
+static void alias_unlink(struct node_table *t, struct node *n)
+{
+	struct node **pp = &t->aliases[n->alias % NODE_ALIAS_BUCKETS];
+	while (*pp && *pp != n)
+		pp = &(*pp)->anext;
+	if (*pp)
+		*pp = n->anext;
+	n->alias = 0;
+	n->anext = NULL;
+}
+
 int node_ref(struct node_table *t, const struct node_id *id, uint64_t parent, const char *name, uint64_t *ino)
 {
 	uint64_t i = node_ino_of(id);
@@ -203,6 +214,11 @@ int node_ref(struct node_table *t, const struct node_id *id, uint64_t parent, co
 	int rc = 0;
 
 	pthread_mutex_lock(&t->lock);
+	for (n = t->aliases[i % NODE_ALIAS_BUCKETS]; n; n = n->anext)
+		if (n->alias == i && node_id_equal(&n->id, id)) {
+			i = n->ino;
+			break;
+		}
 	while ((n = find(t, i)) && !node_id_equal(&n->id, id))
 		i = i + 1 < 2 ? 2 : i + 1; /* a collision with another live node */
 	if (!n) {
@@ -247,6 +263,8 @@ void node_forget(struct node_table *t, uint64_t ino, uint64_t nl)
 		if (!n->nlookup) {
 			*pp = n->next;
 			t->count--;
+			if (n->alias)
+				alias_unlink(t, n);
 			node_free(n);
 		}
 	}
@@ -338,6 +356,28 @@ void node_rewrite(struct node_table *t, bool (*fn)(struct node_id *id, void *arg
 			if (fn(&n->id, arg))
 				for (struct fileh *h = n->writers; h; h = link_of(h)->next)
 					wfn(h, &n->id, arg);
+	pthread_mutex_unlock(&t->lock);
+}
+
+void node_rewrite_alias(struct node_table *t, bool (*fn)(struct node_id *id, void *arg),
+			void (*wfn)(struct fileh *h, const struct node_id *id, void *arg), void *arg)
+{
+	pthread_mutex_lock(&t->lock);
+	for (size_t i = 0; i < t->nbuckets; i++)
+		for (struct node *n = t->buckets[i]; n; n = n->next) {
+			if (!fn(&n->id, arg))
+				continue;
+			for (struct fileh *h = n->writers; h; h = link_of(h)->next)
+				wfn(h, &n->id, arg);
+			if (n->alias)
+				alias_unlink(t, n);
+			if ((n->alias = node_ino_of(&n->id)) != n->ino) {
+				n->anext = t->aliases[n->alias % NODE_ALIAS_BUCKETS];
+				t->aliases[n->alias % NODE_ALIAS_BUCKETS] = n;
+			} else {
+				n->alias = 0;
+			}
+		}
 	pthread_mutex_unlock(&t->lock);
 }
 

@@ -50,14 +50,18 @@ struct node {
 	bool made;           /* made by mkdir through the mount: its plain name may turn into a family's */
 	struct fileh *writers; /* handles open for writing on it (protected by the table's lock) */
 	int64_t made_us;     /* a file made by mknod that the store does not hold yet: when (else 0) */
+	uint64_t alias;      /* given a new identity by node_rewrite_alias: node_ino_of() of it (else 0) */
+	struct node *anext;  /* chain of the table's aliases */
 	uint8_t *fullname;   /* a tool's temporary file: the whole name (user.cellfs.name) it is to take */
 	size_t fullnamen;    /* (both protected by the table's lock: node_set_fullname, node_fullname) */
 };
 
+#define NODE_ALIAS_BUCKETS 256
 struct node_table {
 	pthread_mutex_t lock;
 	struct node **buckets;
 	size_t nbuckets, count;
+	struct node *aliases[NODE_ALIAS_BUCKETS]; /* nodes by alias, for node_ref() */
 };
 
 int node_table_init(struct node_table *t);      /* -ENOMEM */
@@ -105,6 +109,12 @@ size_t node_foreach_writer(struct node_table *t, uint64_t ino, void (*fn)(struct
  * keeps its inodes across a rename. Under the table's lock: FN and WFN must not call back into it. */
 void node_rewrite(struct node_table *t, bool (*fn)(struct node_id *id, void *arg),
 		  void (*wfn)(struct fileh *h, const struct node_id *id, void *arg), void *arg);
+
+/* node_rewrite(), and each node rewritten keeps its inode number for its new identity too: node_ref() of
+ * that identity finds it (a directory named through user.cellfs.name stays the kernel's one inode, so
+ * that what was made in it under either inode number is found under both). */
+void node_rewrite_alias(struct node_table *t, bool (*fn)(struct node_id *id, void *arg),
+			void (*wfn)(struct fileh *h, const struct node_id *id, void *arg), void *arg);
 
 /* The node INO now has NAME in directory PARENT (the kernel's rename moved its dentry). */
 void node_moved(struct node_table *t, uint64_t ino, uint64_t parent, const char *name);

@@ -579,9 +579,14 @@ static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return ENOMEM;
 	}
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
-		if ((rc = fileh_open_write(fs, h, fi->flags))) {
+		bool made = n->made_us; /* made by mknod, never written: a new file (an older version aside) */
+		if ((rc = fileh_open_write(fs, h, made ? fi->flags | O_TRUNC : fi->flags))) {
 			fileh_free(h);
 			return -rc;
+		}
+		if (made) {
+			h->created = true;
+			n->made_us = 0;
 		}
 		fi->fh = (uintptr_t)h;
 		fi->direct_io = 1; /* its own copy, never the page cache other handles share */

@@ -41,10 +41,16 @@ void pending_release(struct pending_set *p)
 	pthread_mutex_destroy(&p->lock);
 }
 
+/* Whether D is in the directory with inode number PARENT (by either of its numbers, see pending_rewrite) */
+static bool in_parent(const struct pending_dir *d, uint64_t parent)
+{
+	return d->parent == parent || (d->parent_alias && d->parent_alias == parent);
+}
+
 static struct pending_dir *find(struct pending_set *p, uint64_t ino)
 {
 	for (struct pending_dir *d = p->head; d; d = d->next)
-		if (d->ino == ino)
+		if (d->ino == ino || (d->alias && d->alias == ino))
 			return d;
 	return NULL;
 }
@@ -74,7 +80,7 @@ int pending_add_ino(struct pending_set *p, const struct node_id *id, uint64_t in
 
 	pthread_mutex_lock(&p->lock);
 	for (d = p->head; d; d = d->next)
-		if (d->parent == parent && !strcmp(d->name, name))
+		if (in_parent(d, parent) && !strcmp(d->name, name))
 			goto out; /* held already (by its name: one identity may be held under two names) */
 	rc = -ENOMEM;
 	if (!(d = calloc(1, sizeof(*d))))
@@ -118,7 +124,7 @@ static bool remove_where(struct pending_set *p, bool (*match)(const struct pendi
 
 static bool by_ino(const struct pending_dir *d, const void *arg)
 {
-	return d->ino == *(const uint64_t *)arg;
+	return d->ino == *(const uint64_t *)arg || (d->alias && d->alias == *(const uint64_t *)arg);
 }
 
 bool pending_remove(struct pending_set *p, uint64_t ino)
@@ -134,7 +140,7 @@ struct entry_key {
 static bool by_entry(const struct pending_dir *d, const void *arg)
 {
 	const struct entry_key *k = arg;
-	return d->parent == k->parent && !strcmp(d->name, k->name);
+	return in_parent(d, k->parent) && !strcmp(d->name, k->name);
 }
 
 bool pending_remove_entry(struct pending_set *p, uint64_t parent, const char *name)
@@ -149,7 +155,7 @@ int pending_lookup(struct pending_set *p, uint64_t parent, const char *name, str
 
 	pthread_mutex_lock(&p->lock);
 	for (struct pending_dir *d = p->head; d; d = d->next) {
-		if (d->parent == parent && !strcmp(d->name, name)) {
+		if (in_parent(d, parent) && !strcmp(d->name, name)) {
 			rc = node_id_copy(id, &d->id);
 			*mtime_us = d->mtime_us;
 			break;
@@ -177,7 +183,7 @@ bool pending_has_children(struct pending_set *p, uint64_t parent)
 
 	pthread_mutex_lock(&p->lock);
 	for (struct pending_dir *d = p->head; d && !any; d = d->next)
-		any = d->parent == parent;
+		any = in_parent(d, parent);
 	pthread_mutex_unlock(&p->lock);
 	return any;
 }
@@ -194,11 +200,11 @@ int pending_children(struct pending_set *p, uint64_t parent, char ***names, size
 
 	pthread_mutex_lock(&p->lock);
 	for (struct pending_dir *d = p->head; d; d = d->next)
-		cnt += d->parent == parent;
+		cnt += in_parent(d, parent);
 	if (!(v = calloc(cnt + 1, sizeof(*v))))
 		goto nomem;
 	for (struct pending_dir *d = p->head; d; d = d->next)
-		if (d->parent == parent && !(v[i++] = strdup(d->name)))
+		if (in_parent(d, parent) && !(v[i++] = strdup(d->name)))
 			goto nomem;
 	pthread_mutex_unlock(&p->lock);
 	qsort(v, cnt, sizeof(*v), by_name);
@@ -297,10 +303,21 @@ bool pending_round_hit(struct pending_set *p, uint64_t col, int64_t ts)
 	return hit;
 }
 
-void pending_rewrite(struct pending_set *p, bool (*fn)(struct node_id *id, void *arg), void *arg)
+void pending_rewrite(struct pending_set *p, bool (*fn)(struct node_id *id, void *arg), void *arg, uint64_t top,
+		     uint64_t top_alias)
 {
 	pthread_mutex_lock(&p->lock);
 	for (struct pending_dir *d = p->head; d; d = d->next)
-		fn(&d->id, arg);
+		if (fn(&d->id, arg)) {
+			uint64_t a = node_ino_of(&d->id);
+			d->alias = a != d->ino ? a : 0;
+		}
+	for (struct pending_dir *d = p->head; d; d = d->next) {
+		if (d->parent == top)
+			d->parent_alias = top_alias;
+		for (struct pending_dir *e = p->head; e; e = e->next)
+			if (e->alias && d->parent == e->ino)
+				d->parent_alias = e->alias;
+	}
 	pthread_mutex_unlock(&p->lock);
 }

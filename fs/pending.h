@@ -17,6 +17,8 @@
 struct pending_dir {
 	struct node_id id;   /* owned: NODE_DIR (a prefix) or NODE_FAMILY (a family of a row) */
 	uint64_t ino;        /* node_ino_of(&id) */
+	uint64_t alias;      /* after pending_rewrite(): node_ino_of() of the new identity too (else 0) */
+	uint64_t parent_alias; /* after pending_rewrite(): the directory's other inode number (else 0) */
 	uint64_t parent;     /* node_ino_of() of the directory it is in */
 	char *name;          /* its name there */
 	int64_t mtime_us;    /* when it was made */
@@ -75,10 +77,14 @@ bool pending_has_children(struct pending_set *p, uint64_t parent);
  * (*NAMES, caller frees each and the array) and their count. Errors: -ENOMEM. */
 int pending_children(struct pending_set *p, uint64_t parent, char ***names, size_t *n);
 
-/* After a move of key directories: FN(id, arg) rewrites, in place, the identity of each held directory the
- * move touched (returning whether it did, as node_rewrite()'s). Inode numbers, parents and names stay: the
- * kernel keeps its inodes. FN is called under the set's lock and must not call back into it. */
-void pending_rewrite(struct pending_set *p, bool (*fn)(struct node_id *id, void *arg), void *arg);
+/* After a directory got a new identity (named through user.cellfs.name), the directory with inode number
+ * TOP now also known as TOP_ALIAS (node_ino_of() of its new identity): FN(id, arg) rewrites, in place, the
+ * identity of each held directory below it (returning whether it did, as node_rewrite()'s). Each is then
+ * found under its inode number and its new identity's, and in its directory under either of that one's:
+ * the kernel may hold either (node_rewrite_alias). FN is called under the set's lock and must not call
+ * back into it. */
+void pending_rewrite(struct pending_set *p, bool (*fn)(struct node_id *id, void *arg), void *arg, uint64_t top,
+		     uint64_t top_alias);
 
 /* Columns written only as versions (see struct pending_set). pending_col_add: -ENOMEM. */
 int pending_col_add(struct pending_set *p, uint64_t ino);

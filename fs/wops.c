@@ -1154,16 +1154,16 @@ void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t n
 
 /* ---- what the store cannot hold ---- */
 
-/* mknod of a regular file (GNU tar makes a file so, to set its attributes before its data): an empty
- * file, as create and close would make it. One with a short-form name nothing holds is only a node until
- * its whole name comes and it is opened and written (see fs_setxattr). */
+/* mknod of a regular file (GNU tar makes a file so, to set its attributes before its data): a new empty
+ * file that, like one created and not yet closed, lives in the daemon (its node's made_us) until it is
+ * opened for writing and closed, which writes it as a new file. Its name may be a short form nothing holds
+ * (VIEW_UNNAMED): then its whole name must come (fs_setxattr) before it is written. */
 static int fs_do_mknod(struct fs *fs, struct node *p, const char *name, mode_t mode, struct node_id *id,
 		       struct view_attr *a)
 {
 	struct node_id eff = { 0 };
 	const struct node_id *dir;
 	struct found f = { 0 };
-	int64_t ts = EDIT_TS_NEW;
 	cs_txn *txn;
 	int rc;
 
@@ -1175,31 +1175,25 @@ static int fs_do_mknod(struct fs *fs, struct node *p, const char *name, mode_t m
 		return -EROFS;
 	if ((rc = fs_txn(fs, &txn)) || (rc = dir_now(txn, p, &eff, &dir)))
 		goto out;
-	if (!find_child(txn, dir, name, &f)) {
-		rc = -EEXIST;
+	rc = find_child(txn, dir, name, &f);
+	if (!rc && !(f.id.kind == NODE_COLUMN && pending_col_has(&fs->pending, column_ino(&f.id)))) {
+		rc = -EEXIST; /* (a bare name shown by no listing yet is free: see pending.h) */
 		goto out;
 	}
+	if (rc && rc != -ENOENT)
+		goto out;
 	if ((rc = view_resolve_new(txn, dir, name, false, id)) < 0)
 		goto out;
+	rc = 0;
 	*a = (struct view_attr){ .nlink = 1, .mtime_us = id->kind == NODE_VERSION ? id->ts : now_us() };
-	if (rc == VIEW_UNNAMED) {
-		rc = 0;
-		goto out;
-	}
 	if (dir->kind == NODE_DIR)
 		p->as_family = true;
 	if (fs->strict_schema && !family_known(txn, id))
 		rc = -EPERM;
 	else if (id->kind == NODE_VERSION && pending_round_hit(&fs->pending, column_ino(id), id->ts))
 		rc = -EINVAL;
-	else if (id->kind == NODE_VERSION && (rc = versions_only(fs, txn, id)))
-		;
-	else
-		OWN(fs, rc, edit_put(fs->st, id, ts, "", 0, -1, fs->strict_schema, &ts));
-	if (!rc) {
-		a->mtime_us = ts;
-		pending_filled(fs, id);
-	}
+	else if (id->kind == NODE_VERSION)
+		rc = versions_only(fs, txn, id);
 out:
 	node_id_free(&f.id);
 	node_id_free(&eff);
@@ -1219,16 +1213,10 @@ void fs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, 
 	if (rc) {
 		reply_err(req, -rc);
 	} else {
-		struct view_attr have;
-		cs_txn *txn;
-		bool held = fs_txn(fs, &txn) || view_getattr(txn, &id, &have) != 0;
+		struct node *n;
 		reply_new_entry(req, fs, parent, name, &id, &a, NULL, NULL);
-		if (held) { /* not in the store yet: the node answers for it until it is written */
-			struct node *n = node_get(&fs->nodes, node_ino_of(&id));
-			if (n)
-				n->made_us = a.mtime_us;
-		}
-		fuse_lowlevel_notify_inval_inode(fs->se, parent, 0, 0);
+		if ((n = node_get(&fs->nodes, node_ino_of(&id))))
+			n->made_us = a.mtime_us; /* the node answers for it until it is written */
 	}
 	node_id_free(&id);
 	txn_idle(fs);
@@ -1358,8 +1346,8 @@ static int name_set(struct fs *fs, struct node *n, const void *b, size_t bn, int
 			if (rc)
 				goto out;
 		}
-		pending_rewrite(&fs->pending, name_pending, &m);
-		node_rewrite(&fs->nodes, move_node, name_writer, &m);
+		pending_rewrite(&fs->pending, name_pending, &m, n->ino, node_ino_of(&to));
+		node_rewrite_alias(&fs->nodes, move_node, name_writer, &m);
 	} else {
 		if (bn > CS_MAX_QUALIFIER) {
 			rc = -ENAMETOOLONG;
@@ -1368,9 +1356,9 @@ static int name_set(struct fs *fs, struct node *n, const void *b, size_t bn, int
 		to.qual = b;
 		to.qualn = bn;
 		m = (struct move){ .kind = MOVE_FILE, .ffrom = &from, .fto = &to };
-		node_rewrite(&fs->nodes, move_node, name_writer, &m);
-		if (to.kind == NODE_VERSION && pending_col_has(&fs->pending, column_ino(&from))) {
-			pending_col_remove(&fs->pending, column_ino(&from)); /* a column written as versions only */
+		node_rewrite_alias(&fs->nodes, move_node, name_writer, &m);
+		if (to.kind == NODE_VERSION) { /* the bare name stays absent if only versions are written */
+			pending_col_remove(&fs->pending, column_ino(&from));
 			rc = versions_only(fs, txn, &to);
 		}
 	}

@@ -12,8 +12,8 @@
 #   tar gnu (whole seconds): what happened is listed; only the newest cells' timestamps may differ, and
 #   only by the rounding to seconds; anything else must come with an error from the tool.
 # Table short (names only a short form gives: 4,000-byte key segments, 16 KiB qualifiers), whose whole
-# names the attribute user.cellfs.name carries: cp -a, tar --xattrs --format=pax and rsync -aX back it up and
-# restore it exactly; tar without --xattrs fails on each file so named, and rows below a directory so named
+# names the attribute user.cellfs.name carries: cp -a, tar --xattrs --format=pax (also shuffled) and rsync -aX
+# back it up and restore it exactly; tar without --xattrs fails on each file so named, and rows below a directory so named
 # come back under the bytes of its short form (mode noname).
 . "$(dirname "$0")/lib.sh"
 : "${GEN_AWKWARD:?}" "${DUMP_STORE:?}"
@@ -86,6 +86,12 @@ tar -xf "$TMP/bk.pax" -C "$TMP/pax.x" --warning=no-timestamp || fail "extracting
 tar --format=pax -cf "$TMP/bk-shuffled.pax" -C "$TMP/pax.x" --no-recursion --null --no-unquote \
 	-T "$TMP/shuffled.list" || fail "tar of the shuffled list"
 echo "shuffled archive, first members: $(tar -tf "$TMP/bk-shuffled.pax" | head -4 | tr '\n' ' ' | cut -c1-300)"
+# and table short's, attributes kept (so extracted where they fit)
+mkdir "$XTMP/pax.x"
+tar --xattrs -xf "$TMP/short.pax" -C "$XTMP/pax.x" --warning=no-timestamp || fail "extracting short.pax to disk"
+(cd "$XTMP/pax.x" && find . -mindepth 1 -print0 | shuf -z --random-source=<(yes "$SEED") >"$TMP/short-shuffled.list")
+tar --xattrs --format=pax -cf "$TMP/short-shuffled.pax" -C "$XTMP/pax.x" --no-recursion --null --no-unquote \
+	-T "$TMP/short-shuffled.list" || fail "tar of the shuffled list of short"
 
 # ---- restore ----
 # restore LABEL TABLE HOW MODE CMD: a fresh store holding nothing, mounted; unless HOW is "bycopy", the
@@ -127,6 +133,7 @@ restore cp-table bk bycopy exact 'cp -a "$TMP/cp/bk" "$(dirname "$DST")/"'
 restore gnu bk setfattr seconds 'tar -xf "$TMP/bk.gnu" -C "$DST" '"$X"
 restore short-cp short mkdir exact 'cp -a "$XTMP/cp/short/." "$DST/"'
 restore short-pax short setfattr exact 'tar --xattrs -xf "$TMP/short.pax" -C "$DST" '"$X"
+restore short-pax-shuffled short setfattr exact 'tar --xattrs -xf "$TMP/short-shuffled.pax" -C "$DST" '"$X"
 restore short-rsync short setfattr exact 'rsync -aX "$XTMP/rsync/short/" "$DST/"'
 restore short-pax-noxattrs short setfattr noname 'tar -xf "$TMP/short-noxattrs.pax" -C "$DST" '"$X"
 }
