@@ -997,6 +997,67 @@ def mkdir_pending():
     HELD.extend(['w/pend', 'w/pend2', 'w/pend2/deeper', 'w/pend2/deeper/still'])
 
 
+def short_form(b):
+    """name.h rule 6 for bytes that need no escape: the first 200, '%~', FNV-1a-64 of them all."""
+    h = 0xcbf29ce484222325
+    for c in b:
+        h = ((h ^ c) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return b[:200].decode() + '%%~%016X' % h
+
+
+@scenario
+def whole_names():
+    """Names beyond NAME_MAX: an entry made with a short form nothing holds gets its bytes from the attribute
+    user.cellfs.name (what cp -a, tar --xattrs and rsync -X set), which every short-form entry shows."""
+    d = M('w/h/dup/cf')
+    q = b'q' * 300
+    b = snap()
+    fd = os.open(os.path.join(d, short_form(q)), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    os.write(fd, b'v1')
+    e = errno_of(os.setxattr, fd, 'user.cellfs.name', b'x' * 300)
+    ok('user.cellfs.name that the name is not the short form of: EINVAL', e == errno.EINVAL, ename(e))
+    os.setxattr(fd, 'user.cellfs.name', q)
+    os.close(fd)
+    added, removed, changed = delta(b, snap())
+    ok('create with a short form, user.cellfs.name, close: one cell of those bytes',
+       list(added.values()) == [b'v1'] and [k[3] for k in added] == [q] and not removed and not changed,
+       repr(list(added)[:2])[:200])
+    ok('... read back by its short form', read(os.path.join(d, short_form(q))) == b'v1')
+    ok('... which shows user.cellfs.name', os.listxattr(os.path.join(d, short_form(q))) == ['user.cellfs.name'] and
+       os.getxattr(os.path.join(d, short_form(q)), 'user.cellfs.name') == q)
+    ok('a full name shows no attribute', os.listxattr(M('w/h/dup')) == [])
+
+    # a directory made with a short form, filled, then named (cp -a and tar name directories last)
+    k = b'k' * 300
+    b = snap()
+    os.makedirs(M('w/h', short_form(k), 'cf'))
+    write(M('w/h', short_form(k), 'cf', 'c'), b'under')
+    mid = delta(b, snap())[0]
+    ok('... its rows wait under the bytes of the short form', [x[1] for x in mid] == [b'h#' + short_form(k).encode()],
+       repr(list(mid)[:2])[:200])
+    os.setxattr(M('w/h', short_form(k)), 'user.cellfs.name', k)
+    added, removed, changed = delta(b, snap())
+    ok('a directory named after it was filled: its rows move to the key', [x[1] for x in added] == [b'h#' + k] and
+       list(added.values()) == [b'under'] and not removed and not changed, repr(list(added)[:2])[:200])
+    ok('... and read back under its short form', read(M('w/h', short_form(k), 'cf', 'c')) == b'under')
+
+    # rsync -X: the temporary file gets the name, then is renamed onto the short form
+    q2 = b'r' * 300
+    b = snap()
+    tmp = os.path.join(d, '.' + short_form(q2) + '.Ab12Cd')
+    write(tmp, b'via rsync')
+    os.setxattr(tmp, 'user.cellfs.name', q2)
+    os.rename(tmp, os.path.join(d, short_form(q2)))
+    added, removed, changed = delta(b, snap())
+    ok('rsync -X: a temporary file named, renamed onto the short form: one cell of those bytes',
+       [k[3] for k in added] == [q2] and list(added.values()) == [b'via rsync'] and not removed and not changed,
+       repr(list(added)[:2])[:200])
+    write(tmp, b'no name')
+    e = errno_of(os.rename, tmp, os.path.join(d, short_form(b's' * 300)))
+    ok('a rename onto a short form with no whole name given: ENAMETOOLONG', e == errno.ENAMETOOLONG, ename(e))
+    os.unlink(tmp)
+
+
 @scenario
 def mkdir_rmdir_refused():
     expect_err('mkdir in a family directory', errno.EPERM, os.mkdir, M('w/h/dup/cf/sub'))
@@ -1031,8 +1092,9 @@ def mkdir_rmdir_refused():
     os.rmdir(M('w/h', '%78'))
     os.removexattr(M('w'), 'user.cellfs.family.x')  # (empty: removing its attribute deletes it)
     ok('... family x removed again', ('w', 'x') not in snap().fams)
-    expect_err('a short-form name (%~HASH: a qualifier too long to spell) on create', errno.ENAMETOOLONG, write,
-               os.path.join(d, 'a' * 200 + '%~0123456789ABCDEF'), b'x')
+    expect_err('a short-form name (%~HASH: a qualifier too long to spell) created and closed before its whole name '
+               '(user.cellfs.name) came', errno.ENAMETOOLONG, write, os.path.join(d, 'a' * 200 + '%~0123456789ABCDEF'),
+               b'x')
     expect_err('a 256-byte name on create', errno.ENAMETOOLONG, write, os.path.join(d, 'n' * 256), b'x')
     expect_err('a 256-byte name on mkdir', errno.ENAMETOOLONG, os.mkdir, M('w/h', 'n' * 256))
     # row keys up to 4096 bytes: directories made fd-relative (paths past PATH_MAX)
