@@ -34,7 +34,8 @@
  *      itself: decoding yields a partial result (B's first bytes and its hash), which the caller resolves
  *      by seeking in the store to those bytes and asking name_match() of each candidate. Two byte
  *      strings with the same short form (same prefix and FNV-1a-64 collision) cannot be told apart; the
- *      caller takes the first in key order.
+ *      caller takes the first in key order. The daemon gives each short-form entry its whole bytes as the
+ *      attribute user.cellfs.name, through which a restore names what it made (fs/README.md).
  *   7. Version names are `Q@TS`: Q as above (possibly short), TS the cell timestamp in microseconds
  *      (0..INT64_MAX), decimal, zero-padded to 16 digits (a 17- to 19-digit timestamp has no padding).
  *      Parsing splits at the LAST '@'; TS must be all digits: exactly 16 if its value is below 10^16,
