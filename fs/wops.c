@@ -1272,6 +1272,42 @@ static bool name_pending(struct node_id *id, void *arg)
 	return move_node(id, arg);
 }
 
+/* After directory FROM was named TO (its rows moved): columns below it written only as versions (pending.h)
+ * stay so under their new identities. */
+static void name_cols_follow(struct fs *fs, const struct node_id *from, const struct node_id *to, char delim)
+{
+	cs_read_opts o = { .prefix = { to->key, to->keyn }, .keys_only = true, .cells_per_column = 1 };
+	const cs_row *r;
+	cs_scan *sc;
+	cs_txn *txn;
+	uint8_t *k;
+
+	if (!fs->pending.ncols || fs_txn(fs, &txn) || cs_scan_open(txn, to->table, &o, &sc))
+		return;
+	while (cs_scan_next(sc, &r) == 1) {
+		size_t rest = r->key.len - to->keyn;
+		if (rest && ((const uint8_t *)r->key.data)[to->keyn] != (uint8_t)delim)
+			continue;
+		if (!(k = malloc(from->keyn + rest + 1)))
+			break;
+		memcpy(k, from->key, from->keyn);
+		memcpy(k + from->keyn, (const uint8_t *)r->key.data + to->keyn, rest);
+		for (size_t i = 0; i < r->ncells; i++) {
+			struct node_id c = { .kind = NODE_COLUMN, .table = to->table, .key = k, .keyn = from->keyn + rest,
+					     .family = r->cells[i].family, .qual = r->cells[i].qualifier.data,
+					     .qualn = r->cells[i].qualifier.len };
+			if (!pending_col_has(&fs->pending, column_ino(&c)))
+				continue;
+			pending_col_remove(&fs->pending, column_ino(&c));
+			c.key = r->key.data;
+			c.keyn = r->key.len;
+			pending_col_add(&fs->pending, column_ino(&c));
+		}
+		free(k);
+	}
+	cs_scan_close(sc);
+}
+
 /* Node N (a key directory, a column or a version) is given the whole name B (BN bytes). Its own name
  * already: nothing to do. A tool's temporary file keeps B for its rename onto B's short form
  * (whole_name_of). An entry made with a short-form name nothing held (standing for the name's own bytes,
@@ -1345,6 +1381,7 @@ static int name_set(struct fs *fs, struct node *n, const void *b, size_t bn, int
 			write_end(fs, v0);
 			if (rc)
 				goto out;
+			name_cols_follow(fs, &from, &to, m.delim);
 		}
 		pending_rewrite(&fs->pending, name_pending, &m, n->ino, node_ino_of(&to));
 		node_rewrite_alias(&fs->nodes, move_node, name_writer, &m);
