@@ -241,6 +241,8 @@ static int fs_do_getattr(fuse_req_t req, fuse_ino_t ino, struct stat *st)
 			      pending_has(&fs->pending, ino, &a.mtime_us))) {
 		a = (struct view_attr){ .dir = true, .nlink = 2, .mtime_us = a.mtime_us };
 		rc = 0;
+	} else if (rc == -ENOENT && id->kind >= NODE_COLUMN && !fileh_read_attr(fs, ino, &a)) {
+		rc = 0; /* removed while open for reading: fstat goes on working until the last close */
 	}
 	node_id_free(&eff);
 	if (rc)
@@ -544,6 +546,19 @@ void fileh_untrack(struct fs *fs, struct fileh *h)
 	pthread_mutex_unlock(&fs->hlock);
 }
 
+int fileh_read_attr(struct fs *fs, uint64_t ino, struct view_attr *a)
+{
+	int rc = -ENOENT;
+	pthread_mutex_lock(&fs->hlock);
+	for (struct fileh *h = fs->handles; h && rc; h = h->hnext)
+		if (!h->writable && h->ino == ino) {
+			*a = (struct view_attr){ .size = h->len, .mtime_us = h->read_mtime, .nlink = 0 };
+			rc = 0;
+		}
+	pthread_mutex_unlock(&fs->hlock);
+	return rc;
+}
+
 void fs_handles_release(struct fs *fs)
 {
 	while (fs->handles) {
@@ -557,6 +572,7 @@ static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
 	struct node *n = node_get(&fs->nodes, ino);
+	struct view_attr a;
 	struct fileh *h;
 	cs_txn *txn;
 	int rc;
@@ -585,10 +601,12 @@ static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		node_add_writer(&fs->nodes, ino, h);
 		return 0;
 	}
-	if ((rc = fs_txn(fs, &txn)) || (rc = view_read(txn, &n->id, &h->buf, &h->len))) {
+	if ((rc = fs_txn(fs, &txn)) || (rc = view_read_attr(txn, &n->id, &h->buf, &h->len, &a))) {
 		fileh_free(h);
 		return -rc;
 	}
+	h->ino = ino;
+	h->read_mtime = a.mtime_us;
 	fi->fh = (uintptr_t)h;
 	fi->noflush = 1; /* nothing to write back: no FLUSH on close */
 	/* The handle reads its own copy; the kernel's page cache, shared by all handles on the inode, is

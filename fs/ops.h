@@ -50,10 +50,13 @@ struct fileh {
 	bool changed;          /* the copy differs from what was last written back (or read at open) */
 	bool removed;          /* its file was removed (unlink, rename away): nothing is written back */
 	bool counted_new;      /* counted in fs->nnew: created, not yet written back */
+	bool too_big;          /* a write failed with EFBIG: the copy is a part of what the writer meant, so
+	                        * nothing is written back; every flush returns EFBIG */
 	int reported;          /* the write-back error close() or fsync() last returned, until the handle
 	                        * changes again (0: none); the release does not retry it */
 	int64_t set_ts;        /* a timestamp set on the handle (futimens), or -1 */
 	int64_t written_ts;    /* the version this handle has written back, or -1 */
+	int64_t read_mtime;    /* a handle open for reading: its value's time (its file's, once removed) */
 	struct node_id id;     /* owned: the file (its node may go before the handle) */
 	uint64_t parent;       /* the inode of the directory it was opened in */
 };
@@ -63,6 +66,9 @@ void fileh_free(struct fileh *h);
 /* Enter H in fs->handles once it is open / take it out at its release. */
 void fileh_track(struct fs *fs, struct fileh *h);
 void fileh_untrack(struct fs *fs, struct fileh *h);
+/* The attributes of file INO as a handle open for reading on it has them (the file removed since, as
+ * POSIX keeps an open file until its last close): its value, nlink 0. Errors: -ENOENT (no such handle). */
+int fileh_read_attr(struct fs *fs, uint64_t ino, struct view_attr *a);
 
 /* Write handlers (wops.c). */
 void fs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, struct fuse_file_info *fi);

@@ -26,10 +26,13 @@
 #define XA_FAMILY "user.cellfs.family."
 #define XA_DELIM "user.cellfs.delimiter"
 
+/* A time set on a file, in µs; -1 if no cell can have it: before 1970 (Bigtable has no negative
+ * timestamps, and storing the epoch instead would change it silently) or past int64's µs. */
 static int64_t ts_of(const struct timespec *t)
 {
-	int64_t us = (int64_t)t->tv_sec * 1000000 + t->tv_nsec / 1000;
-	return us < 0 ? 0 : us;
+	if (t->tv_sec < 0 || t->tv_sec > (INT64_MAX - 999999) / 1000000)
+		return -1;
+	return (int64_t)t->tv_sec * 1000000 + t->tv_nsec / 1000;
 }
 
 static int64_t now_us(void)
@@ -208,6 +211,10 @@ int fileh_commit(struct fs *fs, struct fileh *h)
 	int rc = 0;
 
 	pthread_mutex_lock(&h->lock);
+	if (h->too_big && !h->removed) {
+		rc = -EFBIG; /* (dd past the limit: its first 100 MiB are not the value it meant to write) */
+		goto out;
+	}
 	if (h->removed || (!h->changed && h->set_ts < 0 && !(h->created && h->written_ts < 0)))
 		goto out; /* nothing to write (or nowhere: an unlinked file's writes go with it) */
 	if (!h->changed && !h->created && h->written_ts < 0) {
@@ -386,6 +393,8 @@ void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_
 		rc = -EFBIG;
 	else if (at + size > h->len)
 		rc = fileh_resize(fs, h, at + size);
+	if (rc == -EFBIG)
+		h->too_big = true;
 	if (!rc && size) {
 		memcpy((char *)h->buf + at, buf, size);
 		h->changed = true;
@@ -479,7 +488,7 @@ static int truncate_path(struct fs *fs, const struct node_id *id, uint64_t size)
 /* The attributes a writable handle gives its file. Called with H's lock held. */
 static struct view_attr handle_attr(const struct fileh *h)
 {
-	return (struct view_attr){ .size = h->len, .nlink = 1,
+	return (struct view_attr){ .size = h->len, .nlink = h->removed ? 0 : 1,
 				   .mtime_us = h->id.kind == NODE_VERSION ? h->id.ts
 					       : h->set_ts >= 0	       ? h->set_ts
 					       : h->written_ts >= 0       ? h->written_ts
@@ -514,7 +523,7 @@ static void set_handle_ts(struct fileh *h, void *arg)
 			t->rc = rc;
 	}
 	pthread_mutex_lock(&h->lock);
-	if (!t->have)
+	if (!t->have || (!t->a.nlink && !h->removed)) /* (a file made again under a removed one's name) */
 		t->a = handle_attr(h);
 	t->have = true;
 	pthread_mutex_unlock(&h->lock);
@@ -552,6 +561,11 @@ void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, s
 		h = NULL;
 	if (fs->ro && (to_set & (FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW))) {
 		fuse_reply_err(req, EROFS);
+		return;
+	}
+	if ((to_set & FUSE_SET_ATTR_MTIME) && !(to_set & FUSE_SET_ATTR_MTIME_NOW) && n->id.kind >= NODE_COLUMN &&
+	    ts_of(&attr->st_mtim) < 0) {
+		fuse_reply_err(req, EINVAL); /* before 1970: refused before anything else of the request is done */
 		return;
 	}
 	if (to_set & FUSE_SET_ATTR_SIZE) {
@@ -720,6 +734,39 @@ static void mark_removed(struct fileh *h, void *arg)
 	pthread_mutex_unlock(&h->lock);
 }
 
+struct new_probe {
+	const struct node_id *id;
+	bool found;
+};
+
+static void probe_new(struct fileh *h, void *arg)
+{
+	struct new_probe *q = arg;
+	pthread_mutex_lock(&h->lock);
+	if (h->created && h->written_ts < 0 && !h->removed && node_id_equal(&h->id, q->id))
+		q->found = true;
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* A file created as NAME in DIR and not written back yet, which only its handles hold: its identity into
+ * *ID (owned). Errors: -ENOENT (there is none), as view_resolve_new(). */
+static int find_new(struct fs *fs, cs_txn *txn, const struct node_id *dir, const char *name, struct node_id *id)
+{
+	struct new_probe q = { .id = id };
+	int rc;
+
+	if (!atomic_load(&fs->nnew))
+		return -ENOENT;
+	if ((rc = view_resolve_new(txn, dir, name, false, id)))
+		return rc < 0 ? rc : -ENOENT;
+	node_foreach_writer(&fs->nodes, node_ino_of(id), probe_new, &q);
+	if (!q.found) {
+		node_id_free(id);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 /* Whether NAME is a version's name (Q@TS). */
 static bool is_version_name(const char *name)
 {
@@ -757,6 +804,11 @@ void fs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 			if (f.id.kind == NODE_VERSION) /* the bare name may show another version now */
 				fuse_lowlevel_notify_inval_inode(fs->se, column_ino(&f.id), 0, 0);
 		}
+	} else if (rc == -ENOENT && dir && !find_new(fs, txn, dir, name, &f.id)) {
+		/* created and not written back yet: its handles go on, and write nothing back (POSIX: the
+		 * name is gone, the open file stays until its last close) */
+		node_foreach_writer(&fs->nodes, node_ino_of(&f.id), mark_removed, NULL);
+		rc = 0;
 	} else if (rc == -ENOENT && dir && dir->kind == NODE_FAMILY && is_version_name(name)) {
 		/* The kernel still had this version's name (an UNLINK comes only for a name it looked up),
 		 * but its cell is gone: `rm Q` deleted the whole column, as `rm -r` does before it reaches
@@ -982,6 +1034,43 @@ static int rename_file(struct fs *fs, cs_txn *txn, struct found *f, const struct
 	return 0;
 }
 
+/* A file created and not written back yet (FROM: only its handles hold it) onto a file name: its handles
+ * follow (node_rewrite), so that their write-back lands under the new name; nothing changes in the store
+ * until then. A file of the store at the new name gets that write-back as its new version, as rename_file
+ * makes the source's cell one; another such new file there is removed. */
+static int rename_new(struct fs *fs, cs_txn *txn, const struct node_id *from, const struct node_id *ndir,
+		      struct node *np, const char *newname, unsigned int flags, struct move *m, struct node_id *to)
+{
+	struct found t = { 0 };
+	struct node_id other;
+	bool other_new = false;
+	int rc, ex;
+
+	if ((rc = view_resolve_new(txn, ndir, newname, false, to)))
+		return rc < 0 ? rc : -EPERM;
+	ex = find_child(txn, ndir, newname, &t);
+	node_id_free(&t.id);
+	if (!ex && t.a.dir)
+		return -EISDIR;
+	if (ex == -ENOENT && !find_new(fs, txn, ndir, newname, &other)) {
+		node_id_free(&other);
+		ex = 0;
+		other_new = !node_id_equal(from, to);
+	}
+	if (!ex && (flags & RENAME_NOREPLACE))
+		return -EEXIST;
+	if (fs->strict_schema && !family_known(txn, to))
+		return -EPERM;
+	if (to->kind == NODE_VERSION && (rc = versions_only(fs, txn, to)))
+		return rc;
+	if (other_new) /* another new file there: replaced, its handles write nothing back */
+		node_foreach_writer(&fs->nodes, node_ino_of(to), mark_removed, NULL);
+	if (ndir->kind == NODE_DIR)
+		np->as_family = true;
+	*m = (struct move){ .kind = MOVE_FILE, .ffrom = from, .fto = to };
+	return 0;
+}
+
 /* A key directory (a row-key prefix) onto a new name among key directories of the same table. */
 static int rename_keydir(struct fs *fs, cs_txn *txn, struct found *f, const struct node_id *ndir, uint64_t newparent,
 			 const char *newname, struct move *m, struct node_id *to)
@@ -1023,6 +1112,30 @@ static int rename_keydir(struct fs *fs, cs_txn *txn, struct found *f, const stru
 	return rc;
 }
 
+/* Whether directory TO (named NEWNAME in NEWPARENT) may be replaced by a directory renamed onto it: 0 if
+ * it is not there or empty; -ENOTEMPTY if it holds something (the store's directories always do: a row
+ * cannot be empty), -ENOTDIR if the store has a file there. */
+static int dir_target_empty(struct fs *fs, cs_txn *txn, const struct node_id *to, uint64_t newparent,
+			    const char *newname)
+{
+	struct node_id tid;
+	struct view_attr a;
+	struct new_file *nf;
+	size_t nn = 0;
+	int64_t mt;
+	int rc = view_getattr(txn, to, &a);
+
+	if (rc != -ENOENT)
+		return rc ? rc : a.dir ? -ENOTEMPTY : -ENOTDIR;
+	if ((rc = pending_lookup(&fs->pending, newparent, newname, &tid, &mt)))
+		return rc == -ENOENT ? 0 : rc;
+	rc = new_files(fs, node_ino_of(&tid), &nf, &nn);
+	if (!rc && (nn || pending_has_children(&fs->pending, node_ino_of(&tid))))
+		rc = -ENOTEMPTY; /* (a file being written counts: it is there) */
+	new_files_free(nf, nn);
+	node_id_free(&tid);
+	return rc;
+}
 
 void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent, const char *newname,
 	       unsigned int flags)
@@ -1091,12 +1204,16 @@ void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t n
 				rc = -EXDEV;
 			else if ((rc = view_resolve_new(txn, ndir, newname, true, &to)) == 1)
 				rc = -EXDEV;
+			else if (!rc && (rc = dir_target_empty(fs, txn, &to, newparent, newname)))
+				; /* rename(2) replaces only an empty directory */
 			else if (!rc) {
 				pending_remove_entry(&fs->pending, parent, name);
 				if ((rc = pending_add(&fs->pending, &to, newparent, newname, mt)))
 					pending_add(&fs->pending, &pid, parent, name, mt); /* as it was */
 				m = (struct move){ .kind = MOVE_FILE, .ffrom = &pid, .fto = &to };
 			}
+		} else if (rc == -ENOENT && !(rc = find_new(fs, txn, dir, name, &f.id))) {
+			rc = rename_new(fs, txn, &f.id, ndir, np, newname, flags, &m, &to);
 		}
 		moved = !rc;
 	}
