@@ -115,6 +115,55 @@ int dir_now(cs_txn *txn, const struct node *n, struct node_id *eff, const struct
 	return 0;
 }
 
+void gone_add(struct fs *fs, uint64_t col)
+{
+	pthread_mutex_lock(&fs->hlock);
+	fs->gone[fs->ngone++ % (sizeof(fs->gone) / sizeof(fs->gone[0]))] =
+		(struct fs_gone){ .col = col, .at_us = cs_now_us() };
+	pthread_mutex_unlock(&fs->hlock);
+}
+
+void gone_drop(struct fs *fs, uint64_t col)
+{
+	pthread_mutex_lock(&fs->hlock);
+	for (size_t i = 0; i < sizeof(fs->gone) / sizeof(fs->gone[0]); i++)
+		if (fs->gone[i].col == col)
+			fs->gone[i].col = 0;
+	pthread_mutex_unlock(&fs->hlock);
+}
+
+static bool gone_has(struct fs *fs, uint64_t col)
+{
+	int64_t now = cs_now_us();
+	bool found = false;
+	pthread_mutex_lock(&fs->hlock);
+	for (size_t i = 0; i < sizeof(fs->gone) / sizeof(fs->gone[0]) && !found; i++)
+		found = fs->gone[i].col == col && now - fs->gone[i].at_us < GONE_US;
+	pthread_mutex_unlock(&fs->hlock);
+	return found;
+}
+
+/* A Q@TS name NAME in family directory DIR whose column's bare name was unlinked lately (see gone_add):
+ * an entry for it, never cached (nothing is stored). Errors: -ENOENT (no such ghost). */
+static int ghost_entry(struct fs *fs, cs_txn *txn, const struct node_id *dir, const char *name,
+		       struct entry_arg *ea)
+{
+	struct view_attr a = { .nlink = 1 };
+	struct node_id id;
+	int rc;
+
+	if (dir->kind != NODE_FAMILY || view_resolve_new(txn, dir, name, false, &id))
+		return -ENOENT;
+	rc = -ENOENT;
+	if (id.kind == NODE_VERSION && gone_has(fs, column_ino(&id))) {
+		a.mtime_us = id.ts;
+		if (!(rc = take_entry(ea, name, &id, &a)))
+			ea->e.entry_timeout = ea->e.attr_timeout = 0;
+	}
+	node_id_free(&id);
+	return rc;
+}
+
 void fill_stat(struct fs *fs, uint64_t ino, const struct view_attr *a, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -181,6 +230,8 @@ static int fs_do_lookup(fuse_req_t req, fuse_ino_t parent, const char *name, str
 			node_id_free(&id);
 		}
 	}
+	if (rc == -ENOENT && fs->ngone)
+		rc = ghost_entry(fs, txn, dir, name, &ea);
 	node_id_free(&eff);
 	*e = ea.e;
 	return -rc;

@@ -24,6 +24,13 @@ int dir_now(cs_txn *txn, const struct node *n, struct node_id *eff, const struct
 /* The inode number of the column file ID (a column or one of its versions) is shown as. */
 uint64_t column_ino(const struct node_id *id);
 
+/* Ghosts: column COL's bare name was unlinked (gone_add), so for a while (GONE_US) a lookup of one of its
+ * Q@TS names, whose cells went with it, finds an empty file that the next unlink removes (fs_unlink
+ * succeeds for a version name already gone); written again through the mount (gone_drop), it has none. */
+#define GONE_US (60 * 1000000)
+void gone_add(struct fs *fs, uint64_t col);
+void gone_drop(struct fs *fs, uint64_t col);
+
 void fill_stat(struct fs *fs, uint64_t ino, const struct view_attr *a, struct stat *st);
 
 /* A view_emit_fn that takes a lookup on the entry found and fills E. */

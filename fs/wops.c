@@ -241,6 +241,8 @@ int fileh_commit(struct fs *fs, struct fileh *h)
 			atomic_fetch_sub(&fs->nnew, 1);
 		}
 		pending_filled(fs, &h->id);
+		if (fs->ngone)
+			gone_drop(fs, column_ino(&h->id));
 		if (h->id.kind == NODE_COLUMN)
 			pending_col_remove(&fs->pending, column_ino(&h->id));
 		else /* the bare name may show this version now */
@@ -304,6 +306,30 @@ static bool family_known(cs_txn *txn, const struct node_id *id)
 	return found;
 }
 
+/* 0 if family FAMILY of TABLE exists or may be made by a write: -EPERM, logged, if a row key of the table
+ * has a segment of that name, whose paths the family would change (they would read %XX-escaped: name.h),
+ * so that a path once written never changes its meaning by a later write. */
+static int family_clash(cs_txn *txn, const char *table, const char *family)
+{
+	cs_table_info *info;
+	bool found = false;
+	int rc;
+
+	if (!cs_table_info_get(txn, table, &info)) {
+		for (size_t i = 0; i < info->nfamilies && !found; i++)
+			found = !strcmp(info->families[i].name, family);
+		cs_table_info_free(info);
+	}
+	if (found || !(rc = edit_family_clash(txn, table, family)))
+		return 0;
+	if (rc == 1) {
+		fuse_log(FUSE_LOG_ERR, "cellfs: family %s of table %s not made: row keys of the table have a segment "
+			 "%s, whose paths would change (cellctl createfamily makes it anyway)\n", family, table, family);
+		rc = -EPERM;
+	}
+	return rc;
+}
+
 void fs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
@@ -343,6 +369,8 @@ void fs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 		rc = -EPERM;
 		goto fail;
 	}
+	if ((rc = family_clash(txn, h->id.table, h->id.family)))
+		goto fail;
 	/* A new file starts empty. It may be in the store all the same: a column written only as versions
 	 * (its bare name absent, see pending.h) or one the kernel's negative entry was too old for; only in
 	 * the second case does it open as an existing file would. */
@@ -799,6 +827,8 @@ void fs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 			rc = -EINVAL; /* the bare name's newest, at a whole second it may have been rounded to */
 		else
 			OWN(fs, rc, edit_delete(fs->st, &f.id));
+		if (!rc && f.id.kind == NODE_COLUMN)
+			gone_add(fs, column_ino(&f.id)); /* (its versions too: rm -r unlinks them next) */
 		if (!rc) {
 			node_foreach_writer(&fs->nodes, node_ino_of(&f.id), mark_removed, NULL);
 			if (f.id.kind == NODE_VERSION) /* the bare name may show another version now */
@@ -873,7 +903,7 @@ void fs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 			fam[segn] = 0;
 			if (fs->strict_schema)
 				rc = -EINVAL;
-			else
+			else if (!(rc = family_clash(txn, id.table, fam)))
 				OWN(fs, rc, edit_family_ensure(fs->st, id.table, fam));
 			if (!rc)
 				rc = fs_txn(fs, &txn);
@@ -1021,6 +1051,8 @@ static int rename_file(struct fs *fs, cs_txn *txn, struct found *f, const struct
 		return -EXDEV;
 	if (fs->strict_schema && !family_known(txn, to))
 		return -EPERM;
+	if ((rc = family_clash(txn, to->table, to->family)))
+		return rc;
 	if (to->kind == NODE_VERSION && (rc = versions_only(fs, txn, to)))
 		return rc;
 	OWN(fs, rc, edit_move(fs->st, &f->id, to, fs->strict_schema));
@@ -1061,6 +1093,8 @@ static int rename_new(struct fs *fs, cs_txn *txn, const struct node_id *from, co
 		return -EEXIST;
 	if (fs->strict_schema && !family_known(txn, to))
 		return -EPERM;
+	if ((rc = family_clash(txn, to->table, to->family)))
+		return rc;
 	if (to->kind == NODE_VERSION && (rc = versions_only(fs, txn, to)))
 		return rc;
 	if (other_new) /* another new file there: replaced, its handles write nothing back */
@@ -1328,6 +1362,8 @@ void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *v
 			rc = family_type_is(txn, n->id.table, fam, type);
 			if (!rc)
 				rc = cs_family_set_gc(txn, n->id.table, fam, text);
+			if (rc == -ENOENT && !(flags & XATTR_REPLACE) && (rc = family_clash(txn, n->id.table, fam)) == 0)
+				rc = -ENOENT;
 			if (rc == -ENOENT)
 				rc = flags & XATTR_REPLACE ? -ENODATA
 							   : cs_family_create_typed(txn, n->id.table, fam, text, type);
