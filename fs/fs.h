@@ -47,7 +47,7 @@ struct fs {
 		uint64_t col;     /* the column's inode number (0: a free slot) */
 		int64_t at_us;    /* when */
 	} gone[32];
-	unsigned ngone;
+	_Atomic unsigned ngone;   /* how many were ever added (read without the lock: 0, no ghosts) */
 	/* the daemon's own writes, so the watcher need not drop every cache for them (wops.c, watch.c) */
 	pthread_mutex_t wlock;    /* held around each write transaction of the daemon's */
 	uint64_t acct;            /* the newest store version accounted for (seen by the watcher, or ours) */

@@ -152,7 +152,7 @@ static int ghost_entry(struct fs *fs, cs_txn *txn, const struct node_id *dir, co
 	struct node_id id;
 	int rc;
 
-	if (dir->kind != NODE_FAMILY || view_resolve_new(txn, dir, name, false, &id))
+	if (dir->kind != NODE_FAMILY || (rc = view_resolve_new(txn, dir, name, false, &id)) < 0)
 		return -ENOENT;
 	rc = -ENOENT;
 	if (id.kind == NODE_VERSION && gone_has(fs, column_ino(&id))) {

@@ -59,6 +59,7 @@ struct fileh {
 	bool counted_new;      /* counted in fs->nnew: created, not yet written back */
 	bool too_big;          /* a write failed with EFBIG: the copy is a part of what the writer meant, so
 	                        * nothing is written back; every flush returns EFBIG */
+	bool written_empty;    /* its last write-back wrote an empty value (only O_TRUNC had changed it) */
 	int reported;          /* the write-back error close() or fsync() last returned, until the handle
 	                        * changes again (0: none); the release does not retry it */
 	int64_t set_ts;        /* a timestamp set on the handle (futimens), or -1 */

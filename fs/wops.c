@@ -212,7 +212,20 @@ int fileh_commit(struct fs *fs, struct fileh *h)
 
 	pthread_mutex_lock(&h->lock);
 	if (h->too_big && !h->removed) {
-		rc = -EFBIG; /* (dd past the limit: its first 100 MiB are not the value it meant to write) */
+		/* (dd past the limit: its first 100 MiB are not the value it meant to write). A version this
+		 * handle wrote back before holding nothing (dd's O_TRUNC, flushed when it closed the descriptor
+		 * it had dup'd) goes again, so that the column reads what it held before the handle. */
+		if (h->id.kind == NODE_COLUMN && h->written_ts >= 0 && h->written_empty) {
+			struct node_id v = h->id;
+			v.kind = NODE_VERSION;
+			v.ts = h->written_ts;
+			OWN(fs, rc, edit_delete(fs->st, &v));
+			if (rc && rc != -ENOENT)
+				goto out;
+			h->written_ts = -1;
+			fuse_lowlevel_notify_inval_inode(fs->se, column_ino(&h->id), 0, 0);
+		}
+		rc = -EFBIG;
 		goto out;
 	}
 	if (h->removed || (!h->changed && h->set_ts < 0 && !(h->created && h->written_ts < 0)))
@@ -234,6 +247,7 @@ int fileh_commit(struct fs *fs, struct fileh *h)
 	OWN(fs, rc, edit_put(fs->st, &h->id, ts, h->buf, h->len, h->written_ts, fs->strict_schema, &ts));
 	if (!rc) {
 		h->written_ts = ts;
+		h->written_empty = !h->len;
 		h->set_ts = -1;
 		h->changed = false;
 		if (h->counted_new) {
@@ -785,8 +799,11 @@ static int find_new(struct fs *fs, cs_txn *txn, const struct node_id *dir, const
 
 	if (!atomic_load(&fs->nnew))
 		return -ENOENT;
-	if ((rc = view_resolve_new(txn, dir, name, false, id)))
+	if ((rc = view_resolve_new(txn, dir, name, false, id))) {
+		if (rc > 0)
+			node_id_free(id);
 		return rc < 0 ? rc : -ENOENT;
+	}
 	node_foreach_writer(&fs->nodes, node_ino_of(id), probe_new, &q);
 	if (!q.found) {
 		node_id_free(id);
