@@ -224,6 +224,7 @@ int fileh_commit(struct fs *fs, struct fileh *h)
 				goto out;
 			h->written_ts = -1;
 			fuse_lowlevel_notify_inval_inode(fs->se, column_ino(&h->id), 0, 0);
+			fuse_lowlevel_notify_inval_inode(fs->se, h->parent, 0, 0); /* (its Q@TS names) */
 		}
 		rc = -EFBIG;
 		goto out;
