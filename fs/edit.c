@@ -110,6 +110,37 @@ int edit_any_cell(cs_txn *txn, const char *table, const char *family)
 	return rc;
 }
 
+int edit_family_clash(cs_txn *txn, const char *table, const char *family)
+{
+	cs_read_opts o = { .keys_only = true, .cells_per_column = 1 };
+	size_t fn = strlen(family);
+	cs_table_info *info;
+	const cs_row *r;
+	cs_scan *s;
+	uint8_t delim;
+	int rc;
+
+	if ((rc = cs_table_info_get(txn, table, &info)))
+		return rc;
+	delim = (uint8_t)info->delim;
+	cs_table_info_free(info);
+	if ((rc = cs_scan_open(txn, table, &o, &s)))
+		return rc;
+	while ((rc = cs_scan_next(s, &r)) == 1) {
+		const uint8_t *k = r->key.data;
+		size_t n = r->key.len;
+		for (size_t i = 0, seg = 0; i <= n; i++)
+			if (i == n || k[i] == delim) {
+				if (i - seg == fn && !memcmp(k + seg, family, fn))
+					goto found;
+				seg = i + 1;
+			}
+	}
+found:
+	cs_scan_close(s);
+	return rc;
+}
+
 static int ensure_family(cs_txn *txn, const char *table, const char *family, bool strict)
 {
 	cs_table_info *info;
@@ -124,6 +155,8 @@ static int ensure_family(cs_txn *txn, const char *table, const char *family, boo
 		return 0;
 	if (strict)
 		return -EPERM;
+	if ((rc = edit_family_clash(txn, table, family))) /* (the daemon refuses before: see wops.c) */
+		return rc == 1 ? -EPERM : rc;
 	return cs_family_create(txn, table, family, NULL);
 }
 

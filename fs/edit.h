@@ -22,7 +22,8 @@
  * STRICT. *TS_OUT (if not NULL) gets the timestamp written. A bare name's version is the column's newest:
  * a TS older than another cell of the column is -EINVAL, one equal to another's -EEXIST (the tool that set
  * it carries times more coarsely than the cells have them: refused rather than shown wrong).
- * Errors: -EPERM (STRICT and no such family), -EFBIG, -ENAMETOOLONG, -ENOENT (no table), -EINVAL,
+ * Errors: -EPERM (STRICT and no such family, or making it would rename key segments: edit_family_clash),
+ *         -EFBIG, -ENAMETOOLONG, -ENOENT (no table), -EINVAL,
  *         -EROFS, -ENOSPC, -EIO, -ENOMEM. */
 int edit_put(cs_store *st, const struct node_id *id, int64_t ts, const void *val, size_t len, int64_t drop_ts,
 	     bool strict, int64_t *ts_out);
@@ -51,8 +52,15 @@ int edit_table_create(cs_store *st, const char *name, char delim);
  * store. */
 int edit_table_drop_empty(cs_store *st, const char *name);
 
-/* Create FAMILY in TABLE (GC policy "never") unless it exists. Errors: -EINVAL, -ENOENT, as the store. */
+/* Create FAMILY in TABLE (GC policy "never") unless it exists. Errors: -EPERM (edit_family_clash),
+ * -EINVAL, -ENOENT, as the store. */
 int edit_family_ensure(cs_store *st, const char *table, const char *family);
+
+/* Whether a row key of TABLE has a segment (split on the table's delimiter) equal to FAMILY, within TXN:
+ * 1, 0, or an error. Making FAMILY would change those segments' names (name.h: a key segment equal to a
+ * family's name is escaped), so a family is made implicitly (edit_put, edit_move, edit_family_ensure)
+ * only if this is 0, else -EPERM. */
+int edit_family_clash(cs_txn *txn, const char *table, const char *family);
 
 /* Whether TABLE has a cell (in FAMILY, if not NULL), within TXN: 1, 0, or an error. */
 int edit_any_cell(cs_txn *txn, const char *table, const char *family);

@@ -40,6 +40,15 @@ struct fs {
 	 * freed at exit: fs_handles_release() */
 	pthread_mutex_t hlock;
 	struct fileh *handles;
+	/* columns whose bare name was unlinked lately (under hlock): a Q@TS of theirs that the kernel forgot
+	 * meanwhile (another process wrote the store, the watcher dropped every entry) is found again, so
+	 * that rm -r, which lists Q@TS names and unlinks Q first, can unlink them (ops.c, "ghosts") */
+	struct fs_gone {
+		uint64_t col;     /* the column's inode number (0: a free slot) */
+		int64_t at_us;    /* when */
+		pid_t pid;        /* by which process (the only one that sees the ghosts) */
+	} gone[32];
+	_Atomic unsigned ngone;   /* how many were ever added (read without the lock: 0, no ghosts) */
 	/* the daemon's own writes, so the watcher need not drop every cache for them (wops.c, watch.c) */
 	pthread_mutex_t wlock;    /* held around each write transaction of the daemon's */
 	uint64_t acct;            /* the newest store version accounted for (seen by the watcher, or ours) */

@@ -115,6 +115,55 @@ int dir_now(cs_txn *txn, const struct node *n, struct node_id *eff, const struct
 	return 0;
 }
 
+void gone_add(struct fs *fs, uint64_t col, pid_t pid)
+{
+	pthread_mutex_lock(&fs->hlock);
+	fs->gone[fs->ngone++ % (sizeof(fs->gone) / sizeof(fs->gone[0]))] =
+		(struct fs_gone){ .col = col, .at_us = cs_now_us(), .pid = pid };
+	pthread_mutex_unlock(&fs->hlock);
+}
+
+void gone_drop(struct fs *fs, uint64_t col)
+{
+	pthread_mutex_lock(&fs->hlock);
+	for (size_t i = 0; i < sizeof(fs->gone) / sizeof(fs->gone[0]); i++)
+		if (fs->gone[i].col == col)
+			fs->gone[i].col = 0;
+	pthread_mutex_unlock(&fs->hlock);
+}
+
+static bool gone_has(struct fs *fs, uint64_t col, pid_t pid)
+{
+	int64_t now = cs_now_us();
+	bool found = false;
+	pthread_mutex_lock(&fs->hlock);
+	for (size_t i = 0; i < sizeof(fs->gone) / sizeof(fs->gone[0]) && !found; i++)
+		found = fs->gone[i].col == col && fs->gone[i].pid == pid && now - fs->gone[i].at_us < GONE_US;
+	pthread_mutex_unlock(&fs->hlock);
+	return found;
+}
+
+/* A Q@TS name NAME in family directory DIR whose column's bare name was unlinked lately (see gone_add):
+ * an entry for it, never cached (nothing is stored). Errors: -ENOENT (no such ghost). */
+static int ghost_entry(struct fs *fs, pid_t pid, cs_txn *txn, const struct node_id *dir, const char *name,
+		       struct entry_arg *ea)
+{
+	struct view_attr a = { .nlink = 1 };
+	struct node_id id;
+	int rc;
+
+	if (dir->kind != NODE_FAMILY || (rc = view_resolve_new(txn, dir, name, false, &id)) < 0)
+		return -ENOENT;
+	rc = -ENOENT;
+	if (id.kind == NODE_VERSION && gone_has(fs, column_ino(&id), pid)) {
+		a.mtime_us = id.ts;
+		if (!(rc = take_entry(ea, name, &id, &a)))
+			ea->e.entry_timeout = ea->e.attr_timeout = 0;
+	}
+	node_id_free(&id);
+	return rc;
+}
+
 void fill_stat(struct fs *fs, uint64_t ino, const struct view_attr *a, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -181,6 +230,8 @@ static int fs_do_lookup(fuse_req_t req, fuse_ino_t parent, const char *name, str
 			node_id_free(&id);
 		}
 	}
+	if (rc == -ENOENT && fs->ngone)
+		rc = ghost_entry(fs, fuse_req_ctx(req)->pid, txn, dir, name, &ea);
 	node_id_free(&eff);
 	*e = ea.e;
 	return -rc;
@@ -245,6 +296,8 @@ static int fs_do_getattr(fuse_req_t req, fuse_ino_t ino, struct stat *st)
 			      pending_has(&fs->pending, ino, &a.mtime_us))) {
 		a = (struct view_attr){ .dir = true, .nlink = 2, .mtime_us = a.mtime_us };
 		rc = 0;
+	} else if (rc == -ENOENT && id->kind >= NODE_COLUMN && !fileh_read_attr(fs, ino, &a)) {
+		rc = 0; /* removed while open for reading: fstat goes on working until the last close */
 	}
 	node_id_free(&eff);
 	if (rc)
@@ -548,6 +601,19 @@ void fileh_untrack(struct fs *fs, struct fileh *h)
 	pthread_mutex_unlock(&fs->hlock);
 }
 
+int fileh_read_attr(struct fs *fs, uint64_t ino, struct view_attr *a)
+{
+	int rc = -ENOENT;
+	pthread_mutex_lock(&fs->hlock);
+	for (struct fileh *h = fs->handles; h && rc; h = h->hnext)
+		if (!h->writable && h->ino == ino) {
+			*a = (struct view_attr){ .size = h->len, .mtime_us = h->read_mtime, .nlink = 0 };
+			rc = 0;
+		}
+	pthread_mutex_unlock(&fs->hlock);
+	return rc;
+}
+
 void fs_handles_release(struct fs *fs)
 {
 	while (fs->handles) {
@@ -561,6 +627,7 @@ static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
 	struct node *n = node_get(&fs->nodes, ino);
+	struct view_attr a;
 	struct fileh *h;
 	cs_txn *txn;
 	int rc;
@@ -594,10 +661,12 @@ static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		node_add_writer(&fs->nodes, ino, h);
 		return 0;
 	}
-	if ((rc = fs_txn(fs, &txn)) || (rc = view_read(txn, &n->id, &h->buf, &h->len))) {
+	if ((rc = fs_txn(fs, &txn)) || (rc = view_read_attr(txn, &n->id, &h->buf, &h->len, &a))) {
 		fileh_free(h);
 		return -rc;
 	}
+	h->ino = ino;
+	h->read_mtime = a.mtime_us;
 	fi->fh = (uintptr_t)h;
 	fi->noflush = 1; /* nothing to write back: no FLUSH on close */
 	/* The handle reads its own copy; the kernel's page cache, shared by all handles on the inode, is

@@ -24,6 +24,15 @@ int dir_now(cs_txn *txn, const struct node *n, struct node_id *eff, const struct
 /* The inode number of the column file ID (a column or one of its versions) is shown as. */
 uint64_t column_ino(const struct node_id *id);
 
+/* Ghosts: column COL's bare name was unlinked by process PID (gone_add), so for a while (GONE_US) a lookup
+ * by that process (rm -r) of one of its Q@TS names, whose cells went with it, finds an empty file that the
+ * next unlink removes (fs_unlink succeeds for a version name already gone); other processes never see
+ * one (a restore must not take it for the version); written again through the mount (gone_drop), it has
+ * none. */
+#define GONE_US (60 * 1000000)
+void gone_add(struct fs *fs, uint64_t col, pid_t pid);
+void gone_drop(struct fs *fs, uint64_t col);
+
 void fill_stat(struct fs *fs, uint64_t ino, const struct view_attr *a, struct stat *st);
 
 /* A view_emit_fn that takes a lookup on the entry found and fills E. */
@@ -52,10 +61,14 @@ struct fileh {
 	bool counted_new;      /* counted in fs->nnew: created, not yet written back */
 	bool unnamed;          /* created with a short-form name nothing holds: written back only once its
 	                        * whole name (user.cellfs.name) has come, see view_resolve_new */
+	bool too_big;          /* a write failed with EFBIG: the copy is a part of what the writer meant, so
+	                        * nothing is written back; every flush returns EFBIG */
+	bool written_empty;    /* its last write-back wrote an empty value (only O_TRUNC had changed it) */
 	int reported;          /* the write-back error close() or fsync() last returned, until the handle
 	                        * changes again (0: none); the release does not retry it */
 	int64_t set_ts;        /* a timestamp set on the handle (futimens), or -1 */
 	int64_t written_ts;    /* the version this handle has written back, or -1 */
+	int64_t read_mtime;    /* a handle open for reading: its value's time (its file's, once removed) */
 	struct node_id id;     /* owned: the file (its node may go before the handle) */
 	uint64_t parent;       /* the inode of the directory it was opened in */
 };
@@ -65,6 +78,9 @@ void fileh_free(struct fileh *h);
 /* Enter H in fs->handles once it is open / take it out at its release. */
 void fileh_track(struct fs *fs, struct fileh *h);
 void fileh_untrack(struct fs *fs, struct fileh *h);
+/* The attributes of file INO as a handle open for reading on it has them (the file removed since, as
+ * POSIX keeps an open file until its last close): its value, nlink 0. Errors: -ENOENT (no such handle). */
+int fileh_read_attr(struct fs *fs, uint64_t ino, struct view_attr *a);
 
 /* Write handlers (wops.c). */
 void fs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, struct fuse_file_info *fi);

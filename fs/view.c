@@ -236,9 +236,14 @@ int view_getattr(cs_txn *txn, const struct node_id *id, struct view_attr *a)
 int view_read(cs_txn *txn, const struct node_id *id, void **buf, size_t *len)
 {
 	struct view_attr a;
+	return view_read_attr(txn, id, buf, len, &a);
+}
+
+int view_read_attr(cs_txn *txn, const struct node_id *id, void **buf, size_t *len, struct view_attr *a)
+{
 	if (id->kind < NODE_COLUMN)
 		return -EISDIR;
-	return cell_get(txn, id, id->kind == NODE_VERSION ? id->ts : -1, &a, buf, len);
+	return cell_get(txn, id, id->kind == NODE_VERSION ? id->ts : -1, a, buf, len);
 }
 
 /* ---- listings ---- */

@@ -46,6 +46,8 @@ int view_list(cs_txn *txn, const struct node_id *dir, struct view_pos *pos, view
 
 /* The value of file ID. *BUF is the caller's (free()). Errors: -ENOENT, -EISDIR, as the store. */
 int view_read(cs_txn *txn, const struct node_id *id, void **buf, size_t *len);
+/* The same, and its attributes into *A. */
+int view_read_attr(cs_txn *txn, const struct node_id *id, void **buf, size_t *len, struct view_attr *a);
 
 /* Extended attributes (a table directory's schema): "user.cellfs.delimiter" and one
  * "user.cellfs.family.F" per family holding its GC policy. view_xattr_list writes the NUL-separated

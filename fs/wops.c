@@ -26,10 +26,13 @@
 #define XA_FAMILY "user.cellfs.family."
 #define XA_DELIM "user.cellfs.delimiter"
 
+/* A time set on a file, in µs; -1 if no cell can have it: before 1970 (Bigtable has no negative
+ * timestamps, and storing the epoch instead would change it silently) or past int64's µs. */
 static int64_t ts_of(const struct timespec *t)
 {
-	int64_t us = (int64_t)t->tv_sec * 1000000 + t->tv_nsec / 1000;
-	return us < 0 ? 0 : us;
+	if (t->tv_sec < 0 || t->tv_sec > (INT64_MAX - 999999) / 1000000)
+		return -1;
+	return (int64_t)t->tv_sec * 1000000 + t->tv_nsec / 1000;
 }
 
 static int64_t now_us(void)
@@ -208,6 +211,24 @@ int fileh_commit(struct fs *fs, struct fileh *h)
 	int rc = 0;
 
 	pthread_mutex_lock(&h->lock);
+	if (h->too_big && !h->removed) {
+		/* (dd past the limit: its first 100 MiB are not the value it meant to write). A version this
+		 * handle wrote back before holding nothing (dd's O_TRUNC, flushed when it closed the descriptor
+		 * it had dup'd) goes again, so that the column reads what it held before the handle. */
+		if (h->id.kind == NODE_COLUMN && h->written_ts >= 0 && h->written_empty) {
+			struct node_id v = h->id;
+			v.kind = NODE_VERSION;
+			v.ts = h->written_ts;
+			OWN(fs, rc, edit_delete(fs->st, &v));
+			if (rc && rc != -ENOENT)
+				goto out;
+			h->written_ts = -1;
+			fuse_lowlevel_notify_inval_inode(fs->se, column_ino(&h->id), 0, 0);
+			fuse_lowlevel_notify_inval_inode(fs->se, h->parent, 0, 0); /* (its Q@TS names) */
+		}
+		rc = -EFBIG;
+		goto out;
+	}
 	if (h->removed || (!h->changed && h->set_ts < 0 && !(h->created && h->written_ts < 0)))
 		goto out; /* nothing to write (or nowhere: an unlinked file's writes go with it) */
 	if (h->unnamed) { /* a short form whose bytes never came (user.cellfs.name): close() says so */
@@ -231,6 +252,7 @@ int fileh_commit(struct fs *fs, struct fileh *h)
 	OWN(fs, rc, edit_put(fs->st, &h->id, ts, h->buf, h->len, h->written_ts, fs->strict_schema, &ts));
 	if (!rc) {
 		h->written_ts = ts;
+		h->written_empty = !h->len;
 		h->set_ts = -1;
 		h->changed = false;
 		if (h->counted_new) {
@@ -238,6 +260,8 @@ int fileh_commit(struct fs *fs, struct fileh *h)
 			atomic_fetch_sub(&fs->nnew, 1);
 		}
 		pending_filled(fs, &h->id);
+		if (fs->ngone)
+			gone_drop(fs, column_ino(&h->id));
 		if (h->id.kind == NODE_COLUMN)
 			pending_col_remove(&fs->pending, column_ino(&h->id));
 		else /* the bare name may show this version now */
@@ -301,6 +325,30 @@ static bool family_known(cs_txn *txn, const struct node_id *id)
 	return found;
 }
 
+/* 0 if family FAMILY of TABLE exists or may be made by a write: -EPERM, logged, if a row key of the table
+ * has a segment of that name, whose paths the family would change (they would read %XX-escaped: name.h),
+ * so that a path once written never changes its meaning by a later write. */
+static int family_clash(cs_txn *txn, const char *table, const char *family)
+{
+	cs_table_info *info;
+	bool found = false;
+	int rc;
+
+	if (!cs_table_info_get(txn, table, &info)) {
+		for (size_t i = 0; i < info->nfamilies && !found; i++)
+			found = !strcmp(info->families[i].name, family);
+		cs_table_info_free(info);
+	}
+	if (found || !(rc = edit_family_clash(txn, table, family)))
+		return 0;
+	if (rc == 1) {
+		fuse_log(FUSE_LOG_ERR, "cellfs: family %s of table %s not made: row keys of the table have a segment "
+			 "%s, whose paths would change (cellctl createfamily makes it anyway)\n", family, table, family);
+		rc = -EPERM;
+	}
+	return rc;
+}
+
 void fs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
@@ -341,6 +389,8 @@ void fs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 		rc = -EPERM;
 		goto fail;
 	}
+	if ((rc = family_clash(txn, h->id.table, h->id.family)))
+		goto fail;
 	/* A new file starts empty. It may be in the store all the same: a column written only as versions
 	 * (its bare name absent, see pending.h) or one the kernel's negative entry was too old for; only in
 	 * the second case does it open as an existing file would. */
@@ -391,6 +441,8 @@ void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_
 		rc = -EFBIG;
 	else if (at + size > h->len)
 		rc = fileh_resize(fs, h, at + size);
+	if (rc == -EFBIG)
+		h->too_big = true;
 	if (!rc && size) {
 		memcpy((char *)h->buf + at, buf, size);
 		h->changed = true;
@@ -484,7 +536,7 @@ static int truncate_path(struct fs *fs, const struct node_id *id, uint64_t size)
 /* The attributes a writable handle gives its file. Called with H's lock held. */
 static struct view_attr handle_attr(const struct fileh *h)
 {
-	return (struct view_attr){ .size = h->len, .nlink = 1,
+	return (struct view_attr){ .size = h->len, .nlink = h->removed ? 0 : 1,
 				   .mtime_us = h->id.kind == NODE_VERSION ? h->id.ts
 					       : h->set_ts >= 0	       ? h->set_ts
 					       : h->written_ts >= 0       ? h->written_ts
@@ -519,7 +571,7 @@ static void set_handle_ts(struct fileh *h, void *arg)
 			t->rc = rc;
 	}
 	pthread_mutex_lock(&h->lock);
-	if (!t->have)
+	if (!t->have || (!t->a.nlink && !h->removed)) /* (a file made again under a removed one's name) */
 		t->a = handle_attr(h);
 	t->have = true;
 	pthread_mutex_unlock(&h->lock);
@@ -557,6 +609,11 @@ void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, s
 		h = NULL;
 	if (fs->ro && (to_set & (FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW))) {
 		fuse_reply_err(req, EROFS);
+		return;
+	}
+	if ((to_set & FUSE_SET_ATTR_MTIME) && !(to_set & FUSE_SET_ATTR_MTIME_NOW) && n->id.kind >= NODE_COLUMN &&
+	    ts_of(&attr->st_mtim) < 0) {
+		fuse_reply_err(req, EINVAL); /* before 1970: refused before anything else of the request is done */
 		return;
 	}
 	if (to_set & FUSE_SET_ATTR_SIZE) {
@@ -725,6 +782,42 @@ static void mark_removed(struct fileh *h, void *arg)
 	pthread_mutex_unlock(&h->lock);
 }
 
+struct new_probe {
+	const struct node_id *id;
+	bool found;
+};
+
+static void probe_new(struct fileh *h, void *arg)
+{
+	struct new_probe *q = arg;
+	pthread_mutex_lock(&h->lock);
+	if (h->created && h->written_ts < 0 && !h->removed && node_id_equal(&h->id, q->id))
+		q->found = true;
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* A file created as NAME in DIR and not written back yet, which only its handles hold: its identity into
+ * *ID (owned). Errors: -ENOENT (there is none), as view_resolve_new(). */
+static int find_new(struct fs *fs, cs_txn *txn, const struct node_id *dir, const char *name, struct node_id *id)
+{
+	struct new_probe q = { .id = id };
+	int rc;
+
+	if (!atomic_load(&fs->nnew))
+		return -ENOENT;
+	if ((rc = view_resolve_new(txn, dir, name, false, id))) {
+		if (rc > 0)
+			node_id_free(id);
+		return rc < 0 ? rc : -ENOENT;
+	}
+	node_foreach_writer(&fs->nodes, node_ino_of(id), probe_new, &q);
+	if (!q.found) {
+		node_id_free(id);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 /* Whether NAME is a version's name (Q@TS). */
 static bool is_version_name(const char *name)
 {
@@ -757,11 +850,18 @@ void fs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 			rc = -EINVAL; /* the bare name's newest, at a whole second it may have been rounded to */
 		else
 			OWN(fs, rc, edit_delete(fs->st, &f.id));
+		if (!rc && f.id.kind == NODE_COLUMN)
+			gone_add(fs, column_ino(&f.id), fuse_req_ctx(req)->pid); /* (rm -r unlinks its versions next) */
 		if (!rc) {
 			node_foreach_writer(&fs->nodes, node_ino_of(&f.id), mark_removed, NULL);
 			if (f.id.kind == NODE_VERSION) /* the bare name may show another version now */
 				fuse_lowlevel_notify_inval_inode(fs->se, column_ino(&f.id), 0, 0);
 		}
+	} else if (rc == -ENOENT && dir && !find_new(fs, txn, dir, name, &f.id)) {
+		/* created and not written back yet: its handles go on, and write nothing back (POSIX: the
+		 * name is gone, the open file stays until its last close) */
+		node_foreach_writer(&fs->nodes, node_ino_of(&f.id), mark_removed, NULL);
+		rc = 0;
 	} else if (rc == -ENOENT && dir && dir->kind == NODE_FAMILY && is_version_name(name)) {
 		/* The kernel still had this version's name (an UNLINK comes only for a name it looked up),
 		 * but its cell is gone: `rm Q` deleted the whole column, as `rm -r` does before it reaches
@@ -826,7 +926,7 @@ void fs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 			fam[segn] = 0;
 			if (fs->strict_schema)
 				rc = -EINVAL;
-			else
+			else if (!(rc = family_clash(txn, id.table, fam)))
 				OWN(fs, rc, edit_family_ensure(fs->st, id.table, fam));
 			if (!rc)
 				rc = fs_txn(fs, &txn);
@@ -1000,6 +1100,8 @@ static int rename_file(struct fs *fs, cs_txn *txn, struct found *f, const struct
 		return -EXDEV;
 	if (fs->strict_schema && !family_known(txn, to))
 		return -EPERM;
+	if ((rc = family_clash(txn, to->table, to->family)))
+		return rc;
 	if (to->kind == NODE_VERSION && (rc = versions_only(fs, txn, to)))
 		return rc;
 	OWN(fs, rc, edit_move(fs->st, &f->id, to, fs->strict_schema));
@@ -1010,6 +1112,45 @@ static int rename_file(struct fs *fs, cs_txn *txn, struct found *f, const struct
 	if (ndir->kind == NODE_DIR)
 		np->as_family = true;
 	*m = (struct move){ .kind = MOVE_FILE, .ffrom = &f->id, .fto = to };
+	return 0;
+}
+
+/* A file created and not written back yet (FROM: only its handles hold it) onto a file name: its handles
+ * follow (node_rewrite), so that their write-back lands under the new name; nothing changes in the store
+ * until then. A file of the store at the new name gets that write-back as its new version, as rename_file
+ * makes the source's cell one; another such new file there is removed. */
+static int rename_new(struct fs *fs, cs_txn *txn, const struct node_id *from, const struct node_id *ndir,
+		      struct node *np, const char *newname, unsigned int flags, struct move *m, struct node_id *to)
+{
+	struct found t = { 0 };
+	struct node_id other;
+	bool other_new = false;
+	int rc, ex;
+
+	if ((rc = view_resolve_new(txn, ndir, newname, false, to)))
+		return rc < 0 ? rc : -EPERM;
+	ex = find_child(txn, ndir, newname, &t);
+	node_id_free(&t.id);
+	if (!ex && t.a.dir)
+		return -EISDIR;
+	if (ex == -ENOENT && !find_new(fs, txn, ndir, newname, &other)) {
+		node_id_free(&other);
+		ex = 0;
+		other_new = !node_id_equal(from, to);
+	}
+	if (!ex && (flags & RENAME_NOREPLACE))
+		return -EEXIST;
+	if (fs->strict_schema && !family_known(txn, to))
+		return -EPERM;
+	if ((rc = family_clash(txn, to->table, to->family)))
+		return rc;
+	if (to->kind == NODE_VERSION && (rc = versions_only(fs, txn, to)))
+		return rc;
+	if (other_new) /* another new file there: replaced, its handles write nothing back */
+		node_foreach_writer(&fs->nodes, node_ino_of(to), mark_removed, NULL);
+	if (ndir->kind == NODE_DIR)
+		np->as_family = true;
+	*m = (struct move){ .kind = MOVE_FILE, .ffrom = from, .fto = to };
 	return 0;
 }
 
@@ -1054,6 +1195,30 @@ static int rename_keydir(struct fs *fs, cs_txn *txn, struct found *f, const stru
 	return rc;
 }
 
+/* Whether directory TO (named NEWNAME in NEWPARENT) may be replaced by a directory renamed onto it: 0 if
+ * it is not there or empty; -ENOTEMPTY if it holds something (the store's directories always do: a row
+ * cannot be empty), -ENOTDIR if the store has a file there. */
+static int dir_target_empty(struct fs *fs, cs_txn *txn, const struct node_id *to, uint64_t newparent,
+			    const char *newname)
+{
+	struct node_id tid;
+	struct view_attr a;
+	struct new_file *nf;
+	size_t nn = 0;
+	int64_t mt;
+	int rc = view_getattr(txn, to, &a);
+
+	if (rc != -ENOENT)
+		return rc ? rc : a.dir ? -ENOTEMPTY : -ENOTDIR;
+	if ((rc = pending_lookup(&fs->pending, newparent, newname, &tid, &mt)))
+		return rc == -ENOENT ? 0 : rc;
+	rc = new_files(fs, node_ino_of(&tid), &nf, &nn);
+	if (!rc && (nn || pending_has_children(&fs->pending, node_ino_of(&tid))))
+		rc = -ENOTEMPTY; /* (a file being written counts: it is there) */
+	new_files_free(nf, nn);
+	node_id_free(&tid);
+	return rc;
+}
 
 void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent, const char *newname,
 	       unsigned int flags)
@@ -1122,13 +1287,16 @@ void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t n
 				rc = -EXDEV;
 			else if ((rc = view_resolve_new(txn, ndir, newname, true, &to)) == 1)
 				rc = -EXDEV;
-			else if (rc >= 0) {
-				rc = 0;
+			else if (rc >= 0 && (rc = dir_target_empty(fs, txn, &to, newparent, newname)))
+				; /* rename(2) replaces only an empty directory */
+			else if (!rc) {
 				pending_remove_entry(&fs->pending, parent, name);
 				if ((rc = pending_add(&fs->pending, &to, newparent, newname, mt)))
 					pending_add(&fs->pending, &pid, parent, name, mt); /* as it was */
 				m = (struct move){ .kind = MOVE_FILE, .ffrom = &pid, .fto = &to };
 			}
+		} else if (rc == -ENOENT && !(rc = find_new(fs, txn, dir, name, &f.id))) {
+			rc = rename_new(fs, txn, &f.id, ndir, np, newname, flags, &m, &to);
 		}
 		moved = !rc;
 	}
@@ -1190,6 +1358,8 @@ static int fs_do_mknod(struct fs *fs, struct node *p, const char *name, mode_t m
 		p->as_family = true;
 	if (fs->strict_schema && !family_known(txn, id))
 		rc = -EPERM;
+	else if ((rc = family_clash(txn, id->table, id->family)))
+		;
 	else if (id->kind == NODE_VERSION && pending_round_hit(&fs->pending, column_ino(id), id->ts))
 		rc = -EINVAL;
 	else if (id->kind == NODE_VERSION)
@@ -1463,6 +1633,8 @@ void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *v
 			rc = family_type_is(txn, n->id.table, fam, type);
 			if (!rc)
 				rc = cs_family_set_gc(txn, n->id.table, fam, text);
+			if (rc == -ENOENT && !(flags & XATTR_REPLACE) && (rc = family_clash(txn, n->id.table, fam)) == 0)
+				rc = -ENOENT;
 			if (rc == -ENOENT)
 				rc = flags & XATTR_REPLACE ? -ENODATA
 							   : cs_family_create_typed(txn, n->id.table, fam, text, type);

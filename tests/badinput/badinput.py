@@ -99,6 +99,7 @@ OPS = {
     'link': (os.link, (0, 1)),
     'mknod': (op_mknod, (0,)),
     'utime': (lambda p: os.utime(p, ns=(10**18, 10**18)), (0,)),
+    'utime-1960': (lambda p: os.utime(p, ns=(0, -315619200 * 10**9)), (0,)),
     'chmod': (lambda p: os.chmod(p, 0o600), (0,)),
     'setxattr': (os.setxattr, (0,)),
     'removexattr': (os.removexattr, (0,)),

@@ -85,6 +85,32 @@ wait "$holder" 2>/dev/null
 fusermount3 -u "$MNT" 2>/dev/null || fusermount3 -uz "$MNT"
 wcheck crash-check "$db"
 
+# A write that would make family k while row keys of the table have a segment k: making it would move
+# those paths to %6B (a key segment equal to a family's name is escaped), so a path just written would be
+# gone. Refused (EPERM at open, one log line naming it), and alike by rename, mkdir of the escaped name
+# and setxattr; nothing written, the path still there. A table without such segments makes it.
+"$CELLCTL" --db "$TMP/fam" createtable pm families=cf >/dev/null || fail "createtable pm"
+mount_store "$TMP/fam"
+{ mkdir -p "$MNT/pm/x/k/sub" && echo 1 >"$MNT/pm/x/k/sub/f1" && mkdir -p "$MNT/pm/x/cf" &&
+	echo c >"$MNT/pm/x/cf/c"; } || fail "writing pm/x/k/sub/f1"
+mkdir "$TMP/fam.before" "$TMP/fam.after"
+"$DUMP_STORE" "$TMP/fam" "$TMP/fam.before" >/dev/null || fail "dump_store"
+err=$( { echo 2 >"$MNT/pm/x/k/f2"; } 2>&1) && fail "echo > pm/x/k/f2 (would make family k) succeeded"
+case $err in *"Operation not permitted"*) ;; *) fail "echo > pm/x/k/f2: $err, want EPERM" ;; esac
+mv "$MNT/pm/x/cf/c" "$MNT/pm/x/k/c" 2>/dev/null && fail "mv into pm/x/k (would make family k) succeeded"
+setfattr -n user.cellfs.family.k -v never "$MNT/pm" 2>/dev/null && fail "setfattr family k succeeded"
+mkdir "$MNT/pm/y" && mkdir "$MNT/pm/y/%6B" 2>/dev/null && fail "mkdir pm/y/%6B (makes family k) succeeded"
+[ "$(cat "$MNT/pm/x/k/sub/f1" 2>&1)" = 1 ] || fail "pm/x/k/sub/f1 is not there as written: $(ls -R "$MNT/pm")"
+"$DUMP_STORE" "$TMP/fam" "$TMP/fam.after" >/dev/null || fail "dump_store"
+cmp -s "$TMP/fam.before/dump.txt" "$TMP/fam.after/dump.txt" || fail "a refused family changed the store"
+{ mkdir -p "$MNT/pm/y/z" && echo 3 >"$MNT/pm/y/z/f3"; } || fail "a family no key segment is named after"
+fusermount3 -u "$MNT" || fail "fusermount3 -u"
+wait "$DAEMON_PID" || fail "the daemon exited with status $?"
+DAEMON_PID=
+want="cellfs: family k of table pm not made: row keys of the table have a segment k, whose paths would change (cellctl createfamily makes it anyway)"
+[ "$(sort -u "$TMP/daemon.err")" = "$want" ] || fail "the daemon's log: $(head -c 2000 "$TMP/daemon.err"), want 4 x: $want"
+[ "$(wc -l <"$TMP/daemon.err")" = 4 ] || fail "the daemon's log has $(wc -l <"$TMP/daemon.err") lines, want 4"
+
 # 100,000 cells in one key directory: exactly the cap moves; one more is EXDEV (mv copies).
 "$GEN_AWKWARD" "$TMP/big" big || exit 1
 mount_store "$TMP/big"
