@@ -132,33 +132,38 @@ void gone_drop(struct fs *fs, uint64_t col)
 	pthread_mutex_unlock(&fs->hlock);
 }
 
-static bool gone_has(struct fs *fs, uint64_t col, pid_t pid)
+/* Whether column COL's Q@TS names are ghosts for process PID: 1; 0; -1 for another process's ghosts. */
+static int gone_has(struct fs *fs, uint64_t col, pid_t pid)
 {
 	int64_t now = cs_now_us();
-	bool found = false;
+	int found = 0;
 	pthread_mutex_lock(&fs->hlock);
-	for (size_t i = 0; i < sizeof(fs->gone) / sizeof(fs->gone[0]) && !found; i++)
-		found = fs->gone[i].col == col && fs->gone[i].pid == pid && now - fs->gone[i].at_us < GONE_US;
+	for (size_t i = 0; i < sizeof(fs->gone) / sizeof(fs->gone[0]) && found <= 0; i++)
+		if (fs->gone[i].col == col && now - fs->gone[i].at_us < GONE_US)
+			found = fs->gone[i].pid == pid ? 1 : -1;
 	pthread_mutex_unlock(&fs->hlock);
 	return found;
 }
 
 /* A Q@TS name NAME in family directory DIR whose column's bare name was unlinked lately (see gone_add):
- * an entry for it, never cached (nothing is stored). Errors: -ENOENT (no such ghost). */
+ * an entry for it, never cached (nothing is stored). Errors: -ENOENT (no such ghost), -ENOLINK (another
+ * process's ghost: absent to this one, but not to be remembered as absent). */
 static int ghost_entry(struct fs *fs, pid_t pid, cs_txn *txn, const struct node_id *dir, const char *name,
 		       struct entry_arg *ea)
 {
 	struct view_attr a = { .nlink = 1 };
 	struct node_id id;
-	int rc;
+	int rc, g = 0;
 
 	if (dir->kind != NODE_FAMILY || (rc = view_resolve_new(txn, dir, name, false, &id)) < 0)
 		return -ENOENT;
 	rc = -ENOENT;
-	if (id.kind == NODE_VERSION && gone_has(fs, column_ino(&id), pid)) {
+	if (id.kind == NODE_VERSION && (g = gone_has(fs, column_ino(&id), pid)) > 0) {
 		a.mtime_us = id.ts;
 		if (!(rc = take_entry(ea, name, &id, &a)))
 			ea->e.entry_timeout = ea->e.attr_timeout = 0;
+	} else if (g < 0) {
+		rc = -ENOLINK; /* (absent, but not to be remembered: the unlinking process may look again) */
 	}
 	node_id_free(&id);
 	return rc;
@@ -243,7 +248,9 @@ static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	count_req(req, OP_LOOKUP);
 	struct fuse_entry_param e;
 	int err = fs_do_lookup(req, parent, name, &e);
-	if (err == ENOENT) { /* a negative entry: the kernel remembers the absence for a while */
+	if (err == ENOLINK) { /* another process's ghost (ghost_entry): absent, not remembered */
+		fuse_reply_err(req, ENOENT);
+	} else if (err == ENOENT) { /* a negative entry: the kernel remembers the absence for a while */
 		memset(&e, 0, sizeof(e));
 		e.entry_timeout = fs_of(req)->neg_timeout;
 		fuse_reply_entry(req, &e);

@@ -97,15 +97,24 @@ mkdir -p "$MNT/c/rmq/cf" || fail "mkdir c/rmq/cf"
 for v in 1 2 3; do echo $v >"$MNT/c/rmq/cf/q"; done
 mapfile -t names < <(ls "$MNT/c/rmq/cf")
 [ ${#names[@]} = 3 ] || fail "c/rmq/cf lists ${names[*]}, want q and two q@TS"
-rm "$MNT/c/rmq/cf/q" || fail "rm c/rmq/cf/q"
-for f in foreign1 foreign2; do
-	ls "$MNT/c" >/dev/null
-	"$CELLCTL" --db "$db" set c "$f" cf:x=1 || fail "cellctl set c $f"
-	for _ in $(seq 3000); do ls "$MNT/c" | grep -qx "$f" && break; sleep 0.01; done
-done
-for n in "${names[@]:1}"; do
-	rm "$MNT/c/rmq/cf/$n" || fail "rm of $n (its cell went with q) after the watcher dropped the kernel's entries"
-done
+# (one process, as rm -r is: only it may unlink what the watcher made the kernel forget)
+python3 - "$MNT/c" "$CELLCTL" "$db" "${names[@]:1}" <<'PY' || fail "rm of q, then of its q@TS names after the watcher dropped the kernel's entries"
+import os, subprocess, sys, time
+c, cellctl, db, versions = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+os.unlink(os.path.join(c, 'rmq/cf/q'))
+for f in ('foreign1', 'foreign2'):
+    os.listdir(c)
+    subprocess.run([cellctl, '--db', db, 'set', 'c', f, 'cf:x=1'], check=True)
+    for _ in range(3000):
+        if f in os.listdir(c):
+            break
+        time.sleep(0.01)
+for n in versions:  # another process does not find them: gone, as it should
+    if subprocess.run(['stat', os.path.join(c, 'rmq/cf', n)], capture_output=True).returncode == 0:
+        sys.exit('stat of %s from another process found it after q was removed' % n)
+for n in versions:
+    os.unlink(os.path.join(c, 'rmq/cf', n))
+PY
 python3 -c '
 import json
 for r in range(200):
