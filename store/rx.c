@@ -4,8 +4,10 @@
  * by step, so that a pattern is refused where Go refuses it, with Go's words, and first for the same
  * reason. It builds a tree whose leaves are sets of bytes (a character class, a literal, '.', \C, with
  * case folding and Unicode classes already resolved to bytes 0-255), which is written out as a PCRE2
- * pattern using only \xHH, [...] of \xHH, (?: ), | and quantifiers, so nothing of PCRE2's own syntax,
- * locale tables or flags decides what matches. Matching is PCRE2's DFA matcher, anchored at both ends.
+ * pattern using only \xHH, [...] of \xHH, groups, | and quantifiers, so nothing of PCRE2's own syntax,
+ * locale tables or flags decides what matches. Groups are "(" with PCRE2_NO_AUTO_CAPTURE (nested
+ * "(?:" count against a fixed PCRE2 limit of a few hundred). Matching is PCRE2's DFA matcher, anchored
+ * at both ends.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -34,7 +36,6 @@
 #define E_REPEAT_SIZE "invalid repeat count"
 #define E_NESTING "expression nests too deeply"
 #define E_LARGE "expression too large"
-#define E_INTERNAL "regexp/syntax: internal error"
 
 enum { MAX_REPEAT = 1000, MAX_NEST = 1000, MAX_RUNE = 0x10FFFF, NONE = -1 };
 
@@ -1007,17 +1008,17 @@ static void emit(buf *b, const node *nd)
 	case OP_BOL: puts_(b, "(?m:^)"); break; /* PCRE2_ALT_CIRCUMFLEX: also after a final '\n', as Go */
 	case OP_EOL: puts_(b, "(?m:$)"); break;
 	case OP_WB:
-		puts_(b, "(?:(?<=" WORD ")(?!" WORD ")|(?<!" WORD ")(?=" WORD "))");
+		puts_(b, "((?<=" WORD ")(?!" WORD ")|(?<!" WORD ")(?=" WORD "))");
 		break;
 	case OP_NWB:
-		puts_(b, "(?:(?<=" WORD ")(?=" WORD ")|(?<!" WORD ")(?!" WORD "))");
+		puts_(b, "((?<=" WORD ")(?=" WORD ")|(?<!" WORD ")(?!" WORD "))");
 		break;
 	case OP_CAT:
 		for (size_t i = 0; i < nd->nsub; i++)
 			emit(b, nd->sub[i]);
 		break;
 	case OP_ALT:
-		puts_(b, "(?:");
+		puts_(b, "(");
 		for (size_t i = 0; i < nd->nsub; i++) {
 			if (i)
 				puts_(b, "|");
@@ -1029,7 +1030,7 @@ static void emit(buf *b, const node *nd)
 		if (nd->sub[0]->op == OP_SET) {
 			emit(b, nd->sub[0]);
 		} else {
-			puts_(b, "(?:");
+			puts_(b, "(");
 			emit(b, nd->sub[0]);
 			puts_(b, ")");
 		}
@@ -1090,7 +1091,7 @@ int rx_compile(const char *pattern, rx **out, rx_error *err)
 	if ((rc = parse(&p, &root)))
 		goto out;
 	/* Not PCRE2_ENDANCHORED: PCRE2 10.42's DFA matcher applies it to lookaheads too ((?=a)ab fails). */
-	puts_(&b, "(?:");
+	puts_(&b, "(");
 	emit(&b, root);
 	puts_(&b, ")\\z");
 	rc = -ENOMEM;
@@ -1104,13 +1105,13 @@ int rx_compile(const char *pattern, rx **out, rx_error *err)
 	pcre2_set_match_limit(re->mc, UINT32_MAX);
 	pcre2_set_depth_limit(re->mc, UINT32_MAX);
 	pcre2_set_heap_limit(re->mc, UINT32_MAX);
-	re->code = pcre2_compile((PCRE2_SPTR)b.p, b.n, PCRE2_ANCHORED | PCRE2_ALT_CIRCUMFLEX |
+	re->code = pcre2_compile((PCRE2_SPTR)b.p, b.n, PCRE2_ANCHORED | PCRE2_ALT_CIRCUMFLEX | PCRE2_NO_AUTO_CAPTURE |
 				 PCRE2_NEVER_UTF | PCRE2_NEVER_UCP | PCRE2_NO_UTF_CHECK, &e, &eoff, cc);
 	if (!re->code) {
 		if (e == PCRE2_ERROR_NOMEMORY || e == PCRE2_ERROR_HEAP_FAILED)
 			rc = -ENOMEM;
 		else
-			rc = fail(&p, e == PCRE2_ERROR_PATTERN_TOO_LARGE ? E_LARGE : E_INTERNAL, 0, p.n);
+			rc = fail(&p, E_LARGE, 0, p.n); /* our syntax is PCRE2's: only its limits are left */
 		goto out;
 	}
 	re->wsn = 1000;
