@@ -363,7 +363,7 @@ void cs_bulk_close(cs_bulk *b);
 
 typedef struct cs_column_sel {
 	const char *family;          /* exact family name, or NULL */
-	const char *family_regex;    /* POSIX extended regex that must match the whole name, or NULL */
+	const char *family_regex;    /* a regex (rx.h: RE2, bytes) matching the whole name, or NULL */
 	const cs_bytes *qualifier;   /* exact qualifier, or NULL */
 	const char *qualifier_regex; /* regex matching the whole qualifier, or NULL */
 } cs_column_sel;
@@ -398,7 +398,8 @@ typedef struct cs_row {
 
 /* Start reading TABLE's rows as OPTS (NULL = everything) says. Rows without a selected cell are skipped.
  * Cells a GC policy has collected are never returned. The scan lives inside TXN.
- * Errors: -ENOENT (no table), -EINVAL (bad regex). Close *OUT with cs_scan_close(). */
+ * Errors: -ENOENT (no table), -EINVAL (a regex rx_compile() refuses), -ENOMEM. Close *OUT with
+ * cs_scan_close(). */
 int cs_scan_open(cs_txn *txn, const char *table, const cs_read_opts *opts, cs_scan **out);
 
 /* Next row. Returns 1 and sets *ROW (borrowed, valid until the next call or close), 0 at the end,

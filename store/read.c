@@ -3,9 +3,6 @@
  * is not newer than the cell (deleted-and-recreated families), no dropped range hides it, and its
  * family's GC policy has not collected it — whether or not cs_gc() has removed it yet. */
 #include <errno.h>
-#include <locale.h>
-#include <pthread.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +10,7 @@
 #include "codec.h"
 #include "keys.h"
 #include "mem.h"
+#include "rx.h"
 #include "store_internal.h"
 
 struct colsel {
@@ -20,8 +18,7 @@ struct colsel {
 	uint8_t *q;
 	size_t qn;
 	bool has_q;
-	bool has_fre, has_qre;
-	regex_t fre, qre;
+	rx *fre, *qre; /* or NULL */
 };
 
 struct cs_scan {
@@ -37,8 +34,7 @@ struct cs_scan {
 	uint8_t *at;      /* where a forward scan resumes after cs_scan_seek(), or NULL */
 	size_t atn;
 	size_t lon, hin;
-	bool has_row_re;
-	regex_t row_re;
+	rx *row_re;       /* or NULL */
 	size_t ncols;
 	struct colsel *cols;
 	uint8_t *colpfx;  /* one exact column of one row (forward): its cells' keys start so; else NULL */
@@ -144,67 +140,6 @@ void cell_walk_end(struct cell_walk *w)
 	w->renc = NULL;
 }
 
-/* Regexes match bytes, whatever locale the process has set: they run in the C locale. */
-static locale_t c_locale;
-static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
-
-static void c_locale_init(void)
-{
-	c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-}
-
-static locale_t use_c_locale(void)
-{
-	pthread_once(&c_locale_once, c_locale_init);
-	return c_locale ? uselocale(c_locale) : (locale_t)0;
-}
-
-static void restore_locale(locale_t old)
-{
-	if (old)
-		uselocale(old);
-}
-
-static int compile(regex_t *re, const char *src)
-{
-	locale_t old = use_c_locale();
-	regex_t bare;
-	char *full = NULL;
-	int rc = -ENOMEM, e;
-
-	/* The pattern must stand on its own: "a)|(b" would otherwise escape the anchoring below. */
-	if (mem_fault())
-		goto out;
-	if ((e = regcomp(&bare, src, REG_EXTENDED | REG_NOSUB))) {
-		rc = e == REG_ESPACE ? -ENOMEM : -EINVAL;
-		goto out;
-	}
-	regfree(&bare);
-	if (mem_asprintf(&full, "^(%s)$", src) < 0) {
-		full = NULL;
-		goto out;
-	}
-	if (mem_fault())
-		goto out;
-	e = regcomp(re, full, REG_EXTENDED | REG_NOSUB);
-	rc = !e ? 0 : e == REG_ESPACE ? -ENOMEM : -EINVAL;
-out:
-	free(full);
-	restore_locale(old);
-	return rc;
-}
-
-static bool rx_full(const regex_t *re, const void *p, size_t n)
-{
-	regmatch_t m = { .rm_so = 0, .rm_eo = (regoff_t)n };
-	locale_t old = use_c_locale();
-	/* REG_STARTEND: match exactly these bytes, NULs included. P[N] must still be readable (a NUL):
-	 * sanitizer interceptors of regexec() measure the string with strlen(). */
-	bool r = regexec(re, n ? p : "", 1, &m, REG_STARTEND) == 0;
-	restore_locale(old);
-	return r;
-}
-
 static void *dupb(const void *p, size_t n)
 {
 	void *d = mem_malloc(n ? n : 1);
@@ -221,13 +156,10 @@ void cs_scan_close(cs_scan *s)
 		free(s->owned[i]);
 	for (size_t i = 0; i < s->ncols; i++) {
 		free(s->cols[i].q);
-		if (s->cols[i].has_fre)
-			regfree(&s->cols[i].fre);
-		if (s->cols[i].has_qre)
-			regfree(&s->cols[i].qre);
+		rx_free(s->cols[i].fre);
+		rx_free(s->cols[i].qre);
 	}
-	if (s->has_row_re)
-		regfree(&s->row_re);
+	rx_free(s->row_re);
 	kv_cursor_close(s->c);
 	free(s->colpfx);
 	free(s->cols);
@@ -323,11 +255,8 @@ static int scan_open_table(cs_txn *txn, struct sch_table *t, const cs_read_opts 
 	s->ts_end = (o->ts_start == 0 && o->ts_end == 0) ? CS_TS_MAX : o->ts_end;
 	if ((rc = set_bounds(s, o)))
 		goto fail;
-	if (o->row_regex) {
-		if ((rc = compile(&s->row_re, o->row_regex)))
-			goto fail;
-		s->has_row_re = true;
-	}
+	if (o->row_regex && (rc = rx_compile(o->row_regex, &s->row_re, NULL)))
+		goto fail;
 	if (o->ncolumns && !(s->cols = mem_calloc(o->ncolumns, sizeof(*s->cols)))) {
 		rc = -ENOMEM;
 		goto fail;
@@ -345,19 +274,13 @@ static int scan_open_table(cs_txn *txn, struct sch_table *t, const cs_read_opts 
 				goto fail;
 			}
 		}
-		if (cs->family_regex) {
-			if ((rc = compile(&c->fre, cs->family_regex)))
-				goto fail;
-			c->has_fre = true;
-		}
-		if (cs->qualifier_regex) {
-			if ((rc = compile(&c->qre, cs->qualifier_regex)))
-				goto fail;
-			c->has_qre = true;
-		}
+		if (cs->family_regex && (rc = rx_compile(cs->family_regex, &c->fre, NULL)))
+			goto fail;
+		if (cs->qualifier_regex && (rc = rx_compile(cs->qualifier_regex, &c->qre, NULL)))
+			goto fail;
 	}
-	if (o->row && !o->reversed && s->ncols == 1 && s->cols[0].family && s->cols[0].has_q && !s->cols[0].has_fre &&
-	    !s->cols[0].has_qre && !s->has_row_re) {
+	if (o->row && !o->reversed && s->ncols == 1 && s->cols[0].family && s->cols[0].has_q && !s->cols[0].fre &&
+	    !s->cols[0].qre && !s->row_re) {
 		/* one column of one row (a file through the mount): seek to its cells, not the row's first */
 		if (!(s->colpfx = mem_malloc(5 + 2 * o->row->len + 2 + strlen(s->cols[0].family) + 1 + 2 * s->cols[0].qn + 2))) {
 			rc = -ENOMEM;
@@ -400,23 +323,32 @@ static bool in_table(cs_scan *s, const uint8_t **k, size_t *kn)
 	return *kn >= 5 && (*k)[0] == KEY_DATA && key_get_u32(*k + 1) == s->t->id;
 }
 
-static bool col_selected(const cs_scan *s, const char *fam, const uint8_t *q, size_t qn)
+/* 1 if a selector takes the column (FAM, Q), 0 if none does, or -ENOMEM. */
+static int col_selected(const cs_scan *s, const char *fam, const uint8_t *q, size_t qn)
 {
+	int rc;
+
 	if (!s->ncols)
-		return true;
+		return 1;
 	for (size_t i = 0; i < s->ncols; i++) {
 		const struct colsel *c = &s->cols[i];
 		if (c->family && strcmp(c->family, fam))
 			continue;
-		if (c->has_fre && !rx_full(&c->fre, fam, strlen(fam)))
+		if (c->fre && (rc = rx_match(c->fre, fam, strlen(fam))) <= 0) {
+			if (rc < 0)
+				return rc;
 			continue;
+		}
 		if (c->has_q && (c->qn != qn || memcmp(c->q, q, qn)))
 			continue;
-		if (c->has_qre && !rx_full(&c->qre, q, qn))
+		if (c->qre && (rc = rx_match(c->qre, q, qn)) <= 0) {
+			if (rc < 0)
+				return rc;
 			continue;
-		return true;
+		}
+		return 1;
 	}
-	return false;
+	return 0;
 }
 
 /* Whether two short byte strings are equal: inline, where a call into memcmp would cost more (a scan
@@ -487,7 +419,6 @@ static int take_row(cs_scan *s, const uint8_t *k, size_t kn)
 			return -EIO;
 	}
 	s->ordered = true;
-	s->rkey[s->rkeyn] = 0; /* room: the terminator; see rx_full() */
 	if ((rc = grow((void **)&s->rpfx, &s->rpfxcap, 5 + (size_t)a, 1)))
 		return rc;
 	memcpy(s->rpfx, k, 5 + (size_t)a);
@@ -589,8 +520,9 @@ static int load_row(cs_scan *s)
 			key_dec(k + kp.q_off, kp.q_len, q, &kp.qn);
 		else if (kp.qn)
 			memcpy(q, k + kp.q_off, kp.qn); /* nothing escaped: a plain copy */
-		q[kp.qn] = 0; /* for regexec interceptors (ASan) that ignore REG_STARTEND and run strlen() */
-		if (!col_selected(s, f->name, q, kp.qn))
+		if ((rc = col_selected(s, f->name, q, kp.qn)) < 0)
+			return rc;
+		if (!rc)
 			goto next;
 		if ((rc = grow((void **)&s->cells, &s->cellcap, s->ncells + 1, sizeof(*s->cells))))
 			return rc;
@@ -689,9 +621,11 @@ static int next_forward_rows(cs_scan *s)
 			if (!clean->has_end)
 				return 0;
 			rc = seek_row(s, clean->end, clean->endn);
-		} else if (s->has_row_re && !rx_full(&s->row_re, s->rkey, s->rkeyn)) {
+		} else if (s->row_re && (rc = rx_match(s->row_re, s->rkey, s->rkeyn)) <= 0) {
 			uint8_t *nk = s->txn->kbuf;
 			size_t nkn = s->rpfxn;
+			if (rc < 0)
+				return rc;
 			memcpy(nk, s->rpfx, nkn);
 			nk[nkn - 1] = 0x02; /* just past every cell of this row */
 			rc = kv_seek(s->c, nk, nkn);
@@ -747,7 +681,9 @@ static int next_reversed(cs_scan *s)
 		} else {
 			if ((rc = seek_row_start(s)))
 				return rc == -ENOENT ? -EIO : rc;
-			if (!s->has_row_re || rx_full(&s->row_re, s->rkey, s->rkeyn)) {
+			if (s->row_re && (rc = rx_match(s->row_re, s->rkey, s->rkeyn)) < 0)
+				return rc;
+			if (!s->row_re || rc) {
 				if ((rc = load_row(s)))
 					return rc;
 				emit = s->ncells > 0;

@@ -63,15 +63,6 @@ typedef struct colspec {
 int args_columns(const char *val, colspec **out, size_t *n, char **err);
 void colspecs_free(colspec *v, size_t n);
 
-/* Translate an RE2 pattern (cbt's regex= and columns=) to the POSIX extended syntax the store uses, for
- * what both can say: '.' stops matching at a newline as in RE2; \d \D \s \S \w \W become bracket
- * expressions; \a \f \n \r \t \v become the bytes; (?: becomes (; inside [...] the escapes \d \s \w,
- * the control escapes and \X (X punctuation) are spelled the POSIX way. Everything else is copied, so RE2
- * features POSIX lacks ((?i), \pL, lazy quantifiers) fail to compile rather than match differently.
- * Matching is bytewise, as Bigtable's (and the emulator's) is: '.' is one byte. Caller frees; NULL on
- * ENOMEM. */
-char *re2_to_ere(const char *re);
-
 /* The first record of S read as Go's encoding/csv reads it (',' separated, RFC 4180 quoting, blank
  * lines skipped). Errors: -EINVAL (EOF: nothing there; a bare or unbalanced '"'). Free with
  * args_strv_free(). */

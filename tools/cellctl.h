@@ -78,6 +78,13 @@ int cc_args_kv(int argc, char *const argv[], const char *const valid[], const ch
 const char *cc_q(const void *s, size_t n);
 const char *cc_qs(const char *s);
 
+struct rx;
+/* Compile PAT, a regular expression in cbt's dialect (store/rx.h) given as WHAT ("regex=", "columns="),
+ * into *RE (free with rx_free()), or only check it when RE is NULL. A refused pattern is reported as
+ * "bad regex PAT in WHAT: error parsing regexp: ..." with Go's words, as cbt reports it. Returns CC_OK
+ * or CC_FAIL (printed). (cmd_read.c) */
+int cc_regex(const char *pat, const char *what, struct rx **re);
+
 /* A store error for TABLE (and FAMILY, if not NULL) in words: -ENOENT becomes "table "t" not found" or
  * "family "f" not found in table "t"" (whichever is missing), the rest strerror. Returns CC_FAIL. */
 int cc_store_error(cs_txn *txn, int err, const char *what, const char *table, const char *family);

@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +29,6 @@ struct exp {
 	colspec *specs;
 	size_t nspecs;
 	cs_column_sel *sels;
-	char **eres;
-	char *row_ere;
 	bool jsonl, value_ts;
 	/* CSV */
 	struct col *cols;     /* sorted by family, qualifier */
@@ -113,51 +110,23 @@ static void exp_release(struct exp *e)
 		free(e->cols[i].fam);
 		free(e->cols[i].q);
 	}
-	for (size_t i = 0; e->eres && i < 2 * e->nspecs; i++)
-		free(e->eres[i]);
-	free(e->eres);
 	free(e->cols);
 	free(e->order);
 	free(e->first);
 	free(e->count);
 	free(e->scratch);
 	free(e->sels);
-	free(e->row_ere);
 	colspecs_free(e->specs, e->nspecs);
 }
 
 /* ---- Filters, as cellctl read takes them -------------------------------------------------------- */
 
-static int check_regex(const char *ere, const char *pat, const char *what)
-{
-	regex_t re;
-	char *full, msg[256];
-	int rc;
-
-	if (asprintf(&full, "^(%s)$", ere) < 0)
-		return cc_error("%s", strerror(ENOMEM));
-	rc = regcomp(&re, ere, REG_EXTENDED | REG_NOSUB);
-	if (rc == 0) {
-		regfree(&re);
-		rc = regcomp(&re, full, REG_EXTENDED | REG_NOSUB);
-	}
-	free(full);
-	if (rc == 0) {
-		regfree(&re);
-		return CC_OK;
-	}
-	regerror(rc, NULL, msg, sizeof msg);
-	return cc_error("bad regex %s in %s: %s", cc_qs(pat), what, msg);
-}
-
-static int regex_sel(struct exp *e, size_t slot, const char *pat, const char **out)
+static int regex_sel(const char *pat, const char **out)
 {
 	if (!pat)
 		return CC_OK;
-	if (!(e->eres[slot] = re2_to_ere(pat)))
-		return cc_error("%s", strerror(ENOMEM));
-	*out = e->eres[slot];
-	return check_regex(e->eres[slot], pat, "columns=");
+	*out = pat;
+	return cc_regex(pat, "columns=", NULL);
 }
 
 static int parse_args(struct exp *e, int argc, char **argv)
@@ -192,11 +161,9 @@ static int parse_args(struct exp *e, int argc, char **argv)
 	if (v[K_PREFIX])
 		e->o.prefix = CS_BYTES(v[K_PREFIX], strlen(v[K_PREFIX]));
 	if (v[K_REGEX]) {
-		if (!(e->row_ere = re2_to_ere(v[K_REGEX])))
-			return cc_error("%s", strerror(ENOMEM));
-		if ((rc = check_regex(e->row_ere, v[K_REGEX], "regex=")) != CC_OK)
+		if ((rc = cc_regex(v[K_REGEX], "regex=", NULL)) != CC_OK)
 			return rc;
-		e->o.row_regex = e->row_ere;
+		e->o.row_regex = v[K_REGEX];
 	}
 	if (v[K_COUNT]) {
 		if ((rc = go_parse_int(v[K_COUNT], 0, &n)) < 0)
@@ -219,12 +186,11 @@ static int parse_args(struct exp *e, int argc, char **argv)
 			return rc;
 		}
 		e->sels = calloc(e->nspecs, sizeof *e->sels);
-		e->eres = calloc(2 * e->nspecs, sizeof *e->eres);
-		if (!e->sels || !e->eres)
+		if (!e->sels)
 			return cc_error("%s", strerror(ENOMEM));
 		for (size_t i = 0; i < e->nspecs; i++)
-			if ((rc = regex_sel(e, 2 * i, e->specs[i].family, &e->sels[i].family_regex)) != CC_OK ||
-			    (rc = regex_sel(e, 2 * i + 1, e->specs[i].qualifier, &e->sels[i].qualifier_regex)) != CC_OK)
+			if ((rc = regex_sel(e->specs[i].family, &e->sels[i].family_regex)) != CC_OK ||
+			    (rc = regex_sel(e->specs[i].qualifier, &e->sels[i].qualifier_regex)) != CC_OK)
 				return rc;
 		e->o.columns = e->sels;
 		e->o.ncolumns = e->nspecs;

@@ -2,12 +2,11 @@
  *
  * cbt turns `columns=a,b` into an Interleave of filters, which emits a cell once for every selector that
  * matches it; the store returns each cell once, so the selectors are matched again here to print each
- * cell as often as cbt would. cbt's patterns are RE2 and must match whole names; the store speaks POSIX
- * extended syntax, so patterns go through re2_to_ere() (see args.h for what carries over) and are
- * matched here exactly as the store matches them.
+ * cell as often as cbt would. cbt's patterns are RE2 over raw bytes and must match whole names; they
+ * are compiled here (a refused one is reported naming it, with Go's words) and matched with the store's
+ * own matcher (store/rx.h), so both agree.
  */
 #include <errno.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,14 +15,13 @@
 #include "cbtfmt.h"
 #include "cellctl.h"
 #include "jsonfmt.h"
+#include "rx.h"
 
 /* One half of a columns= selector. */
 struct matcher {
 	const char *pat; /* as given (RE2); NULL: anything */
 	bool literal;    /* no RE2 metacharacter: compare bytes */
-	char *ere;       /* otherwise: PAT in POSIX syntax (re2_to_ere), as given to the store */
-	bool compiled;
-	regex_t re;
+	rx *re;          /* otherwise: PAT compiled */
 };
 
 struct selector {
@@ -38,33 +36,35 @@ struct readspec {
 	struct selector *sels;
 	cs_column_sel *cs;
 	cs_bytes *quals;
-	char *row_ere;  /* regex= in POSIX syntax */
 	unsigned *mult; /* per cell of the current row: how many selectors match it */
 	size_t mult_cap;
 	bool json;            /* --format=json */
 	cs_table_info *info;  /* with json: the table's schema (which families are aggregates), or NULL */
 };
 
-/* Compile ERE as the store does ("^(ERE)$", POSIX extended) so that a bad pattern is reported here,
- * naming PAT, what the user wrote. ERE must also compile on its own: "a)|(b" would otherwise close the
- * anchoring group early and match far more than whole names. Prints the error. */
-static int compile_whole(regex_t *re, const char *ere, const char *pat, const char *what)
+int cc_regex(const char *pat, const char *what, rx **re)
 {
-	char *full, msg[256];
-	int rc;
+	rx_error e;
+	rx *spare;
+	int rc = rx_compile(pat, re ? re : &spare, &e);
+	const char *frag = pat + e.off;
+	bool plain = true;
 
-	rc = regcomp(re, ere, REG_EXTENDED | REG_NOSUB);
+	if (rc == -ENOMEM)
+		return cc_error("%s", strerror(ENOMEM));
 	if (rc == 0) {
-		regfree(re);
-		if (asprintf(&full, "^(%s)$", ere) < 0)
-			return cc_error("%s", strerror(ENOMEM));
-		rc = regcomp(re, full, REG_EXTENDED | REG_NOSUB);
-		free(full);
-	}
-	if (rc == 0)
+		if (!re)
+			rx_free(spare);
 		return CC_OK;
-	regerror(rc, NULL, msg, sizeof msg);
-	return cc_error("bad regex %s in %s: %s", cc_qs(pat), what, msg);
+	}
+	/* Go's message; the part it names in backquotes, or Go-quoted where it holds what would not print */
+	for (size_t i = 0; i < e.len; i++)
+		plain &= frag[i] >= 0x20 && frag[i] < 0x7f && frag[i] != '`';
+	if (plain)
+		return cc_error("bad regex %s in %s: error parsing regexp: %s: `%.*s`", cc_qs(pat), what, e.what,
+				(int)e.len, frag);
+	return cc_error("bad regex %s in %s: error parsing regexp: %s: %s", cc_qs(pat), what, e.what,
+			cc_q(frag, e.len));
 }
 
 static int matcher_init(struct matcher *m, const char *pat)
@@ -75,37 +75,25 @@ static int matcher_init(struct matcher *m, const char *pat)
 	m->literal = !pat[strcspn(pat, "\\.+*?()|[]{}^$")];
 	if (m->literal)
 		return CC_OK;
-	m->ere = re2_to_ere(pat);
-	if (!m->ere)
-		return cc_error("%s", strerror(ENOMEM));
-	if (compile_whole(&m->re, m->ere, pat, "columns=") != CC_OK)
-		return CC_FAIL;
-	m->compiled = true;
-	return CC_OK;
+	return cc_regex(pat, "columns=", &m->re);
 }
 
-static bool matcher_match(const struct matcher *m, const void *p, size_t n)
+/* 1 if M matches the N bytes at P, 0 if not, or -ENOMEM. */
+static int matcher_match(const struct matcher *m, const void *p, size_t n)
 {
-	regmatch_t r = { .rm_so = 0, .rm_eo = (regoff_t)n };
-
 	if (!m->pat)
-		return true;
+		return 1;
 	if (m->literal)
 		return strlen(m->pat) == n && !memcmp(m->pat, p, n);
-	return regexec(&m->re, n ? p : "", 1, &r, REG_STARTEND) == 0;
+	return rx_match(m->re, p, n);
 }
 
 static void readspec_release(struct readspec *rs)
 {
 	for (size_t i = 0; rs->sels && i < rs->nspecs; i++) {
-		if (rs->sels[i].fam.compiled)
-			regfree(&rs->sels[i].fam.re);
-		if (rs->sels[i].qual.compiled)
-			regfree(&rs->sels[i].qual.re);
-		free(rs->sels[i].fam.ere);
-		free(rs->sels[i].qual.ere);
+		rx_free(rs->sels[i].fam.re);
+		rx_free(rs->sels[i].qual.re);
 	}
-	free(rs->row_ere);
 	free(rs->sels);
 	free(rs->cs);
 	free(rs->quals);
@@ -140,12 +128,12 @@ static int parse_columns(struct readspec *rs, const char *val)
 		if (s->fam.pat && s->fam.literal)
 			c->family = s->fam.pat;
 		else
-			c->family_regex = s->fam.ere;
+			c->family_regex = s->fam.pat;
 		if (s->qual.pat && s->qual.literal) {
 			rs->quals[i] = CS_BYTES(s->qual.pat, strlen(s->qual.pat));
 			c->qualifier = &rs->quals[i];
 		} else {
-			c->qualifier_regex = s->qual.ere;
+			c->qualifier_regex = s->qual.pat;
 		}
 	}
 	rs->o.columns = rs->cs;
@@ -216,9 +204,14 @@ static int print_row(struct readspec *rs, const cs_row *row)
 		const cs_cell *c = &row->cells[i];
 
 		rs->mult[i] = 0;
-		for (size_t k = 0; k < rs->nspecs; k++)
-			rs->mult[i] += matcher_match(&rs->sels[k].fam, c->family, strlen(c->family)) &&
-				       matcher_match(&rs->sels[k].qual, c->qualifier.data, c->qualifier.len);
+		for (size_t k = 0; k < rs->nspecs; k++) {
+			int f = matcher_match(&rs->sels[k].fam, c->family, strlen(c->family));
+			int q = f > 0 ? matcher_match(&rs->sels[k].qual, c->qualifier.data, c->qualifier.len) : 0;
+
+			if (f < 0 || q < 0)
+				return cc_error("%s", strerror(ENOMEM));
+			rs->mult[i] += q;
+		}
 	}
 	cbtfmt_row(stdout, row, rs->mult);
 	return CC_OK;
@@ -309,7 +302,6 @@ int cmd_read(struct cellctl *cc, int argc, char **argv)
 	const char *valid[K_NREAD + 1];
 	const char *vals[K_NREAD];
 	struct readspec rs = { 0 };
-	regex_t row_re;
 	cs_txn *txn;
 	cs_scan *scan = NULL;
 	const char *v;
@@ -346,15 +338,9 @@ int cmd_read(struct cellctl *cc, int argc, char **argv)
 	if ((v = vals[K_PREFIX]))
 		rs.o.prefix = CS_BYTES(v, strlen(v));
 	if ((v = vals[K_REGEX])) {
-		rs.row_ere = re2_to_ere(v);
-		if (!rs.row_ere) {
-			rc = cc_error("%s", strerror(ENOMEM));
+		if ((rc = cc_regex(v, "regex=", NULL)) != CC_OK)
 			goto release;
-		}
-		if ((rc = compile_whole(&row_re, rs.row_ere, v, "regex=")) != CC_OK)
-			goto release;
-		regfree(&row_re);
-		rs.o.row_regex = rs.row_ere;
+		rs.o.row_regex = v;
 	}
 	if ((v = vals[K_REVERSED]) && go_parse_bool(v, &rs.o.reversed) < 0) {
 		rc = cc_error("bad reversed %s: want true or false", cc_qs(v));

@@ -318,7 +318,7 @@ err 'cellctl lookup: bad number of cells per column "99999999999999999999": valu
 err 'cellctl lookup: bad keys-only "yes": want true or false' lookup t r1 keys-only=yes
 err 'cellctl lookup: bad format for column "a:b:c"' lookup t r1 columns=a:b:c
 err 'cellctl lookup: no column in columns=","' lookup t r1 columns=,
-err 'cellctl lookup: bad regex "(" in columns=: Unmatched ( or \(' lookup t r1 'columns=cf1:('
+err 'cellctl lookup: bad regex "(" in columns=: error parsing regexp: missing closing ): `(`' lookup t r1 'columns=cf1:('
 err 'cellctl lookup: value formatting files are not supported (format-file="f.yml")' lookup t r1 format-file=f.yml
 err 'cellctl lookup: request statistics are not supported (include-stats="full")' lookup t r1 include-stats=full
 err 'cellctl lookup: usage: cellctl lookup <table> <row-key> [columns=<family>:<qualifier>,...] [cells-per-column=<n>] [keys-only=<true|false>]' lookup t
@@ -432,9 +432,36 @@ err 'cellctl read: bad count "9223372036854775808": value out of range' read t c
 err 'cellctl read: bad number of cells per column "0x1": invalid syntax' read t cells-per-column=0x1
 err 'cellctl read: bad reversed "maybe": want true or false' read t reversed=maybe
 err 'cellctl read: bad keys-only "2": want true or false' read t keys-only=2
-err 'cellctl read: bad regex "(" in regex=: Unmatched ( or \(' read t 'regex=('
-err 'cellctl read: bad regex "k1)|(x" in regex=: Unmatched ( or \(' read t 'regex=k1)|(x'
-err 'cellctl read: bad regex "(?i)k1" in regex=: Invalid preceding regular expression' read t 'regex=(?i)k1'
+# Regular expressions are RE2's (store/rx.h), refused with Go's words as cbt reports them.
+err 'cellctl read: bad regex "(" in regex=: error parsing regexp: missing closing ): `(`' read t 'regex=('
+err 'cellctl read: bad regex "k1)|(x" in regex=: error parsing regexp: unexpected ): `k1)|(x`' read t 'regex=k1)|(x'
+err 'cellctl read: bad regex "a\\1" in regex=: error parsing regexp: invalid escape sequence: `\1`' read t 'regex=a\1'
+err 'cellctl read: bad regex "(?=a)" in regex=: error parsing regexp: invalid or unsupported Perl syntax: `(?=`' read t 'regex=(?=a)'
+err 'cellctl read: bad regex "(?<!a)b" in regex=: error parsing regexp: invalid or unsupported Perl syntax: `(?<`' read t 'regex=(?<!a)b'
+err 'cellctl read: bad regex "(?<n>a)" in regex=: error parsing regexp: invalid or unsupported Perl syntax: `(?<`' read t 'regex=(?<n>a)'
+err 'cellctl read: bad regex "x{1001}" in regex=: error parsing regexp: invalid repeat count: `{1001}`' read t 'regex=x{1001}'
+err 'cellctl read: bad regex "(a{100}){11}" in regex=: error parsing regexp: invalid repeat count: `{11}`' read t 'regex=(a{100}){11}'
+err 'cellctl read: bad regex "a++" in regex=: error parsing regexp: invalid nested repetition operator: `++`' read t 'regex=a++'
+err 'cellctl read: bad regex "*a" in regex=: error parsing regexp: missing argument to repetition operator: `*`' read t 'regex=*a'
+err 'cellctl read: bad regex "[a" in regex=: error parsing regexp: missing closing ]: `[a`' read t 'regex=[a'
+err 'cellctl read: bad regex "[z-a]" in regex=: error parsing regexp: invalid character class range: `z-a`' read t 'regex=[z-a]'
+err 'cellctl read: bad regex "\\p{Foo}" in regex=: error parsing regexp: invalid character class range: `\p{Foo}`' read t 'regex=\p{Foo}'
+err 'cellctl read: bad regex "[[:foo:]]" in regex=: error parsing regexp: invalid character class range: `[:foo:]`' read t 'regex=[[:foo:]]'
+err 'cellctl read: bad regex "(?P<>a)" in regex=: error parsing regexp: invalid named capture: `(?P<>`' read t 'regex=(?P<>a)'
+err 'cellctl read: bad regex "a\\" in regex=: error parsing regexp: trailing backslash at end of expression: ``' read t 'regex=a\'
+err 'cellctl read: bad regex "\\xg" in regex=: error parsing regexp: invalid escape sequence: `\xg`' read t 'regex=\xg'
+err 'cellctl read: bad regex "a\n(" in regex=: error parsing regexp: missing closing ): "a\n("' read t "regex=$(printf 'a\n(')"
+err 'cellctl read: bad regex "\\\xff" in regex=: error parsing regexp: invalid escape sequence: "\\\xff"' read t "regex=$(printf '\\\377')"
+err 'cellctl export: bad regex "(?=a)" in regex=: error parsing regexp: invalid or unsupported Perl syntax: `(?=`' export t 'regex=(?=a)'
+err 'cellctl export: bad regex "a{2}{3}" in columns=: error parsing regexp: invalid nested repetition operator: `{2}{3}`' export t 'columns=cf1:a{2}{3}'
+# What POSIX syntax lacked and RE2 has.
+outb '----------------------------------------\nk1\n  cf1:a                                    @ 1970/01/01-00:00:00.001000\n    ""\n\n'
+ok read t 'regex=(?i)K\x31' keys-only=true
+outb '----------------------------------------\nk1\n  cf1:a                                    @ 1970/01/01-00:00:00.001000\n    ""\n\n'
+ok read t 'regex=\Qk1\E' keys-only=true
+outb '----------------------------------------\nk1\n  cf1:a                                    @ 1970/01/01-00:00:00.001000\n    ""\n\n'
+ok read t 'regex=\A(?P<name>\pL)\p{Nd}\z' keys-only=true end=k2
+ok read t 'regex=k\x{31}+\C' keys-only=true
 err 'cellctl read: bad format for column "a:b:c"' read t columns=a:b:c
 err 'cellctl read: authorized views are not supported (authorized-view="v")' read t authorized-view=v
 err 'cellctl read: usage: cellctl read <table> [start=<row-key>] [end=<row-key>] [prefix=<row-key-prefix>] [regex=<regex>] [reversed=<true|false>] [columns=<family>:<qualifier>,...] [count=<n>] [cells-per-column=<n>] [keys-only=<true|false>]' read

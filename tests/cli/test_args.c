@@ -224,35 +224,6 @@ static void test_args__columns_forms(void **state)
 	free(err);
 }
 
-static void test_args__re2_to_ere(void **state)
-{
-	static const struct {
-		const char *re2, *ere;
-	} cases[] = {
-		{ "abc", "abc" },
-		{ "a.c", "a[^\n]c" },
-		{ "k\\d+", "k[0-9]+" },
-		{ "\\D\\S\\W", "[^0-9][^\t\n\f\r ][^0-9A-Za-z_]" },
-		{ "\\w*\\s", "[0-9A-Za-z_]*[\t\n\f\r ]" },
-		{ "(?:a|b)c", "(a|b)c" },
-		{ "\\n\\t", "\n\t" },
-		{ "\\.\\*\\\\", "\\.\\*\\\\" },
-		{ "[\\d.]", "[0-9.]" },
-		{ "[^\\w\\-]", "[^0-9A-Za-z_-]" },
-		{ "[]a]", "[]a]" },
-		{ "[[:alpha:].]x", "[[:alpha:].]x" },
-		{ "(?i)x", "(?i)x" },
-	};
-	(void)state;
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		char *got = re2_to_ere(cases[i].re2);
-
-		assert_non_null(got);
-		assert_string_equal(got, cases[i].ere);
-		free(got);
-	}
-}
-
 static void test_args__csv_record(void **state)
 {
 	char **f, *err = NULL;
@@ -312,7 +283,6 @@ int main(void)
 		cmocka_unit_test(test_args__set_cell_as_cbt),
 		cmocka_unit_test(test_args__cell_ts_truncates_to_ms),
 		cmocka_unit_test(test_args__columns_forms),
-		cmocka_unit_test(test_args__re2_to_ere),
 		cmocka_unit_test(test_args__csv_record),
 	};
 

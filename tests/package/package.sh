@@ -54,7 +54,7 @@ if ! deb=$("$src/packaging/build-deb" "$out"); then
 fi
 echo "built $deb"
 depends=$(dpkg-deb -f "$deb" Depends)
-for d in fuse3 libfuse3-3 liblmdb0 libzstd1 libc6; do
+for d in fuse3 libfuse3-3 liblmdb0 libzstd1 libpcre2-8-0 libc6; do
 	[[ ", $depends," == *", $d"[\ ,]* ]] || fail "the package does not depend on $d: Depends: $depends"
 done
 # lintian: errors fail the test; warnings are printed for whoever reads the log.

@@ -144,6 +144,8 @@ static const struct read_case {
 	{ "row regex with #", { .row_regex = "r1#.*" }, L3 },
 	{ "row regex alternatives", { .row_regex = "s1|r3" }, L5 L6 },
 	{ "row regex reversed", { .row_regex = "r[0-9]", .reversed = true }, L5 L4 L1 },
+	{ "row regex in RE2's dialect", { .row_regex = "(?i)R\\x31|\\Qr3\\E" }, L1 L5 },
+	{ "row regex matches bytes", { .row_regex = "r1\\C\\C+" }, L3 },
 	{ "row regex and limit", { .row_regex = "[rs][0-9]", .limit = 4, .start = LIT("r2") }, L4 L5 L6 L7 },
 	/* one exact column of one row: the scan seeks to the column's cells (read.c) */
 	{ "one column of a row", { .row = &row_r1, .ncolumns = 1, .columns = a_q1 }, "r1 a:q1@3=v3 a:q1@2=v2 a:q1@1=v1\n" },
