@@ -48,7 +48,7 @@ static const struct cmd commands[] = {
 	  "cellctl createfamily <table> <family>[:<gcpolicy>[:<type>]]\n"
 	  "\n"
 	  "  Without a policy the family keeps every cell (\"never\"). For gcpolicy, see \"setgcpolicy\".\n"
-	  "  type makes an aggregate family: intsum, intmin or intmax (see \"addtocell\").\n"
+	  "  type makes an aggregate family: intsum, intmin or intmax, in any case (see \"addtocell\").\n"
 	  "\n"
 	  "    Example: cellctl createfamily mobile-time-series stats_summary:maxversions=1\n" },
 	{ "createtable", cmd_createtable, CC_CREATE, "Create a table",
@@ -57,8 +57,8 @@ static const struct cmd commands[] = {
 	  "  families     Column families and their garbage collection (gc) policies, comma-separated\n"
 	  "               (CSV: quote an item that contains a comma). Put gc policies in quotes when they\n"
 	  "               include shell operators && and ||. For gcpolicy, see \"setgcpolicy\".\n"
-	  "               Types \"intsum\", \"intmin\" and \"intmax\" make aggregate families (see\n"
-	  "               \"addtocell\").\n"
+	  "               Types \"intsum\", \"intmin\" and \"intmax\" (in any case) make aggregate\n"
+	  "               families (see \"addtocell\").\n"
 	  "  splits       Accepted for cbt compatibility and ignored (a local store has no tablets)\n"
 	  "\n"
 	  "  Creates the store too if it does not exist yet.\n"
