@@ -163,6 +163,7 @@ static const struct cmd commands[] = {
 	  "                                      syntax, where cbt uses RE2)\n"
 	  "  cells-per-column=<n>                Read only this number of cells per column\n"
 	  "  keys-only=<true|false>              Print cells without their values\n"
+	  "  include-stats=full                  Print cbt's summary of the rows and cells seen and returned\n"
 	  "  app-profile=<app-profile-id>        Accepted for cbt compatibility and ignored\n" },
 	{ "ls", cmd_ls, CC_READ, "List tables and column families",
 	  "cellctl ls                List tables\n"
@@ -182,6 +183,7 @@ static const struct cmd commands[] = {
 	  "  count=<n>                           Read only this many rows\n"
 	  "  cells-per-column=<n>                Read only this many cells per column\n"
 	  "  keys-only=<true|false>              Print cells without their values\n"
+	  "  include-stats=full                  Print cbt's summary of the rows and cells seen and returned\n"
 	  "  app-profile=<app-profile-id>        Accepted for cbt compatibility and ignored\n" },
 	{ "restore", cmd_restore, CC_CREATE, "Restore tables from a dump",
 	  "cellctl restore [<file>] [overwrite=<true|false>]\n"
