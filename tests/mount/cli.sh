@@ -166,4 +166,16 @@ if [ "$(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin comman
 else
 	echo "note: cellfs is not installed on mount(8)'s PATH; mount -t fuse.cellfs checked through mount.fuse3 only"
 fi
+# A store file left at the map's size (1 TiB, sparse: an opener killed before cutting it back) is cut
+# back by the daemon's open, read-only or not.
+for opts in "-o ro" ""; do
+	truncate -s 1T "$store/data.mdb"
+	# shellcheck disable=SC2086 # (the options' words)
+	mount_store "$store" $opts
+	size=$(stat -c %s "$store/data.mdb")
+	[ "$size" -le $((1 << 20)) ] || fail "cellfs STORE MNT $opts left the file at $size bytes"
+	[ "$(cat "$MNT/t/r/cf/q" 2>&1)" = v ] || fail "cellfs STORE MNT $opts after the cut: t/r/cf/q: $(cat "$MNT/t/r/cf/q" 2>&1)"
+	unmount_store
+done
+"$CELLCTL" --db "$store" verify >/dev/null || fail "the store cut back by the daemon does not verify"
 exit $status
