@@ -1,11 +1,14 @@
 /* cellfs.c — the daemon's entry point: `cellfs [STORE] MOUNTPOINT [-o opts] [-f] [-d]`.
- * With no STORE it mounts the default store (created on first use). mount.fuse3 calls it as
+ * With no STORE it mounts the default store; a store is made on first use (a named one where the path is
+ * new or an empty directory, in a directory that exists), never by a read-only mount. mount.fuse3 calls it as
  * `cellfs STORE MOUNTPOINT -o opts`, so /etc/fstab lines of type fuse.cellfs work. */
 #include <errno.h>
+#include <libgen.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fs.h"
@@ -67,7 +70,8 @@ static void usage(const char *prog)
 {
 	printf("usage: %s [STORE] MOUNTPOINT [-o options] [-f] [-d] [-s]\n"
 	       "Mount the cellfs store in directory STORE (default: the default store, $CELLFS_DB or\n"
-	       "~/.local/share/cellfs/default) at MOUNTPOINT. Unmount with: fusermount3 -u MOUNTPOINT\n\n"
+	       "~/.local/share/cellfs/default) at MOUNTPOINT. Unmount with: fusermount3 -u MOUNTPOINT\n"
+	       "A new path or an empty directory STORE gets a new store (not with -o ro).\n\n"
 	       "  -f            stay in the foreground\n"
 	       "  -d            debug: print every FUSE request (implies -f)\n"
 	       "  -s            single-threaded\n"
@@ -80,14 +84,28 @@ static void usage(const char *prog)
 	       prog);
 }
 
-/* Open the store (checking it is usable). Returns 0 or -errno with a message printed. */
-static int open_store(const char *path, bool is_default, bool ro, cs_store **st)
+/* Open the store (checking it is usable). CREATE: make a store there if there is none (the default store,
+ * or a named one whose path is new or an empty directory; never read-only). Returns 0 or -errno with a
+ * message printed; says on stderr when it made the store (SAY_NEW). */
+static int open_store(const char *path, bool create, bool ro, bool say_new, cs_store **st)
 {
-	cs_open_opts o = { .flags = (ro ? CS_OPEN_RDONLY : CS_OPEN_BG_SYNC) | (is_default ? CS_OPEN_CREATE : 0) };
+	cs_open_opts o = { .flags = (ro ? CS_OPEN_RDONLY : CS_OPEN_BG_SYNC) | (create && !ro ? CS_OPEN_CREATE : 0) };
+	bool is_new = false;
 	cs_txn *t;
-	int rc = cs_store_open(path, &o, st);
-	if (rc == -ENOENT)
-		fprintf(stderr, "cellfs: no store at \"%s\" (create one with: cellctl --db %s createtable TABLE)\n", path, path);
+	char *data;
+	int rc;
+
+	if (o.flags & CS_OPEN_CREATE) {
+		if (asprintf(&data, "%s/data.mdb", path) < 0)
+			return -ENOMEM;
+		is_new = access(data, F_OK) && errno == ENOENT;
+		free(data);
+	}
+	rc = cs_store_open(path, &o, st);
+	if (rc == -ENOENT && ro)
+		fprintf(stderr, "cellfs: no store at \"%s\" (a read-only mount cannot create one)\n", path);
+	else if (rc == -ENOENT)
+		fprintf(stderr, "cellfs: no store at \"%s\"\n", path);
 	else if (rc == -ENOTEMPTY)
 		fprintf(stderr, "cellfs: \"%s\" is not a cellfs store (it holds other files)\n", path);
 	else if (rc)
@@ -100,7 +118,48 @@ static int open_store(const char *path, bool is_default, bool ro, cs_store **st)
 		return rc;
 	}
 	cs_txn_abort(t);
+	if (is_new && say_new)
+		fprintf(stderr, "cellfs: created a new store at \"%s\"\n", path);
 	return 0;
+}
+
+/* The absolute path of named store ARG in *OUT (caller frees). A path that does not exist yet (a store to
+ * make) must be in a directory that does: mounting a mistyped path makes no tree of directories.
+ * Returns 0, or -1 with a message printed. */
+static int store_path(const char *arg, char **out)
+{
+	char *dcopy, *bcopy, *dir;
+	const char *base;
+	int rc = -1;
+
+	if ((*out = realpath(arg, NULL)))
+		return 0;
+	if (errno != ENOENT) {
+		fprintf(stderr, "cellfs: cannot open store \"%s\": %s\n", arg, strerror(errno));
+		return -1;
+	}
+	dcopy = strdup(arg);
+	bcopy = strdup(arg);
+	if (!dcopy || !bcopy) {
+		fprintf(stderr, "cellfs: %s\n", strerror(ENOMEM));
+		goto free_copies;
+	}
+	base = basename(bcopy);
+	if (!(dir = realpath(dirname(dcopy), NULL))) {
+		fprintf(stderr, "cellfs: no store at \"%s\", and no directory to make one in: %s\n", arg, strerror(errno));
+		goto free_copies;
+	}
+	if (asprintf(out, "%s/%s", strcmp(dir, "/") ? dir : "", base) < 0) {
+		fprintf(stderr, "cellfs: %s\n", strerror(ENOMEM));
+		*out = NULL;
+	} else {
+		rc = 0;
+	}
+	free(dir);
+free_copies:
+	free(dcopy);
+	free(bcopy);
+	return rc;
 }
 
 /* The test hook $CELLFS_FAULT (cs_fault_arm_spec()), armed once the mount is ready so that N counts
@@ -121,6 +180,7 @@ int main(int argc, char *argv[])
 	struct conf conf = { 0 };
 	struct fs fs = { .entry_timeout = 86400, .attr_timeout = 86400, .neg_timeout = 1 };
 	char *store = NULL, *fsname = NULL;
+	struct stat sb;
 	bool is_default;
 	int ret = 1, ret2;
 
@@ -156,8 +216,7 @@ int main(int argc, char *argv[])
 			fprintf(stderr, "cellfs: no default store: set HOME or CELLFS_DB, or name a STORE\n");
 			goto free_args;
 		}
-	} else if (!(store = realpath(conf.pos[0], NULL))) {
-		fprintf(stderr, "cellfs: no store at \"%s\": %s\n", conf.pos[0], strerror(errno));
+	} else if (store_path(conf.pos[0], &store)) {
 		goto free_args;
 	}
 	/* What the kernel shows in /proc/mounts: fuse.cellfs, the store as the source. Permissions: without
@@ -181,8 +240,9 @@ int main(int argc, char *argv[])
 	}
 
 	/* Check the store before going to the background, where errors could not be seen; LMDB handles
-	 * must not cross fork(), so it is opened again after daemonising. */
-	if (open_store(store, is_default, fs.ro, &fs.st))
+	 * must not cross fork(), so it is opened again after daemonising. A new store is made here, unless
+	 * the mount point is missing (libfuse says so below; nothing is left behind). */
+	if (!stat(opts.mountpoint, &sb) && open_store(store, true, fs.ro, !is_default, &fs.st))
 		goto free_opts;
 	cs_store_close(fs.st);
 	fs.st = NULL;
@@ -203,7 +263,7 @@ int main(int argc, char *argv[])
 		goto remove_handlers;
 	if (fuse_daemonize(opts.foreground))
 		goto unmount;
-	if (open_store(store, is_default, fs.ro, &fs.st))
+	if (open_store(store, true, fs.ro, false, &fs.st))
 		goto unmount;
 	if (fs_watch_start(&fs))
 		goto close_store;

@@ -41,15 +41,36 @@ const char *cs_value_type_cbt(cs_value_type type)
 	return agg_type_valid(type) ? types[type].cbt : "{}";
 }
 
+/* Whether NAME lowers to LOWER (lower-case ASCII) as Go's strings.ToLower lowers it, which is how cbt
+ * reads a type: ASCII letters, and the two runes that lower to ASCII, U+0130 (to 'i') and U+212A (to
+ * 'k'). Any other byte must equal LOWER's. */
+static bool lowers_to(const char *name, const char *lower)
+{
+	const unsigned char *p = (const unsigned char *)name;
+
+	for (; *lower; lower++) {
+		if (*lower == 'i' && p[0] == 0xc4 && p[1] == 0xb0)
+			p += 2;
+		else if (*lower == 'k' && p[0] == 0xe2 && p[1] == 0x84 && p[2] == 0xaa)
+			p += 3;
+		else if (*p == (unsigned char)*lower || (*p >= 'A' && *p <= 'Z' && *p + ('a' - 'A') == *lower))
+			p++;
+		else
+			return false;
+	}
+	return !*p;
+}
+
 int cs_value_type_parse(const char *name, cs_value_type *out)
 {
 	for (unsigned i = 0; i < NTYPES; i++)
-		if (!strcmp(name, types[i].name)) {
+		if (lowers_to(name, types[i].name)) {
 			*out = (cs_value_type)i;
 			return 0;
 		}
-	/* Bigtable's HyperLogLog unique count: its sketch format is Bigtable's own, not reproduced here. */
-	return !strcmp(name, "inthll") ? -EOPNOTSUPP : -EINVAL;
+	/* Bigtable's HyperLogLog unique count: its sketch format is Bigtable's own, not reproduced here; and
+	 * its UTF-8 string type, which only names what a family holds. */
+	return lowers_to(name, "inthll") || lowers_to(name, "stringutf8bytes") ? -EOPNOTSUPP : -EINVAL;
 }
 
 int64_t agg_merge(cs_value_type type, int64_t old, int64_t input)

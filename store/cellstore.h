@@ -174,8 +174,10 @@ const char *cs_value_type_name(cs_value_type type);
  * aggregate type's JSON as cbt 1.23.2 prints it. Never NULL; a static string. */
 const char *cs_value_type_cbt(cs_value_type type);
 
-/* Parse a value type name as cs_value_type_name() writes it ("" is CS_TYPE_BYTES).
- * Errors: -EOPNOTSUPP (a type Bigtable has and cellfs does not: "inthll"), -EINVAL (anything else). */
+/* Parse a value type name as cs_value_type_name() writes it ("" is CS_TYPE_BYTES), in any case, as cbt
+ * reads it (Go's strings.ToLower: "INTSUM" and "IntSum" are "intsum").
+ * Errors: -EOPNOTSUPP (a type Bigtable has and cellfs does not: "inthll", "stringutf8bytes"), -EINVAL
+ * (anything else). */
 int cs_value_type_parse(const char *name, cs_value_type *out);
 
 typedef struct cs_table_info {

@@ -729,9 +729,22 @@ static bool mem_fs(const char *dir)
 
 /* Open LMDB's environment of DIR into E with FLAGS, in the largest map the address space allows, and find
  * where LMDB mapped the file (E->map; 0 if that cannot be told). */
+/* The map sizes env_map() tries, largest first. */
+static const size_t map_sizes[] = { (size_t)1 << 40, (size_t)1 << 36, (size_t)1 << 32, (size_t)1 << 30 };
+
+/* Whether SIZE is a map's size: what LMDB makes a written map's file at its open, which cut_back()
+ * undoes; a file found at that size was left so by a crash in between. */
+static bool is_map_size(uint64_t size)
+{
+	for (size_t i = 0; i < sizeof(map_sizes) / sizeof(map_sizes[0]); i++)
+		if (size == map_sizes[i])
+			return true;
+	return false;
+}
+
 static int env_map(kv_env *e, const char *dir, unsigned flags)
 {
-	static const size_t sizes[] = { (size_t)1 << 40, (size_t)1 << 36, (size_t)1 << 32, (size_t)1 << 30 };
+	const size_t *sizes = map_sizes;
 	uintptr_t before[MAX_MAPS];
 	size_t nbefore = 0;
 	dev_t dev = 0;
@@ -740,7 +753,7 @@ static int env_map(kv_env *e, const char *dir, unsigned flags)
 
 	/* A large map costs only address space; fall back where that is limited (valgrind, 32-bit) or where
 	 * the file system cannot hold a file that large (MDB_WRITEMAP makes the file the map's size). */
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (size_t i = 0; i < sizeof(map_sizes) / sizeof(map_sizes[0]); i++) {
 		if ((rc = LM(mdb_env_create(&e->env))))
 			return rc;
 		mdb_env_set_maxreaders(e->env, 1022);
@@ -779,7 +792,9 @@ static int env_map(kv_env *e, const char *dir, unsigned flags)
 /* LMDB makes a written map's file as large as the map: cut it back to the pages in use, in whole
  * GROW_MIN, or to PRE, its size before LMDB's open, if that was larger (but not the map's size). With
  * the writer lock held: no commit of another process is writing past the end meanwhile (one that
- * starts later grows the file on its first fault). Returns 0 or -errno. */
+ * starts later grows the file on its first fault). An env that is not a written map (a file left at
+ * the map's size, opened on a disk) cuts to the pages in use: LMDB's writes extend it as they need.
+ * Returns 0 or -errno. */
 static int cut_back(kv_env *e, uint64_t pre)
 {
 	MDB_envinfo info;
@@ -791,7 +806,7 @@ static int cut_back(kv_env *e, uint64_t pre)
 		return rc == -EACCES ? -EROFS : rc;
 	if (!(rc = LM(mdb_env_info(e->env, &info)))) {
 		uint64_t used = (uint64_t)(info.me_last_pgno + 1) * e->psize;
-		uint64_t to = (used + GROW_MIN - 1) / GROW_MIN * GROW_MIN;
+		uint64_t to = e->wmap ? (used + GROW_MIN - 1) / GROW_MIN * GROW_MIN : used;
 		if (pre > to && pre < e->mapsize)
 			to = pre;
 		if (fstat(e->dfd, &sb) || ((uint64_t)sb.st_size > to && ftruncate(e->dfd, (off_t)to)))
@@ -819,6 +834,18 @@ int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
 	if (mem_asprintf(&data, "%s/data.mdb", dir) < 0)
 		return -ENOMEM;
 	rc = stat(data, &sb) ? -errno : 0;
+	/* A file left at the map's size (a crash between LMDB's open and cut_back()) is cut back by the
+	 * next open that may write it. A read-only one does it with a writable open of its own (which
+	 * takes the writer lock and changes nothing but the file's length past the pages in use), before
+	 * its env: closing a second env of the store would drop this one's file locks. Where the process
+	 * may not write the file, it stays as it is: it reads as well (a sparse file, no space on the disk),
+	 * and the next writer cuts it. */
+	bool left = !rc && is_map_size((uint64_t)sb.st_size);
+	if (left && rdonly && !access(data, W_OK)) {
+		kv_env *w;
+		if (!kv_env_open(dir, false, false, &w)) /* (it cuts, or could not: read on regardless) */
+			kv_env_close(w);
+	}
 	free(data);
 	if (rc && (!create || rdonly))
 		return rc;
@@ -867,7 +894,7 @@ int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
 		int dead;
 		mdb_reader_check(e->env, &dead);
 	}
-	if (sized && (rc = cut_back(e, pre)))
+	if ((sized || (left && !rdonly)) && (rc = cut_back(e, pre)))
 		goto close_env;
 	file_size(e);
 	if ((rc = LM(mdb_txn_begin(e->env, NULL, rdonly ? MDB_RDONLY : 0, &txn))))

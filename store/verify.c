@@ -274,7 +274,7 @@ int cs_verify(cs_txn *txn, cs_problem_fn *report, void *ctx, cs_verify_stats *st
 		rc = 0;
 	if (rc && rc != -ENOMEM) {
 		problem(&v, NULL, "the B-tree is damaged after %llu records: %s", (unsigned long long)v.st->records,
-			rc == -EIO ? "LMDB reports corruption" : strerror(-rc));
+			rc == -EIO ? "a page is corrupt or lies outside the file" : strerror(-rc));
 		rc = 0;
 	}
 out:

@@ -283,6 +283,16 @@ void cbtfmt_empty_row(FILE *f)
 	fputs("\n\n\n", f);
 }
 
+void cbtfmt_read_stats(FILE *f, const struct cbtfmt_read_stats *s)
+{
+	fprintf(f, "Summary Stats\n====================\n"
+		   "rows_seen_count: %llu\nrows_returned_count: %llu\n"
+		   "cells_seen_count: %llu\ncells_returned_count: %llu\n"
+		   "frontend_server_latency: %lldms\n\n",
+		(unsigned long long)s->rows_seen, (unsigned long long)s->rows_returned,
+		(unsigned long long)s->cells_seen, (unsigned long long)s->cells_returned, (long long)s->latency_ms);
+}
+
 /* ---- Tables ------------------------------------------------------------------------------------- */
 
 enum { TW_MINWIDTH = 10, TW_TABWIDTH = 8, TW_PADDING = 4 };

@@ -64,6 +64,16 @@ void cbtfmt_row(FILE *f, const cs_row *row, const unsigned *mult);
  * line. */
 void cbtfmt_empty_row(FILE *f);
 
+/* What a read asked for with include-stats=full saw and returned: cbt's bigtable.FullReadStats. */
+struct cbtfmt_read_stats {
+	uint64_t rows_seen, rows_returned, cells_seen, cells_returned;
+	int64_t latency_ms; /* the read's time, whole milliseconds */
+};
+
+/* Print S as cbt's printFullReadStats does: "Summary Stats", 20 '=', one "name: N" line per count,
+ * "frontend_server_latency: Nms" and an empty line. */
+void cbtfmt_read_stats(FILE *f, const struct cbtfmt_read_stats *s);
+
 /* ---- Tables ------------------------------------------------------------------------------------- */
 
 /* Print NROWS lines of NCOLS cells as Go's text/tabwriter.NewWriter(w, 10, 8, 4, '\t', 0) does with

@@ -48,7 +48,7 @@ static const struct cmd commands[] = {
 	  "cellctl createfamily <table> <family>[:<gcpolicy>[:<type>]]\n"
 	  "\n"
 	  "  Without a policy the family keeps every cell (\"never\"). For gcpolicy, see \"setgcpolicy\".\n"
-	  "  type makes an aggregate family: intsum, intmin or intmax (see \"addtocell\").\n"
+	  "  type makes an aggregate family: intsum, intmin or intmax, in any case (see \"addtocell\").\n"
 	  "\n"
 	  "    Example: cellctl createfamily mobile-time-series stats_summary:maxversions=1\n" },
 	{ "createtable", cmd_createtable, CC_CREATE, "Create a table",
@@ -57,8 +57,8 @@ static const struct cmd commands[] = {
 	  "  families     Column families and their garbage collection (gc) policies, comma-separated\n"
 	  "               (CSV: quote an item that contains a comma). Put gc policies in quotes when they\n"
 	  "               include shell operators && and ||. For gcpolicy, see \"setgcpolicy\".\n"
-	  "               Types \"intsum\", \"intmin\" and \"intmax\" make aggregate families (see\n"
-	  "               \"addtocell\").\n"
+	  "               Types \"intsum\", \"intmin\" and \"intmax\" (in any case) make aggregate\n"
+	  "               families (see \"addtocell\").\n"
 	  "  splits       Accepted for cbt compatibility and ignored (a local store has no tablets)\n"
 	  "\n"
 	  "  Creates the store too if it does not exist yet.\n"
@@ -163,6 +163,7 @@ static const struct cmd commands[] = {
 	  "                                      syntax, where cbt uses RE2)\n"
 	  "  cells-per-column=<n>                Read only this number of cells per column\n"
 	  "  keys-only=<true|false>              Print cells without their values\n"
+	  "  include-stats=full                  Print cbt's summary of the rows and cells seen and returned\n"
 	  "  app-profile=<app-profile-id>        Accepted for cbt compatibility and ignored\n" },
 	{ "ls", cmd_ls, CC_READ, "List tables and column families",
 	  "cellctl ls                List tables\n"
@@ -182,6 +183,7 @@ static const struct cmd commands[] = {
 	  "  count=<n>                           Read only this many rows\n"
 	  "  cells-per-column=<n>                Read only this many cells per column\n"
 	  "  keys-only=<true|false>              Print cells without their values\n"
+	  "  include-stats=full                  Print cbt's summary of the rows and cells seen and returned\n"
 	  "  app-profile=<app-profile-id>        Accepted for cbt compatibility and ignored\n" },
 	{ "restore", cmd_restore, CC_CREATE, "Restore tables from a dump",
 	  "cellctl restore [<file>] [overwrite=<true|false>]\n"

@@ -579,18 +579,38 @@ static int take_flags(int argc, char **argv, bool *quiet, bool *report)
 	return o;
 }
 
+/* cbt's import arguments, read as cbt reads them: an argument starting with "KEY=" sets KEY to what
+ * follows, up to a further '=' (Go's strings.Split(arg, "=")[1]), the last one winning; anything else
+ * is ignored (with a warning here, where cbt says nothing). Values are cut in place in ARGV. */
 static int parse_args(struct imp *im, int argc, char **argv)
 {
-	static const char *const valid[] = { "app-profile", "column-family", "batch-size", "workers", "timestamp",
-					     "format", NULL };
-	enum { A_APP, A_COLFAM, A_BATCH, A_WORKERS, A_TS, A_FORMAT };
-	const char *vals[6];
+	static const char *const keys[] = { "app-profile", "column-family", "batch-size", "workers", "timestamp",
+					    "format" };
+	enum { A_APP, A_COLFAM, A_BATCH, A_WORKERS, A_TS, A_FORMAT, A_N };
+	const char *vals[A_N] = { 0 };
 	int64_t n;
 
-	if (cc_args_kv(argc, argv, valid, vals) != CC_OK)
-		return CC_FAIL;
-	if (vals[A_BATCH] && (go_parse_int(vals[A_BATCH], 10, &n) < 0 || n <= 0 || n > 100000))
-		return cc_error("batch-size must be > 0 and <= 100000 (batch-size=%s)", cc_qs(vals[A_BATCH]));
+	for (int i = 0; i < argc; i++) {
+		int k = 0;
+
+		for (; k < A_N; k++) {
+			size_t len = strlen(keys[k]);
+
+			if (!strncmp(argv[i], keys[k], len) && argv[i][len] == '=') {
+				char *v = argv[i] + len + 1;
+
+				v[strcspn(v, "=")] = '\0';
+				vals[k] = v;
+				break;
+			}
+		}
+		if (k == A_N)
+			fprintf(stderr, "cellctl import: warning: ignoring unknown argument %s (as cbt does)\n",
+				cc_qs(argv[i]));
+	}
+	/* cbt says "<= 100000" and refuses 100000 */
+	if (vals[A_BATCH] && (go_parse_int(vals[A_BATCH], 10, &n) < 0 || n <= 0 || n >= 100000))
+		return cc_error("batch-size must be > 0 and < 100000 (batch-size=%s)", cc_qs(vals[A_BATCH]));
 	if (vals[A_BATCH])
 		im->max_lines = (uint64_t)n;
 	if (vals[A_WORKERS] && (go_parse_int(vals[A_WORKERS], 10, &n) < 0 || n <= 0))

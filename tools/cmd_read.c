@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "args.h"
 #include "cbtfmt.h"
@@ -40,6 +41,10 @@ struct readspec {
 	size_t mult_cap;
 	bool json;            /* --format=json */
 	cs_table_info *info;  /* with json: the table's schema (which families are aggregates), or NULL */
+	bool stats;           /* include-stats=full: cbt's summary block after the rows */
+	uint64_t rows_out, cells_out; /* with stats: rows and cells printed (a cell once per selector) */
+	char *last;           /* with stats: the key of the last row printed (LAST_LEN bytes) */
+	size_t last_len, last_cap;
 };
 
 int cc_regex(const char *pat, const char *what, rx **re)
@@ -94,6 +99,7 @@ static void readspec_release(struct readspec *rs)
 		rx_free(rs->sels[i].fam.re);
 		rx_free(rs->sels[i].qual.re);
 	}
+	free(rs->last);
 	free(rs->sels);
 	free(rs->cs);
 	free(rs->quals);
@@ -102,8 +108,9 @@ static void readspec_release(struct readspec *rs)
 	colspecs_free(rs->specs, rs->nspecs);
 }
 
-/* Turn a columns= value into store selectors (exact names where the pattern is a literal). */
-static int parse_columns(struct readspec *rs, const char *val)
+/* Turn a columns= value into store selectors (exact names where the pattern is a literal). With
+ * SYNTAX_ONLY, only what cbt checks itself (the selectors' form; their patterns are the server's). */
+static int parse_columns(struct readspec *rs, const char *val, bool syntax_only)
 {
 	char *err = NULL;
 	int rc = args_columns(val, &rs->specs, &rs->nspecs, &err);
@@ -113,6 +120,8 @@ static int parse_columns(struct readspec *rs, const char *val)
 		free(err);
 		return rc;
 	}
+	if (syntax_only)
+		return CC_OK;
 	rs->sels = calloc(rs->nspecs, sizeof *rs->sels);
 	rs->cs = calloc(rs->nspecs, sizeof *rs->cs);
 	rs->quals = calloc(rs->nspecs, sizeof *rs->quals);
@@ -151,39 +160,61 @@ enum {
 	K_NCOMMON
 };
 
-static int parse_common(struct readspec *rs, const char *const vals[])
+/* With SYNTAX_ONLY (a read that reads nothing, which cbt never sends), only what cbt checks itself:
+ * not the patterns, nor cells-per-column > 0, which Bigtable checks. Prints the error. */
+static int parse_common(struct readspec *rs, const char *const vals[], bool syntax_only)
 {
 	static const char *const unsupported[] = {
-		[K_FORMAT_FILE] = "value formatting files", [K_INCLUDE_STATS] = "request statistics",
-		[K_AUTH_VIEW] = "authorized views",
+		[K_FORMAT_FILE] = "value formatting files", [K_AUTH_VIEW] = "authorized views",
 	};
 	const char *v;
 	int64_t n;
 	int rc;
 
 	for (int k = K_FORMAT_FILE; k < K_NCOMMON; k++)
-		if (vals[k] && *vals[k])
+		if (unsupported[k] && vals[k] && *vals[k])
 			return cc_error("%s are not supported (%s=%s)", unsupported[k], common_keys[k], cc_qs(vals[k]));
+	if ((v = vals[K_INCLUDE_STATS]) && *v) {
+		if (strcmp(v, "full"))
+			return cc_error("bad include-stats value %s: not one of the supported stats views (full)", cc_qs(v));
+		if (rs->json)
+			return cc_error("include-stats=full prints cbt's summary block: not with --format=json");
+		rs->stats = true;
+	}
 	if ((v = vals[K_CELLS]) && *v) {
 		int32_t n32;
 
 		if ((rc = go_parse_int(v, 10, &n)) < 0)
 			return cc_error("bad number of cells per column %s: %s", cc_qs(v), go_num_strerror(rc));
 		n32 = (int32_t)(uint32_t)(uint64_t)n; /* the Go client's int32(n) */
-		if (n32 <= 0)
+		if (n32 <= 0 && !syntax_only)
 			return cc_error("bad number of cells per column %s: must be > 0", cc_qs(v));
 		rs->o.cells_per_column = (uint32_t)n32;
 	}
 	if ((v = vals[K_KEYS_ONLY]) && *v && go_parse_bool(v, &rs->o.keys_only) < 0)
 		return cc_error("bad keys-only %s: want true or false", cc_qs(v));
 	if ((v = vals[K_COLUMNS]) && *v)
-		return parse_columns(rs, v);
+		return parse_columns(rs, v, syntax_only);
 	return CC_OK;
 }
 
 /* Print ROW: as JSON, each cell once; as cbt, each cell as many times as columns= selectors match it. */
 static int print_row(struct readspec *rs, const cs_row *row)
 {
+	if (rs->stats) {
+		if (row->key.len > rs->last_cap) {
+			char *k = realloc(rs->last, row->key.len);
+
+			if (!k)
+				return cc_error("%s", strerror(ENOMEM));
+			rs->last = k;
+			rs->last_cap = row->key.len;
+		}
+		memcpy(rs->last, row->key.data, row->key.len);
+		rs->last_len = row->key.len;
+		rs->rows_out++;
+		rs->cells_out += row->ncells; /* (plus the repeats counted below) */
+	}
 	if (rs->json) {
 		jsonfmt_row(stdout, row, rs->info, rs->o.keys_only);
 		return CC_OK;
@@ -212,6 +243,8 @@ static int print_row(struct readspec *rs, const cs_row *row)
 				return cc_error("%s", strerror(ENOMEM));
 			rs->mult[i] += q;
 		}
+		if (rs->stats && rs->mult[i] > 1)
+			rs->cells_out += rs->mult[i] - 1;
 	}
 	cbtfmt_row(stdout, row, rs->mult);
 	return CC_OK;
@@ -251,11 +284,54 @@ static int print_scan(struct readspec *rs, cs_scan *scan, bool at_least_one)
 	return rc;
 }
 
+/* The milliseconds since T0 (CLOCK_MONOTONIC), truncated as Go's Duration.Milliseconds() truncates. */
+static int64_t ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)(t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* include-stats=full: print cbt's summary block for the read RS has printed from TABLE, which took since
+ * T0. Rows and cells seen are counted as the emulator counts them (bttest's ReadRows): every row of the
+ * read's range that has cells, with all of its cells, before any filter; with a count= limit reached,
+ * up to the last row printed. (Cells a GC policy has collected are not there to be seen; Bigtable itself
+ * may count cells it skips or scans twice differently.) Prints the error. */
+static int print_stats(cs_txn *txn, const char *table, struct readspec *rs, const struct timespec *t0)
+{
+	struct cbtfmt_read_stats st = { .rows_returned = rs->rows_out, .cells_returned = rs->cells_out,
+					.latency_ms = ms_since(t0) };
+	cs_read_opts o = { .row = rs->o.row, .start = rs->o.start, .end = rs->o.end, .prefix = rs->o.prefix,
+			   .reversed = rs->o.reversed, .keys_only = true };
+	bool stop = rs->o.limit && rs->rows_out >= rs->o.limit;
+	const cs_row *row;
+	cs_scan *scan;
+	int more, err_no;
+
+	if (txn) {
+		if ((err_no = cs_scan_open(txn, table, &o, &scan)) < 0)
+			return cc_store_error(txn, err_no, "reading rows", table, NULL);
+		while ((more = cs_scan_next(scan, &row)) > 0) {
+			st.rows_seen++;
+			st.cells_seen += row->ncells;
+			if (stop && row->key.len == rs->last_len && !memcmp(row->key.data, rs->last, rs->last_len))
+				break;
+		}
+		cs_scan_close(scan);
+		if (more < 0)
+			return cc_error("reading rows: %s", strerror(-more));
+	}
+	cbtfmt_read_stats(stdout, &st);
+	return CC_OK;
+}
+
 int cmd_lookup(struct cellctl *cc, int argc, char **argv)
 {
 	const char *vals[K_NCOMMON + 1];
 	const char *valid[K_NCOMMON + 1];
 	struct readspec rs = { 0 };
+	struct timespec t0;
 	cs_bytes key;
 	cs_txn *txn;
 	cs_scan *scan = NULL;
@@ -268,10 +344,11 @@ int cmd_lookup(struct cellctl *cc, int argc, char **argv)
 	if (cc_args_kv(argc - 2, argv + 2, valid, vals) != CC_OK)
 		return CC_FAIL;
 	rs.json = cc->format == CC_FORMAT_JSON;
-	if ((rc = parse_common(&rs, vals)) != CC_OK)
+	if ((rc = parse_common(&rs, vals, false)) != CC_OK)
 		goto release;
 	key = CS_BYTES(argv[1], strlen(argv[1]));
 	rs.o.row = &key;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if ((rc = cellctl_begin(cc, &txn)) != CC_OK)
 		goto release;
 	if (key.len == 0 || key.len > CS_MAX_ROW_KEY) {
@@ -285,9 +362,13 @@ int cmd_lookup(struct cellctl *cc, int argc, char **argv)
 			cs_table_info_free(info);
 			if (!rs.json)
 				cbtfmt_empty_row(stdout);
+			if (rs.stats)
+				rc = print_stats(NULL, argv[0], &rs, &t0);
 		}
 	} else if ((rc = scan_open(txn, argv[0], &rs, &scan)) == CC_OK) {
 		rc = print_scan(&rs, scan, true);
+		if (rc == CC_OK && rs.stats)
+			rc = print_stats(txn, argv[0], &rs, &t0);
 	}
 	cs_scan_close(scan);
 	cs_txn_abort(txn);
@@ -302,9 +383,11 @@ int cmd_read(struct cellctl *cc, int argc, char **argv)
 	const char *valid[K_NREAD + 1];
 	const char *vals[K_NREAD];
 	struct readspec rs = { 0 };
+	struct timespec t0;
 	cs_txn *txn;
 	cs_scan *scan = NULL;
 	const char *v;
+	bool none;
 	int rc;
 
 	if (argc < 1)
@@ -328,9 +411,31 @@ int cmd_read(struct cellctl *cc, int argc, char **argv)
 			vals[k] = NULL;
 	if ((vals[K_START] || vals[K_END]) && vals[K_PREFIX])
 		return cc_error("\"start\"/\"end\" may not be mixed with \"prefix\"");
+	if ((v = vals[K_COUNT])) {
+		int64_t n;
+		int err_no = go_parse_int(v, 0, &n);
+
+		if (err_no < 0)
+			return cc_error("bad count %s: %s", cc_qs(v), go_num_strerror(err_no));
+		if (n < 0)
+			return cc_error("bad count %s: row limit cannot be negative", cc_qs(v));
+		rs.o.limit = (uint64_t)n;
+	}
+	if ((v = vals[K_REVERSED]) && go_parse_bool(v, &rs.o.reversed) < 0)
+		return cc_error("bad reversed %s: want true or false", cc_qs(v));
+	/* A read that can return nothing, cbt (the Go client) never sends: an empty range (end= at or before
+	 * start=) or count=0. It prints nothing and succeeds whatever the table, the patterns or the store,
+	 * once the arguments cbt checks itself are good. */
+	none = (vals[K_COUNT] && !rs.o.limit) || (vals[K_END] && strcmp(vals[K_START] ? vals[K_START] : "", vals[K_END]) >= 0);
 	rs.json = cc->format == CC_FORMAT_JSON;
-	if ((rc = parse_common(&rs, vals)) != CC_OK)
+	if ((rc = parse_common(&rs, vals, none)) != CC_OK)
 		goto release;
+	if (none) {
+		if (rs.stats) /* cbt: "Stats were requested but not received." */
+			rc = cc_error("stats were requested but not received: the read reads nothing (%s)",
+				      vals[K_COUNT] && !rs.o.limit ? "count=0" : "its range is empty");
+		goto release;
+	}
 	if ((v = vals[K_START]))
 		rs.o.start = CS_BYTES(v, strlen(v));
 	if ((v = vals[K_END]))
@@ -342,30 +447,14 @@ int cmd_read(struct cellctl *cc, int argc, char **argv)
 			goto release;
 		rs.o.row_regex = v;
 	}
-	if ((v = vals[K_REVERSED]) && go_parse_bool(v, &rs.o.reversed) < 0) {
-		rc = cc_error("bad reversed %s: want true or false", cc_qs(v));
-		goto release;
-	}
-	if ((v = vals[K_COUNT])) {
-		int64_t n;
-		int err_no = go_parse_int(v, 0, &n);
-
-		if (err_no < 0) {
-			rc = cc_error("bad count %s: %s", cc_qs(v), go_num_strerror(err_no));
-			goto release;
-		}
-		if (n < 0) {
-			rc = cc_error("bad count %s: row limit cannot be negative", cc_qs(v));
-			goto release;
-		}
-		if (n == 0) /* the Go client reads nothing at all for a limit of 0 */
-			goto release;
-		rs.o.limit = (uint64_t)n;
-	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if ((rc = cellctl_begin(cc, &txn)) != CC_OK)
 		goto release;
-	if ((rc = scan_open(txn, argv[0], &rs, &scan)) == CC_OK)
+	if ((rc = scan_open(txn, argv[0], &rs, &scan)) == CC_OK) {
 		rc = print_scan(&rs, scan, false);
+		if (rc == CC_OK && rs.stats)
+			rc = print_stats(txn, argv[0], &rs, &t0);
+	}
 	cs_scan_close(scan);
 	cs_txn_abort(txn);
 release:

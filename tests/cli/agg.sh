@@ -31,7 +31,9 @@ done
 err 'cellctl createtable: family "h": value type "inthll" is not supported (only intsum, intmin and intmax)' createtable a families=s:never:intsum,h:never:inthll
 err 'cellctl createtable: family "h": unknown value type "bogus" (want intsum, intmin or intmax)' createtable a families=h:never:bogus
 err 'cellctl createtable: family "h": unknown value type "" (want intsum, intmin or intmax)' createtable a families=h:never:
-err 'cellctl createtable: family "h": unknown value type "IntSum" (want intsum, intmin or intmax)' createtable a families=h:never:IntSum
+err 'cellctl createtable: family "h": value type "StringUtf8Bytes" is not supported (only intsum, intmin and intmax)' createtable a families=h:never:StringUtf8Bytes
+err 'cellctl createtable: family "h": value type "INTHLL" is not supported (only intsum, intmin and intmax)' createtable a families=h:never:INTHLL
+err 'cellctl createtable: family "h": unknown value type "int sum" (want intsum, intmin or intmax)' createtable a "families=h:never:int sum"
 err 'cellctl createtable: family "h:never:intsum:x": too many '"':'"' (want <family>[:<gcpolicy>[:<type>]])' createtable a families=h:never:intsum:x
 err 'cellctl createtable: family "h": invalid GC policy "intsum": expected maxversions=N, maxage=D or "(", got "intsum"' createtable a families=h:intsum
 err 'cellctl createtable: family "h": invalid GC policy "": empty policy' createtable a families=h::intsum
@@ -41,6 +43,20 @@ checks=$((checks + 1))
 ok createtable agg "families=s:never:intsum,mn:maxversions=2:intmin,mx:maxversions=1:intmax,plain,o:maxversions=5 || maxage=1d:intsum"
 ok createfamily agg s2:never:intsum
 ok createfamily agg p2:maxversions=1
+# Value types in any case, as cbt reads them (Go's strings.ToLower, which lowers U+0130 to 'i' too).
+ok createtable case "families=a:never:INTSUM,b:maxversions=1:IntMin,c:never:iNtMaX,d:never:$(printf '\xc4\xb0')NTSUM"
+ok createfamily case e:never:IntSum
+out <<EOF
+Family Name	GC Policy		Value Type
+-----------	---------		----------
+a					$SUM
+b		versions() > 1		$MIN
+c					$MAX
+d					$SUM
+e					$SUM
+EOF
+ok ls case
+ok deletetable case
 out <<EOF
 Family Name	GC Policy				Value Type
 -----------	---------				----------

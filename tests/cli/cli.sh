@@ -320,7 +320,6 @@ err 'cellctl lookup: bad format for column "a:b:c"' lookup t r1 columns=a:b:c
 err 'cellctl lookup: no column in columns=","' lookup t r1 columns=,
 err 'cellctl lookup: bad regex "(" in columns=: error parsing regexp: missing closing ): `(`' lookup t r1 'columns=cf1:('
 err 'cellctl lookup: value formatting files are not supported (format-file="f.yml")' lookup t r1 format-file=f.yml
-err 'cellctl lookup: request statistics are not supported (include-stats="full")' lookup t r1 include-stats=full
 err 'cellctl lookup: usage: cellctl lookup <table> <row-key> [columns=<family>:<qualifier>,...] [cells-per-column=<n>] [keys-only=<true|false>]' lookup t
 
 # ---- read --------------------------------------------------------------------------------------------
@@ -465,6 +464,132 @@ ok read t 'regex=k\x{31}+\C' keys-only=true
 err 'cellctl read: bad format for column "a:b:c"' read t columns=a:b:c
 err 'cellctl read: authorized views are not supported (authorized-view="v")' read t authorized-view=v
 err 'cellctl read: usage: cellctl read <table> [start=<row-key>] [end=<row-key>] [prefix=<row-key-prefix>] [regex=<regex>] [reversed=<true|false>] [columns=<family>:<qualifier>,...] [count=<n>] [cells-per-column=<n>] [keys-only=<true|false>]' read
+
+# ---- reads that read nothing; include-stats=full -----------------------------------------------------
+
+ok createtable st families=cf,g
+ok set st a cf:q=1@1000 cf:q=2@2000 g:x=3@1000
+ok set st b cf:q=4@1000
+ok set st c g:y=5@1000 cf:z=6@1000
+ok set st d cf:q=7@3000
+# cbt (the Go client) never sends a read of an empty range (end= at or before start=) or count=0: it prints
+# nothing and succeeds whatever the table, the patterns and cells-per-column (Bigtable's to check), once
+# the arguments cbt checks itself are good.
+ok read nosuch start=b end=a
+ok read nosuch start=b end=b reversed=true keys-only=true
+ok read nosuch count=0 'regex=(' cells-per-column=0 'columns=cf:('
+ok read st start=$'\xff' end=$'\x01' 'regex=(' app-profile=x
+raw_ok --db "$tmp/nostore" read t start=b end=a
+checks=$((checks + 1))
+[ -e "$tmp/nostore" ] && failed "an empty read made a store"
+err 'cellctl read: bad count "abc": invalid syntax' read nosuch start=b end=a count=abc
+err 'cellctl read: bad count "-1": row limit cannot be negative' read nosuch start=b end=a count=-1
+err 'cellctl read: bad reversed "x": want true or false' read nosuch start=b end=a reversed=x
+err 'cellctl read: bad number of cells per column "x": invalid syntax' read nosuch start=b end=a cells-per-column=x
+err 'cellctl read: bad format for column "a:b:c"' read nosuch start=b end=a columns=a:b:c
+err 'cellctl read: bad keys-only "x": want true or false' read nosuch count=0 keys-only=x
+err 'cellctl read: table "nosuch" not found' read nosuch start=a end=b
+err 'cellctl read: table "nosuch" not found' read nosuch start=b end=
+# ... and it has no stats to print (cbt: "Stats were requested but not received.").
+err 'cellctl read: stats were requested but not received: the read reads nothing (its range is empty)' read st start=b end=a include-stats=full
+err 'cellctl read: stats were requested but not received: the read reads nothing (count=0)' read nosuch count=0 include-stats=full
+
+# stats_ok ARGS...: ok, with the read's latency (whatever it took here) masked as "Nms".
+stats_ok() {
+	local what
+	what=$(printf '%q ' "$@")
+	checks=$((checks + 1))
+	"$cellctl" --db "$db" "$@" >"$tmp/got.out" 2>"$tmp/got.err" </dev/null ||
+		failed "$what: exit status $?: $(cat "$tmp/got.err")"
+	sed -i -E 's/^(frontend_server_latency: )[0-9]+ms$/\1Nms/' "$tmp/got.out"
+	cmp -s "$tmp/want.out" "$tmp/got.out" || {
+		failed "$what: stdout differs (- want, + got)"
+		diff -u "$tmp/want.out" "$tmp/got.out" | tail -n +3 | cat -A | head -40 | sed 's/^/    /'
+	}
+	[ ! -s "$tmp/got.err" ] || failed "$what: stderr: $(cat "$tmp/got.err")"
+	: >"$tmp/want.out"
+}
+# cbt's summary block, counted as the emulator counts (as cbt prints it there, byte for byte): rows seen
+# up to the count= limit, every cell of each before the filters; cells returned once per columns= match.
+out <<'EOF'
+----------------------------------------
+c
+  cf:z                                     @ 1970/01/01-00:00:00.001000
+    "6"
+  g:y                                      @ 1970/01/01-00:00:00.001000
+    "5"
+
+Summary Stats
+====================
+rows_seen_count: 3
+rows_returned_count: 1
+cells_seen_count: 6
+cells_returned_count: 2
+frontend_server_latency: Nms
+
+EOF
+stats_ok read st include-stats=full count=1 regex=c
+out <<'EOF'
+----------------------------------------
+d
+  cf:q                                     @ 1970/01/01-00:00:00.003000
+    "7"
+  cf:q                                     @ 1970/01/01-00:00:00.003000
+    "7"
+
+----------------------------------------
+b
+  cf:q                                     @ 1970/01/01-00:00:00.001000
+    "4"
+  cf:q                                     @ 1970/01/01-00:00:00.001000
+    "4"
+
+Summary Stats
+====================
+rows_seen_count: 3
+rows_returned_count: 2
+cells_seen_count: 4
+cells_returned_count: 4
+frontend_server_latency: Nms
+
+EOF
+stats_ok read st include-stats=full columns=cf:q,cf:q reversed=true count=2
+out <<'EOF'
+----------------------------------------
+
+
+Summary Stats
+====================
+rows_seen_count: 0
+rows_returned_count: 0
+cells_seen_count: 0
+cells_returned_count: 0
+frontend_server_latency: Nms
+
+EOF
+stats_ok lookup st zz include-stats=full
+out <<'EOF'
+----------------------------------------
+a
+  g:x                                      @ 1970/01/01-00:00:00.001000
+    ""
+
+Summary Stats
+====================
+rows_seen_count: 1
+rows_returned_count: 1
+cells_seen_count: 3
+cells_returned_count: 1
+frontend_server_latency: Nms
+
+EOF
+stats_ok lookup st a include-stats=full columns=g: keys-only=true
+ok read st include-stats= prefix=zz
+err 'cellctl read: bad include-stats value "FULL": not one of the supported stats views (full)' read st include-stats=FULL
+err 'cellctl lookup: bad include-stats value "x": not one of the supported stats views (full)' lookup st a include-stats=x
+err 'cellctl read: include-stats=full prints cbt'"'"'s summary block: not with --format=json' --format=json read st include-stats=full
+err 'cellctl read: table "nosuch" not found' read nosuch include-stats=full
+ok deletetable st
 
 # ---- count -------------------------------------------------------------------------------------------
 

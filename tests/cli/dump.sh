@@ -281,6 +281,75 @@ table "t" row "row1" column "f:raw" @2000: cell header corrupt (record of 14 byt
 EOF
 run 1 'cellctl verify: 1 problem found in 5 records' "$cellctl" --db "$tmp/vcopy" verify
 err_in "$tmp/nostore" "cellctl verify: no store at \"$tmp/nostore\"" verify
+# A file cut short (a bad copy) or a page reference out of the file: LMDB faults reading past the end,
+# under the store's guard, and the walk ends as for any damaged B-tree, reported where it stopped.
+cut=$tmp/cutdb
+ok_in "$cut" createtable t families=f
+awk 'BEGIN { print ",f"; print ",q"; for (i = 0; i < 3000; i++) printf "r%05d,value-%d-%s\n", i, i, "xxxxxxxxxxxxxxxxxxxxxxxx" }' >"$tmp/cut.csv"
+ok_in "$cut" import t "$tmp/cut.csv"
+# where its pages end: the file may be longer (grown ahead, in memory), zeros past them
+full=$(python3 -c 'import sys; print(len(open(sys.argv[1], "rb").read().rstrip(b"\0")))' "$cut/data.mdb")
+cut_verify() { # cut_verify WHAT: verify the copy in $tmp/cutcopy: one problem, the walk's end
+	checks=$((checks + 1))
+	"$cellctl" --db "$tmp/cutcopy" verify >"$tmp/got.out" 2>"$tmp/got.err"
+	local status=$?
+	[ $status -eq 1 ] &&
+		grep -qxE 'the B-tree is damaged after [0-9]+ records: a page is corrupt or lies outside the file' "$tmp/got.out" &&
+		[ "$(wc -l <"$tmp/got.out")" -eq 1 ] &&
+		grep -qxE 'cellctl verify: 1 problem found in [0-9]+ records' "$tmp/got.err" &&
+		[ "$(wc -l <"$tmp/got.err")" -eq 1 ] ||
+		failed "verify of $1: status $status, stdout: $(head -c 300 "$tmp/got.out"), stderr: $(head -c 300 "$tmp/got.err")"
+}
+for size in 8192 16384 $((full / 4 / 4096 * 4096)) $((full / 2 / 4096 * 4096)); do
+	rm -rf "$tmp/cutcopy"
+	mkdir "$tmp/cutcopy"
+	cp "$cut/data.mdb" "$tmp/cutcopy/"
+	truncate -s "$size" "$tmp/cutcopy/data.mdb"
+	cut_verify "a store cut to $size bytes (its pages end at $full)"
+done
+for pgno in 0x7fffff 0xffffffffff; do # a branch page's second child, far past the end (and the map)
+	rm -rf "$tmp/cutcopy"
+	mkdir "$tmp/cutcopy"
+	cp "$cut/data.mdb" "$tmp/cutcopy/"
+	python3 - "$tmp/cutcopy/data.mdb" "$pgno" <<'EOF' || failed "no branch page to damage"
+import struct, sys
+path, pgno = sys.argv[1], int(sys.argv[2], 0)
+data = bytearray(open(path, 'rb').read())
+for off in range(2 * 4096, len(data), 4096):  # LMDB pages: after the two meta pages
+    flags, lower = struct.unpack_from('<HH', data, off + 10)
+    if flags & 1 and (lower - 16) // 2 >= 2:  # P_BRANCH with two children or more
+        node = struct.unpack_from('<H', data, off + 18)[0]
+        struct.pack_into('<HHH', data, off + node, pgno & 0xffff, pgno >> 16 & 0xffff, pgno >> 32 & 0xffff)
+        open(path, 'wb').write(data)
+        sys.exit(0)
+sys.exit(1)
+EOF
+	cut_verify "a store whose branch page points to page $pgno"
+done
+
+# ---- a file left at the map's size -------------------------------------------------------------------
+
+# An opener killed between LMDB's open (which makes a written map's file the map's size, 1 TiB) and its
+# cut leaves the file so (sparse); the next open of any kind cuts it back, a read-only command's too.
+left=$tmp/leftdb
+ok_in "$left" createtable t families=f
+ok_in "$left" set t r f:q=v@1000
+"$cellctl" --db "$left" read t >"$tmp/left.before"
+for cmd in ls "read t" "count t" verify "set t r f:q=w@2000" dump; do
+	truncate -s 1T "$left/data.mdb"
+	checks=$((checks + 1))
+	# shellcheck disable=SC2086 # (the command's words)
+	"$cellctl" --db "$left" $cmd >/dev/null 2>"$tmp/got.err" || failed "$cmd on a file left at 1 TiB: $(cat "$tmp/got.err")"
+	size=$(stat -c %s "$left/data.mdb")
+	[ "$size" -le $((1 << 20)) ] || failed "$cmd left the file at $size bytes"
+done
+out <<'EOF'
+ok: 5 records, 1 tables, 2 cells, 2 bytes of values
+EOF
+ok_in "$left" verify
+"$cellctl" --db "$left" read t cells-per-column=2 columns=f:q end=s >"$tmp/left.after"
+checks=$((checks + 1))
+grep -q '"v"' "$tmp/left.after" && grep -q '"w"' "$tmp/left.after" || failed "the cut store reads: $(cat "$tmp/left.after")"
 
 # ---- compact -----------------------------------------------------------------------------------------
 

@@ -182,15 +182,38 @@ bad 'cellctl import: table "nosuch" not found' import nosuch "$in"
 bad "cellctl import: cannot open \"$tmp/nosuch.csv\": No such file or directory" import t "$tmp/nosuch.csv"
 bad "cellctl import: cannot read \"$tmp\": Is a directory" import t "$tmp"
 bad 'cellctl import: usage: cellctl import <table> <input-file>|- [column-family=<family-name>] [timestamp=<now|value-encoded>] [format=<csv|jsonl>] [app-profile=<id>] [batch-size=<500>] [workers=<1>] [--quiet] [--batches]' import t
-bad 'cellctl import: batch-size must be > 0 and <= 100000 (batch-size="0")' import t "$in" batch-size=0
-bad 'cellctl import: batch-size must be > 0 and <= 100000 (batch-size="100001")' import t "$in" batch-size=100001
-bad 'cellctl import: batch-size must be > 0 and <= 100000 (batch-size="0x10")' import t "$in" batch-size=0x10
+bad 'cellctl import: batch-size must be > 0 and < 100000 (batch-size="0")' import t "$in" batch-size=0
+bad 'cellctl import: batch-size must be > 0 and < 100000 (batch-size="100000")' import t "$in" batch-size=100000
+bad 'cellctl import: batch-size must be > 0 and < 100000 (batch-size="0x10")' import t "$in" batch-size=0x10
+bad 'cellctl import: batch-size must be > 0 and < 100000 (batch-size="abc")' import t "$in" batch-size=abc=10
 bad 'cellctl import: workers must be > 0 (workers="x")' import t "$in" workers=x
 bad "cellctl import: timestamp must be one of 'now' or 'value-encoded' (timestamp=\"NOW\")" import t "$in" timestamp=NOW
 bad "cellctl import: column-family cannot be ''" import t "$in" column-family=
 bad 'cellctl import: format must be csv or jsonl (format="xml")' import t "$in" format=xml
-bad 'cellctl import: unknown arg key "bogus"' import t "$in" bogus=1
-bad 'cellctl import: bad arg "bogus"' import t "$in" bogus
+# Arguments as cbt reads them: unknown ones are ignored (here with a warning), a value ends at a further
+# '=', the last of a key wins.
+input ',cf\n,q\nunknown,v\n'
+run 0 'cellctl import: warning: ignoring unknown argument "bogus=1" (as cbt does)
+cellctl import: warning: ignoring unknown argument "bogus" (as cbt does)
+cellctl import: warning: ignoring unknown argument "batch-size" (as cbt does)
+cellctl import: warning: ignoring unknown argument "=x" (as cbt does)' \
+	"$cellctl" --db "$db" import t "$in" bogus=1 bogus batch-size =x batch-size=0 batch-size=99999
+outb '1\n'
+ok count t prefix=unknown
+: >"$tmp/want.out"
+ok deleterow t unknown
+input ',q\nunknown,w@1000\n'
+ok import t "$in" column-family=nosuch column-family=cf=x timestamp=value-encoded=1
+out <<'EOF'
+----------------------------------------
+unknown
+  cf:q                                     @ 1970/01/01-00:00:00.001000
+    "w"
+
+EOF
+ok lookup t unknown
+: >"$tmp/want.out"
+ok deleterow t unknown
 bad 'cellctl import: column-family= applies to CSV input only' import t "$in" format=jsonl column-family=cf
 err "cellctl import: no store at \"$tmp/nostore\"" --db "$tmp/nostore" import t "$in"
 checks=$((checks + 1))

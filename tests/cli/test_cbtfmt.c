@@ -211,6 +211,28 @@ static void test_cbtfmt__row_as_printrow(void **state)
 	free(c.buf);
 }
 
+/* `cbt read t include-stats=full` through the emulator: the block after the rows, byte for byte. */
+static void test_cbtfmt__read_stats_as_cbt(void **state)
+{
+	struct capture c;
+
+	(void)state;
+	cbtfmt_read_stats(cap_open(&c), &(struct cbtfmt_read_stats){ 2, 1, 3, 1, 0 });
+	assert_string_equal(cap_close(&c),
+		"Summary Stats\n"
+		"====================\n"
+		"rows_seen_count: 2\n"
+		"rows_returned_count: 1\n"
+		"cells_seen_count: 3\n"
+		"cells_returned_count: 1\n"
+		"frontend_server_latency: 0ms\n"
+		"\n");
+	free(c.buf);
+	cbtfmt_read_stats(cap_open(&c), &(struct cbtfmt_read_stats){ 0, 0, 0, 0, 1234 });
+	assert_non_null(strstr(cap_close(&c), "\ncells_returned_count: 0\nfrontend_server_latency: 1234ms\n\n"));
+	free(c.buf);
+}
+
 /* `cbt ls t2` through the emulator, byte for byte. */
 static void test_cbtfmt__tabwriter_as_cbt_ls(void **state)
 {
@@ -257,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_cbtfmt__rune_count_counts_bad_bytes_once),
 		cmocka_unit_test(test_cbtfmt__time_layout_and_zones),
 		cmocka_unit_test(test_cbtfmt__row_as_printrow),
+		cmocka_unit_test(test_cbtfmt__read_stats_as_cbt),
 		cmocka_unit_test(test_cbtfmt__tabwriter_as_cbt_ls),
 	};
 

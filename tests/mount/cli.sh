@@ -36,10 +36,40 @@ expect_fail "cellfs: no mountpoint given
 $usage" "$CELLFS" -f -o ro
 expect_fail "cellfs: too many arguments: \"c\"
 $usage" "$CELLFS" a b c
-expect_fail "cellfs: no store at \"$TMP/nostore\": No such file or directory" "$CELLFS" "$TMP/nostore" "$MNT"
-expect_fail "cellfs: no store at \"$real/empty\" (create one with: cellctl --db $real/empty createtable TABLE)" \
-	"$CELLFS" "$TMP/empty" "$MNT"
+# A store is made only where there is none and nothing else: a new path in a directory that exists, or
+# an empty directory; never by a read-only mount, never when the mount point is wrong.
+mkdir "$TMP/other"
+echo x >"$TMP/other/notes"
+expect_fail "cellfs: \"$real/other\" is not a cellfs store (it holds other files)" "$CELLFS" "$TMP/other" "$MNT"
+[ "$(ls -A "$TMP/other")" = notes ] || fail "cellfs OTHER MNT wrote into a directory that is not a store: $(ls -A "$TMP/other")"
 expect_fail "cellfs: cannot open store \"$real/file\": Not a directory" "$CELLFS" "$TMP/file" "$MNT"
+expect_fail "cellfs: no store at \"$TMP/nodir/s\", and no directory to make one in: No such file or directory" \
+	"$CELLFS" "$TMP/nodir/s" "$MNT"
+expect_fail "cellfs: no store at \"$real/nostore\" (a read-only mount cannot create one)" "$CELLFS" "$TMP/nostore" "$MNT" -o ro
+expect_fail "cellfs: no store at \"$real/empty\" (a read-only mount cannot create one)" "$CELLFS" "$TMP/empty" "$MNT" -f -o ro
+expect_fail "fuse: bad mount point \`$TMP/nodir': No such file or directory" "$CELLFS" "$TMP/nostore" "$TMP/nodir"
+[ ! -e "$TMP/nostore" ] && [ ! -e "$TMP/nodir" ] && [ -z "$(ls -A "$TMP/empty")" ] ||
+	fail "a refused mount made something: $(ls -d "$TMP/nostore" "$TMP/nodir" "$TMP/empty"/* 2>&1)"
+# new_store ARG PATH: cellfs ARG MNT makes a store at PATH (saying so in one line), empty and writable;
+# mounted again, it says nothing.
+new_store() {
+	mount_store "$1"
+	printf 'cellfs: created a new store at "%s"\n' "$2" | cmp -s - "$TMP/daemon.err" ||
+		fail "cellfs $1 MNT: stderr $(cat "$TMP/daemon.err"), want one line: created a new store at \"$2\""
+	: >"$TMP/daemon.err"
+	[ -z "$(ls -A "$MNT")" ] || fail "cellfs $1 MNT: a new store is not empty: $(ls -A "$MNT")"
+	mkdir "$MNT/t" && mkdir -p "$MNT/t/r/cf" && echo v >"$MNT/t/r/cf/q" || fail "cellfs $1 MNT: cannot write"
+	unmount_store
+	"$CELLCTL" --db "$2" read t | grep -qx '    "v\\n"' || fail "cellfs $1 MNT: the store holds: $("$CELLCTL" --db "$2" read t 2>&1)"
+	mount_store "$1"
+	[ "$(cat "$MNT/t/r/cf/q" 2>&1)" = v ] || fail "cellfs $1 MNT, again: t/r/cf/q: $(cat "$MNT/t/r/cf/q" 2>&1)"
+	unmount_store
+}
+new_store "$TMP/nostore" "$real/nostore"
+new_store "$TMP/empty" "$real/empty"
+cd "$TMP" || exit 1
+new_store newstore/ "$real/newstore"
+cd - >/dev/null || exit 1
 expect_fail "fuse: unknown option(s): \`-o bogus'" "$CELLFS" "$store" "$MNT" -o bogus
 expect_fail "fuse: unknown option(s): \`-o bogus=1'" "$CELLFS" "$store" "$MNT" -f -o ro,bogus=1
 expect_fail "fuse: unknown option(s): \`-x'" "$CELLFS" "$store" "$MNT" -x
@@ -136,4 +166,16 @@ if [ "$(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin comman
 else
 	echo "note: cellfs is not installed on mount(8)'s PATH; mount -t fuse.cellfs checked through mount.fuse3 only"
 fi
+# A store file left at the map's size (1 TiB, sparse: an opener killed before cutting it back) is cut
+# back by the daemon's open, read-only or not.
+for opts in "-o ro" ""; do
+	truncate -s 1T "$store/data.mdb"
+	# shellcheck disable=SC2086 # (the options' words)
+	mount_store "$store" $opts
+	size=$(stat -c %s "$store/data.mdb")
+	[ "$size" -le $((1 << 20)) ] || fail "cellfs STORE MNT $opts left the file at $size bytes"
+	[ "$(cat "$MNT/t/r/cf/q" 2>&1)" = v ] || fail "cellfs STORE MNT $opts after the cut: t/r/cf/q: $(cat "$MNT/t/r/cf/q" 2>&1)"
+	unmount_store
+done
+"$CELLCTL" --db "$store" verify >/dev/null || fail "the store cut back by the daemon does not verify"
 exit $status

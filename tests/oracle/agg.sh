@@ -18,6 +18,12 @@ both createfamily agg late2:maxage=10d||maxversions=2:intmax
 both createtable bad1 families=h:never:bogus
 both createtable bad2 families=h:never:
 both createfamily agg h:never:bogus
+# Value types in any case (cbt lowers them with Go's strings.ToLower: U+0130 becomes 'i' too).
+both createtable case "families=a:never:INTSUM,b:maxversions=1:IntMin,c:never:iNtMaX,d:never:$(printf '\xc4\xb0')NTSUM"
+both createfamily case e:never:IntSum
+same ls case
+both addtocell case r a:x=1@1000 a:x=2@1000 e:y=3@1000
+same read case
 same ls
 same ls agg
 

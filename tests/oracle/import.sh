@@ -80,6 +80,15 @@ printf ',cf\n' >"$tmp/onlyfam.csv"
 both import bad "$tmp/onlyfam.csv"
 both import bad "$tmp/nosuch.csv"
 
+both import bad "$tmp/data.csv" batch-size=100000
+both import bad "$tmp/data.csv" batch-size=abc=1
+
+# Arguments: unknown ones are ignored (cellctl warns), a value ends at a further '=', the last one wins.
+both createtable args families=cf
+both import args "$tmp/data.csv" bogus=1 bogus batch-size =x batch-size=0 batch-size=99999 timestamp=value-encoded
+both import args "$tmp/nofam.csv" column-family=nosuch column-family=cf=x timestamp=value-encoded=1
+same_table args
+
 # What cellctl export writes, cbt import reads back into the same cells.
 both createtable back families=cf,g,h
 cc export t >"$tmp/export.csv"

@@ -7,6 +7,7 @@
 #     both ARGS...           a write through both; they must agree on success
 #     same ARGS...           a read through both under the current TZ: identical stdout, same success
 #     same_now ARGS...       same, with whole-millisecond times of "now" masked
+#     same_stats ARGS...     same, with include-stats=full's latency masked (it is the read's time)
 #     fail "WHAT"            a check of the script's own failed (count it with checks=$((checks + 1)))
 #     finish                 prints "N checks, M failures"; the script's last line (its exit status)
 set -u
@@ -85,6 +86,10 @@ same() { compare plain "$@"; }
 # both sides and are masked before comparing.
 same_now() { compare now "$@"; }
 
+# same_stats ARGS...: same(), for a read with include-stats=full: the latency line of its summary block
+# ("frontend_server_latency: 0ms") is masked on both sides, being however long the read took.
+same_stats() { compare stats "$@"; }
+
 compare() {
 	local mode=$1 s1 s2 f what
 	shift
@@ -97,6 +102,8 @@ compare() {
 			sed -i -E 's#@ [0-9]{4}/[0-9]{2}/[0-9]{2}-[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}000$#@ NOW#' "$tmp/$f.out"
 		done
 		grep -q '@ NOW$' "$tmp/cc.out" || fail "$what: no whole-millisecond time of now in cellctl's output"
+	elif [ "$mode" = stats ]; then
+		sed -i -E 's/^(frontend_server_latency: )[0-9]+ms$/\1Nms/' "$tmp/cbt.out" "$tmp/cc.out"
 	fi
 	if [ $s2 -ge 128 ]; then
 		fail "$what: cellctl died (status $s2)"

@@ -176,6 +176,41 @@ unset TZ
 same read data
 same lookup data r3
 
+# ---- Reads that read nothing; include-stats=full -----------------------------------------------------
+
+# cbt never sends a read of an empty range or of count=0: it succeeds whatever the table or the patterns
+# (Bigtable's to check), once the arguments cbt checks itself are good.
+export TZ=UTC
+same read nosuch start=k06 end=k02
+same read nosuch start=k02 end=k02 reversed=true
+same read nosuch count=0 'regex=(' cells-per-column=0 'columns=cf:('
+same read data start=$'\xff' end=$'\x01' 'regex=(' keys-only=true
+same read nosuch start=k06 end=k02 count=abc
+same read nosuch start=k06 end=k02 count=-1
+same read nosuch start=k06 end=k02 cells-per-column=x
+same read nosuch start=k06 end=k02 columns=a:b:c
+same read nosuch start=k06 end=k02 keys-only=x
+same read nosuch start=k02 end=k06
+same read data start=k06 end=k02 include-stats=full
+same read data count=0 include-stats=full
+# cbt's summary block after the rows, counted as the emulator counts.
+same_stats read data include-stats=full
+same_stats read data include-stats=full prefix=k0 count=3
+same_stats read data include-stats=full 'regex=.*1' count=2
+same_stats read data include-stats=full reversed=true start=k02 end=p count=4
+same_stats read data include-stats=full columns=cf:a,cf:a,a cells-per-column=1
+same_stats read data include-stats=full columns=meta:,x: keys-only=true
+same_stats read data include-stats=full columns=nosuch:
+same_stats read data include-stats=full prefix=zz
+same_stats lookup data r1 include-stats=full
+same_stats lookup data r1 include-stats=full columns=cf:a,a cells-per-column=2
+same_stats lookup data nosuchrow include-stats=full
+same_stats lookup data '' include-stats=full
+same read data include-stats=FULL
+same read nosuch include-stats=full
+same lookup nosuch r1 include-stats=full
+unset TZ
+
 # ---- Mutations and schema changes, then read again ---------------------------------------------------
 
 export TZ=UTC

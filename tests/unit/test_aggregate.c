@@ -246,7 +246,23 @@ static void test_aggregate__value_type_is_part_of_the_schema(void **state)
 	assert_int_equal(cs_value_type_parse("", &type), 0);
 	assert_int_equal(type, CS_TYPE_BYTES);
 	assert_int_equal(cs_value_type_parse("inthll", &type), -EOPNOTSUPP);
-	assert_int_equal(cs_value_type_parse("IntSum", &type), -EINVAL);
+	/* Any case, as cbt reads it (Go's strings.ToLower, which also lowers U+0130 to 'i'). */
+	static const struct {
+		const char *name;
+		int rc;
+		cs_value_type type;
+	} cases[] = {
+		{ "IntSum", 0, CS_TYPE_INTSUM }, { "INTMIN", 0, CS_TYPE_INTMIN }, { "iNtMaX", 0, CS_TYPE_INTMAX },
+		{ "\xc4\xb0ntsum", 0, CS_TYPE_INTSUM }, { "INTHLL", -EOPNOTSUPP, 0 },
+		{ "StringUtf8Bytes", -EOPNOTSUPP, 0 }, { "intsu", -EINVAL, 0 }, { "intsumm", -EINVAL, 0 },
+		{ "\xc4\xb1ntsum", -EINVAL, 0 }, { "int sum", -EINVAL, 0 }, { "\xe2\x84\xaantsum", -EINVAL, 0 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		type = (cs_value_type)99;
+		assert_int_equal(cs_value_type_parse(cases[i].name, &type), cases[i].rc);
+		if (!cases[i].rc)
+			assert_int_equal(type, cases[i].type);
+	}
 	assert_string_equal(cs_value_type_name((cs_value_type)99), "");
 
 	txn = tu_begin(ts->st, 0);

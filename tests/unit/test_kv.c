@@ -991,6 +991,36 @@ static void test_kv__a_file_cut_back_meanwhile_grows_again(void **state)
 	free(big);
 }
 
+/* A file left at the map's size (an opener killed between LMDB's open and its cut) is cut back by the
+ * next open of any kind: a read-only one (which may write the file) too, on a disk and in memory. The
+ * pages stay, and the store reads and writes as before. */
+static void test_kv__a_file_left_at_the_maps_size_is_cut_back_by_any_open(void **state)
+{
+	struct kv_fixture *f = *state;
+	uint64_t pages;
+
+	put_values(f, 0, 8, 64 << 10);
+	kv_env_close(f->env);
+	pages = pages_end(f->dir);
+	for (int rdonly = 1; rdonly >= 0; rdonly--) {
+		set_data_size(f->dir, (uint64_t)1 << 40);
+		assert_int_equal(kv_env_open(f->dir, rdonly, false, &f->env), 0);
+		assert_true(data_size(f->dir) >= pages);
+		assert_true(data_size(f->dir) <= (pages + (1u << 20)) / (1u << 20) * (1u << 20));
+		expect_values(f, 0, 8, 64 << 10);
+		kv_env_close(f->env);
+	}
+	assert_int_equal(kv_env_open(f->dir, false, false, &f->env), 0);
+	put_values(f, 8, 16, 64 << 10);
+	expect_values(f, 0, 16, 64 << 10);
+	/* A file that is merely larger than its pages is not the map's size: it stays. */
+	kv_env_close(f->env);
+	set_data_size(f->dir, 64u << 20);
+	assert_int_equal(kv_env_open(f->dir, true, false, &f->env), 0);
+	assert_int_equal(data_size(f->dir), 64u << 20);
+	expect_values(f, 0, 16, 64 << 10);
+}
+
 /* A write that needs the file to grow when it cannot (the disk is full; here a file size limit) fails
  * with ENOSPC, whether LMDB or the copy of the value meets the end, and leaves the store as it was; the
  * same write succeeds once there is room. With a written map (in memory) the fault handler is SIGBUS's
@@ -1061,6 +1091,10 @@ int main(void)
 						kv_setup, kv_teardown),
 		cmocka_unit_test_setup_teardown(test_kv__a_store_on_a_disk_writes_its_pages_not_its_map, kv_setup,
 						kv_teardown),
+		cmocka_unit_test_setup_teardown(test_kv__a_file_left_at_the_maps_size_is_cut_back_by_any_open, kv_setup,
+						kv_teardown),
+		cmocka_unit_test_setup_teardown(test_kv__a_file_left_at_the_maps_size_is_cut_back_by_any_open,
+						kv_setup_mem, kv_teardown),
 	};
 	return cmocka_run_group_tests_name("kv", tests, NULL, NULL);
 }
