@@ -925,6 +925,28 @@ int kv_env_sync(kv_env *env)
 	return rc;
 }
 
+bool kv_env_unpin(kv_env *env)
+{
+	kv_txn *w;
+	if (env->rdonly || atomic_load(&env->since))
+		return env->rdonly;
+	if (!atomic_load(&env->pinned))
+		return true;
+	pthread_mutex_lock(&env->sync_lock);
+	/* Under the writer lock: no commit of this process is under way, and none begins until the pin is
+	 * gone (kv_txn_begin() looks at it again once it holds the lock). */
+	if (!txn_begin_raw(env, false, &w)) {
+		if (!atomic_load(&env->since) && env->pin) {
+			mdb_txn_abort(env->pin);
+			env->pin = NULL;
+			atomic_store(&env->pinned, 0);
+		}
+		kv_txn_abort(w);
+	}
+	pthread_mutex_unlock(&env->sync_lock);
+	return !atomic_load(&env->since);
+}
+
 bool kv_env_sync_due(kv_env *env)
 {
 	return !env->rdonly && sync_due(env);
@@ -1009,11 +1031,15 @@ int kv_txn_begin(kv_env *env, bool rdonly, kv_txn **out)
 	int rc;
 	if (!rdonly && env->wmap)
 		grow_handler_check();
-	if (!rdonly && !env->rdonly && !atomic_load(&env->pinned) && (rc = kv_env_sync(env)))
-		return rc; /* this process's first write: anchor what it builds on */
-	if (!rdonly && atomic_load(&env->tight) && atomic_load(&env->since))
-		kv_env_sync(env); /* frees the pinned pages for reuse (a failure leaves them pinned) */
-	return txn_begin_raw(env, rdonly, out);
+	for (;;) {
+		if (!rdonly && !env->rdonly && !atomic_load(&env->pinned) && (rc = kv_env_sync(env)))
+			return rc; /* this process's first write (or first since kv_env_unpin()): anchor what it builds on */
+		if (!rdonly && atomic_load(&env->tight) && atomic_load(&env->since))
+			kv_env_sync(env); /* frees the pinned pages for reuse (a failure leaves them pinned) */
+		if ((rc = txn_begin_raw(env, rdonly, out)) || rdonly || env->rdonly || atomic_load(&env->pinned))
+			return rc;
+		kv_txn_abort(*out); /* kv_env_unpin() let go of the pin while this waited for the writer lock */
+	}
 }
 
 /* LMDB reports a write that the file system cut short as EIO ("short write, filesystem full?"), where
