@@ -73,12 +73,16 @@ struct kv_env {
  * file's high-water mark is about two windows; a sync point's fdatasync takes longer the more its
  * window wrote, so each window was longer than the last, up to SYNC_MAX commits (10,000 files made and
  * overwritten through the mount on ext4 left a 123 MB store; 12 MB now, in about the same time; 5 MB
- * with windows of 64, which cost the daemon a fifth more time). */
+ * with windows of 64, which cost the daemon a fifth more time). The caller's thread may still fall
+ * behind (a loaded machine, a slow disk: the window grows by every commit made while it waits or syncs),
+ * so past SYNC_BG_MAX commits the committing thread makes the sync point itself: no window is longer,
+ * whatever the timing, and the file stays under about two such windows' pages. */
 #define SYNC_MIN 64
 #define SYNC_MAX 4096
 #define SYNC_RATIO 10
 #define SYNC_BG 256
 #define SYNC_BG_RATIO 40
+#define SYNC_BG_MAX 512
 #define FAIL_BACKOFF_NS 100000000 /* after a failed sync point, the next is due no sooner than this */
 
 static int64_t mono_ns(void)
@@ -1093,7 +1097,7 @@ int kv_txn_commit(kv_txn *t)
 		if (t->faulted)
 			mdb_txn_abort(t->txn); /* the commit faulted half-way: LMDB did not end the txn */
 		if (!rc && w && sync_due(t->env)) {
-			if (!t->env->bg_sync || atomic_load(&t->env->since) >= SYNC_MAX)
+			if (!t->env->bg_sync || atomic_load(&t->env->since) >= SYNC_BG_MAX)
 				kv_env_sync(t->env); /* committed either way; a failure here leaves the old pin */
 			else if (!atomic_exchange(&t->env->due_told, true))
 				due_tell(t->env);
