@@ -82,7 +82,7 @@ struct kv_env {
 #define SYNC_RATIO 10
 #define SYNC_BG 256
 #define SYNC_BG_RATIO 40
-#define SYNC_BG_MAX 512
+#define SYNC_BG_MAX 384
 #define FAIL_BACKOFF_NS 100000000 /* after a failed sync point, the next is due no sooner than this */
 
 static int64_t mono_ns(void)
