@@ -755,6 +755,7 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	fileh_untrack(fs, h);
 	fileh_free(h);
 	fuse_reply_err(req, 0);
+	txn_idle(fs); /* (a write-back reads: pending_filled()) */
 }
 
 /* ---- extended attributes, statfs ---- */

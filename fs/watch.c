@@ -4,7 +4,9 @@
  * store's version is polled every POLL_MS, so a change shows within about a second.
  * It also makes the daemon's sync points (store/README.md, "Durability"): every 5 s, and while the
  * store is being written whenever a commit finds one due (cs_store_sync_wait() wakes this thread), so
- * that no close() waits for the disk (the store is opened CS_OPEN_BG_SYNC). */
+ * that no close() waits for the disk (the store is opened CS_OPEN_BG_SYNC); and once the daemon has
+ * nothing unsynced it lets go of the snapshot its last sync point pinned (cs_store_unpin()), so an idle
+ * mount does not keep other writers from reusing pages. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,7 +101,7 @@ static int64_t now_ms(void)
 static void *watch_main(void *arg)
 {
 	struct fs *fs = arg;
-	uint64_t synced = cs_store_version(fs->st), last = synced;
+	uint64_t last = cs_store_version(fs->st);
 	int64_t polled = now_ms(), synced_at = polled;
 	unsigned tick = POLL_MS;
 
@@ -115,19 +117,24 @@ static void *watch_main(void *arg)
 		v = cs_store_version(fs->st); /* (read again under the lock below, to decide) */
 		tick = v != last ? TICK_MS : POLL_MS; /* short ticks while the store is being written */
 		last = v;
-		if (due && !cs_store_sync(fs->st))
-			synced = v;
+		if (due)
+			cs_store_sync(fs->st);
 		/* syncfs() and sync(1) reach no FUSE daemon: a periodic sync bounds what a power loss can take
-		 * from files already closed (fsync() syncs at once) */
+		 * from files already closed (fsync() syncs at once). Only the daemon's own commits are its to
+		 * sync: other writers (cellctl) sync theirs. */
 		int64_t t = now_ms();
 		if (t - synced_at >= SYNC_MS) {
 			synced_at = t;
-			if (v != synced && !fs->ro && !cs_store_sync(fs->st))
-				synced = v;
+			if (!fs->ro && !cs_store_unpin(fs->st))
+				cs_store_sync(fs->st);
 		}
 		if (t - polled < POLL_MS)
 			continue;
 		polled = t;
+		/* Idle since its last sync point: the daemon keeps no snapshot pinned, or every page another
+		 * process's commits free would wait for its next sync point (the file grows meanwhile). */
+		if (!fs->ro && !due)
+			cs_store_unpin(fs->st);
 		if (v == fs->version_seen)
 			continue;
 		pthread_mutex_lock(&fs->wlock);

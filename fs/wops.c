@@ -478,6 +478,7 @@ void fs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fileh *h = handle_of(fi);
 	count_req(req, OP_FLUSH);
 	reply_err(req, h && h->writable ? -committed(fs, h, fileh_commit(fs, h)) : 0);
+	txn_idle(fs); /* (a write-back reads: pending_filled()) */
 }
 
 void fs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
@@ -491,6 +492,7 @@ void fs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_inf
 	if (!rc && !fs->ro) /* (a read-only store has nothing to sync: LMDB would say EACCES) */
 		rc = cs_store_sync(fs->st);
 	reply_err(req, -rc);
+	txn_idle(fs);
 }
 
 /* fsync of a directory: what changed it (create, unlink, mkdir, rename) is committed already; sync it all,

@@ -85,6 +85,15 @@ void cs_store_close(cs_store *st);
  * Errors: -EIO, -ENOSPC, -EROFS, -ENOMEM. */
 int cs_store_sync(cs_store *st);
 
+/* For a process that keeps ST open and writes now and then (the daemon): if it has committed nothing
+ * since its last sync point, let go of the snapshot it keeps pinned there (store/README.md,
+ * "Durability"), so that other processes' commits may reuse the pages freed after it, where otherwise
+ * the file grows with everything they rewrite until this process's next sync point. Its next write makes
+ * a sync point first. Returns whether this process's commits are all synced (true for a read-only
+ * store): when false, nothing was let go, and cs_store_sync() has work to do. Cheap when there is
+ * nothing to let go of (no lock, no system call). */
+bool cs_store_unpin(cs_store *st);
+
 /* Whether a sync point is due (store/README.md, "Durability"): this process has committed enough since
  * its last sync for cs_store_sync() to be worth its time. A store opened with CS_OPEN_BG_SYNC makes them
  * in commits only when far overdue; its owner waits for them with cs_store_sync_wait() or polls this

@@ -73,12 +73,16 @@ struct kv_env {
  * file's high-water mark is about two windows; a sync point's fdatasync takes longer the more its
  * window wrote, so each window was longer than the last, up to SYNC_MAX commits (10,000 files made and
  * overwritten through the mount on ext4 left a 123 MB store; 12 MB now, in about the same time; 5 MB
- * with windows of 64, which cost the daemon a fifth more time). */
+ * with windows of 64, which cost the daemon a fifth more time). The caller's thread may still fall
+ * behind (a loaded machine, a slow disk: the window grows by every commit made while it waits or syncs),
+ * so past SYNC_BG_MAX commits the committing thread makes the sync point itself: no window is longer,
+ * whatever the timing, and the file stays under about two such windows' pages. */
 #define SYNC_MIN 64
 #define SYNC_MAX 4096
 #define SYNC_RATIO 10
 #define SYNC_BG 256
 #define SYNC_BG_RATIO 40
+#define SYNC_BG_MAX 384
 #define FAIL_BACKOFF_NS 100000000 /* after a failed sync point, the next is due no sooner than this */
 
 static int64_t mono_ns(void)
@@ -952,6 +956,28 @@ int kv_env_sync(kv_env *env)
 	return rc;
 }
 
+bool kv_env_unpin(kv_env *env)
+{
+	kv_txn *w;
+	if (env->rdonly || atomic_load(&env->since))
+		return env->rdonly;
+	if (!atomic_load(&env->pinned))
+		return true;
+	pthread_mutex_lock(&env->sync_lock);
+	/* Under the writer lock: no commit of this process is under way, and none begins until the pin is
+	 * gone (kv_txn_begin() looks at it again once it holds the lock). */
+	if (!txn_begin_raw(env, false, &w)) {
+		if (!atomic_load(&env->since) && env->pin) {
+			mdb_txn_abort(env->pin);
+			env->pin = NULL;
+			atomic_store(&env->pinned, 0);
+		}
+		kv_txn_abort(w);
+	}
+	pthread_mutex_unlock(&env->sync_lock);
+	return !atomic_load(&env->since);
+}
+
 bool kv_env_sync_due(kv_env *env)
 {
 	return !env->rdonly && sync_due(env);
@@ -1036,11 +1062,15 @@ int kv_txn_begin(kv_env *env, bool rdonly, kv_txn **out)
 	int rc;
 	if (!rdonly && env->wmap)
 		grow_handler_check();
-	if (!rdonly && !env->rdonly && !atomic_load(&env->pinned) && (rc = kv_env_sync(env)))
-		return rc; /* this process's first write: anchor what it builds on */
-	if (!rdonly && atomic_load(&env->tight) && atomic_load(&env->since))
-		kv_env_sync(env); /* frees the pinned pages for reuse (a failure leaves them pinned) */
-	return txn_begin_raw(env, rdonly, out);
+	for (;;) {
+		if (!rdonly && !env->rdonly && !atomic_load(&env->pinned) && (rc = kv_env_sync(env)))
+			return rc; /* this process's first write (or first since kv_env_unpin()): anchor what it builds on */
+		if (!rdonly && atomic_load(&env->tight) && atomic_load(&env->since))
+			kv_env_sync(env); /* frees the pinned pages for reuse (a failure leaves them pinned) */
+		if ((rc = txn_begin_raw(env, rdonly, out)) || rdonly || env->rdonly || atomic_load(&env->pinned))
+			return rc;
+		kv_txn_abort(*out); /* kv_env_unpin() let go of the pin while this waited for the writer lock */
+	}
 }
 
 /* LMDB reports a write that the file system cut short as EIO ("short write, filesystem full?"), where
@@ -1094,7 +1124,7 @@ int kv_txn_commit(kv_txn *t)
 		if (t->faulted)
 			mdb_txn_abort(t->txn); /* the commit faulted half-way: LMDB did not end the txn */
 		if (!rc && w && sync_due(t->env)) {
-			if (!t->env->bg_sync || atomic_load(&t->env->since) >= SYNC_MAX)
+			if (!t->env->bg_sync || atomic_load(&t->env->since) >= SYNC_BG_MAX)
 				kv_env_sync(t->env); /* committed either way; a failure here leaves the old pin */
 			else if (!atomic_exchange(&t->env->due_told, true))
 				due_tell(t->env);

@@ -35,6 +35,11 @@ void kv_env_close(kv_env *env); /* accepts NULL */
  * writable env also makes one before its first write, every so many commits (kv.c, SYNC_MIN) and when
  * space is low. */
 int kv_env_sync(kv_env *env);
+/* If this process has committed nothing since its last sync point, let go of the snapshot pinned there
+ * (kv.c, the pin), so other processes' commits may reuse the pages freed after it; the next write makes
+ * a sync point first. Returns whether this process's commits are all synced (true for a read-only env).
+ * No lock or system call when there is nothing to let go of. */
+bool kv_env_unpin(kv_env *env);
 /* Whether this process's commits since its last sync point make one due (no system call). */
 bool kv_env_sync_due(kv_env *env);
 /* Wait up to MS milliseconds for a commit of this process to find a sync point due; returns

@@ -55,6 +55,11 @@ int cs_store_sync(cs_store *st)
 	return kv_env_sync(st->kv);
 }
 
+bool cs_store_unpin(cs_store *st)
+{
+	return kv_env_unpin(st->kv);
+}
+
 bool cs_store_sync_due(cs_store *st)
 {
 	return kv_env_sync_due(st->kv);

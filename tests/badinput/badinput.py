@@ -161,7 +161,7 @@ def run_cellfs_case(store, mnt, want, words, message):
     args = [expand(w) for w in words]
     try:
         p = subprocess.run([os.environ['CELLFS'].encode(), store.encode(), mnt.encode()] + args,
-                           capture_output=True, timeout=30)
+                           capture_output=True, timeout=300)
     except subprocess.TimeoutExpired:
         return False, 'did not exit (mounted?)'
     if is_mounted(mnt):

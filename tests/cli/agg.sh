@@ -248,7 +248,7 @@ ok lookup agg r2
 
 ok createtable j "families=cf,s:maxversions=1:intsum"
 ok set j r1 cf:a=hello@900000 cf:a=older@500000 'cf:q"uo\te=x"y\z@2000' $'cf:ctl=\x01\x1f\x7f\t@1000'
-ok set j $'r2\xff' $'cf:\xfe=\xff\x01@1000' cf:empty=@1000 $'cf:utf=\u00e9\u65e5\U0001f600@1000'
+ok set j $'r2\xff' $'cf:\xfe=\xff\x01@1000' cf:empty=@1000 $'cf:utf=\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80@1000'
 ok set j $'\xed\xa0\x80surrogate' $'cf:\xc0\xafoverlong=\xf4\x90\x80\x80@1000'
 ok addtocell j r1 s:n=-2@1000 s:n=1@1000 s:old=5@1000 s:old=6@2000 s:big=0x7f7f7f7f7f7f7f7f@1000
 out <<'EOF'

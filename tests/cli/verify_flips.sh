@@ -38,7 +38,7 @@ for ((i = 0; i < n; i++)); do
 	cp "$db/data.mdb" "$tmp/c/"
 	b=$(od -An -tu1 -j "$off" -N1 "$tmp/c/data.mdb" | tr -d ' ')
 	printf "\\$(printf %03o $((b ^ x)))" | dd of="$tmp/c/data.mdb" bs=1 seek="$off" conv=notrunc status=none
-	timeout 60 "$cellctl" --db "$tmp/c" verify >"$tmp/out" 2>"$tmp/err"
+	timeout 300 "$cellctl" --db "$tmp/c" verify >"$tmp/out" 2>"$tmp/err"
 	status=$?
 	if grep -qE 'Sanitizer|runtime error' "$tmp/err"; then
 		failed "offset $off xor $x: $(grep -m1 -E 'Sanitizer|runtime error' "$tmp/err")"

@@ -44,7 +44,7 @@ for um in 0 022; do
 	mkdir "$home"
 	(umask $um && exec env -u CELLFS_DB -u XDG_DATA_HOME HOME="$home" "$CELLFS" "$MNT" -f) 2>"$TMP/daemon.err" &
 	DAEMON_PID=$!
-	for _ in $(seq 500); do mountpoint -q "$MNT" && break; sleep 0.01; done
+	for _ in $(seq 6000); do mountpoint -q "$MNT" && break; sleep 0.01; done
 	mountpoint -q "$MNT" || { fail "cellfs on the default store did not mount: $(cat "$TMP/daemon.err")"; continue; }
 	unmount_store
 	s=$home/.local/share/cellfs/default

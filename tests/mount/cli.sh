@@ -99,7 +99,7 @@ unmount_bg() { # unmount a daemon that went to the background; it must go away
 	pids=$(daemon_pids)
 	[ -n "$pids" ] || fail "$1: no cellfs process serves $MNT"
 	fusermount3 -u "$MNT" || fail "$1: fusermount3 -u failed"
-	for _ in $(seq 500); do
+	for _ in $(seq 6000); do
 		[ -z "$(daemon_pids)" ] && return
 		sleep 0.01
 	done
@@ -131,11 +131,11 @@ unmount_bg "cellfs -o $fstab_opts"
 # the default store: $CELLFS_DB, created on first use; cellctl's writes show
 CELLFS_DB=$TMP/default "$CELLFS" "$MNT" -f 2>"$TMP/daemon.err" &
 DAEMON_PID=$!
-for _ in $(seq 1000); do mountpoint -q "$MNT" && break; sleep 0.01; done
+for _ in $(seq 6000); do mountpoint -q "$MNT" && break; sleep 0.01; done
 if mountpoint -q "$MNT"; then
 	[ -z "$(ls -A "$MNT")" ] || fail "a new default store is not empty: $(ls -A "$MNT")"
 	CELLFS_DB=$TMP/default "$CELLCTL" createtable fresh || fail "cellctl createtable in the default store"
-	for _ in $(seq 150); do [ -d "$MNT/fresh" ] && break; sleep 0.01; done
+	for _ in $(seq 3000); do [ -d "$MNT/fresh" ] && break; sleep 0.01; done
 	[ -d "$MNT/fresh" ] || fail "a table created with cellctl in \$CELLFS_DB does not show"
 	unmount_store
 else

@@ -81,7 +81,7 @@ want=$((inc * inc_n))
 got=$("$CELLCTL" --db "$db" increment c ctr n:hits=0) || fail "reading the counter"
 [ "$got" = "$want" ] || fail "the counter is $got after $inc processes x $inc_n increments, want $want"
 ok=
-for _ in $(seq 300); do # the mount follows within about a second
+for _ in $(seq 3000); do # the mount follows within about a second (30 s: a loaded machine)
 	mnt_val=$(od -An -tx1 "$MNT/c/ctr/n/hits" | tr -d ' \n')
 	[ "$mnt_val" = "$(printf '%016x' "$want")" ] && ok=1 && break
 	sleep 0.01

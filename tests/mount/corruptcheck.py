@@ -115,7 +115,7 @@ def mount(store, mnt, errpath, opts=()):
     errf = open(errpath, 'wb')
     d = subprocess.Popen([os.environ['CELLFS'], store, mnt, '-f', *opts], stderr=errf, stdout=subprocess.DEVNULL)
     errf.close()
-    for _ in range(1000):
+    for _ in range(6000):
         if is_mounted(mnt):
             return d
         if d.poll() is not None:
@@ -129,7 +129,7 @@ def unmount(d, mnt):
     if is_mounted(mnt):
         subprocess.run(['fusermount3', '-uz', mnt], capture_output=True)
     try:
-        return d.wait(timeout=30)
+        return d.wait(timeout=120)
     except subprocess.TimeoutExpired:
         d.kill()
         return d.wait()

@@ -41,7 +41,7 @@ for delay in "${delays[@]}"; do
 	python3 "$MOUNTCHECK" crashload "$MNT/t" "$round" "$log" 2>"$TMP/load.err" &
 	loader=$!
 	# wait for the round's first write to be done, then let the loop run DELAY seconds
-	for _ in $(seq 1000); do
+	for _ in $(seq 6000); do
 		grep -q "^done r${round}_" "$log" 2>/dev/null && break
 		sleep 0.01
 	done

@@ -49,7 +49,7 @@ mount_store() {
 	shift
 	"$CELLFS" "$store" "$MNT" -f "$@" 2>"$TMP/daemon.err" &
 	DAEMON_PID=$!
-	for _ in $(seq 1000); do
+	for _ in $(seq 6000); do # (60 s: the ASan daemon on a loaded machine)
 		mountpoint -q "$MNT" && return 0
 		if ! kill -0 "$DAEMON_PID" 2>/dev/null; then
 			wait "$DAEMON_PID"
@@ -59,7 +59,7 @@ mount_store() {
 		fi
 		sleep 0.01
 	done
-	echo "FAIL: cellfs $store $MNT did not mount in 10s" >&2
+	echo "FAIL: cellfs $store $MNT did not mount in 60s" >&2
 	exit 1
 }
 

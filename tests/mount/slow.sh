@@ -13,18 +13,18 @@ mkdir -p "$MNT/t/r2/cf" || fail "mkdir -p r2/cf"
 
 coproc HOLD { exec "$HOLD_WRITER" "$db"; }
 hold_pid=$HOLD_PID # (bash unsets HOLD_PID once the coprocess has ended)
-read -r -t 10 line <&"${HOLD[0]}"
+read -r -t 120 line <&"${HOLD[0]}"
 [ "$line" = held ] || fail "hold_writer did not take the lock: '$line'"
 
 echo two >"$MNT/t/r2/cf/b" &
 writer=$!
 sleep 0.3 # (the write-back is now waiting for the lock)
 kill -0 "$writer" 2>/dev/null || fail "the write-back did not wait for the writer lock (test is void)"
-got=$(timeout 10 cat "$MNT/t/r1/cf/a") || fail "reading a file while a write-back waits: timed out or failed"
+got=$(timeout 120 cat "$MNT/t/r1/cf/a") || fail "reading a file while a write-back waits: timed out or failed"
 [ "$got" = one ] || fail "reading r1/cf/a while a write-back waits gave '$got'"
-got=$(timeout 10 ls "$MNT/t") || fail "listing the table while a write-back waits: timed out or failed"
+got=$(timeout 120 ls "$MNT/t") || fail "listing the table while a write-back waits: timed out or failed"
 [ "$got" = "$(printf 'r1\nr2')" ] || fail "listing the table while a write-back waits gave '$got'"
-timeout 10 stat "$MNT/t/r1/cf" >/dev/null || fail "a lookup while a write-back waits timed out or failed"
+timeout 120 stat "$MNT/t/r1/cf" >/dev/null || fail "a lookup while a write-back waits timed out or failed"
 kill -0 "$writer" 2>/dev/null || fail "the write-back ended while the lock was still held"
 
 exec {HOLD[1]}>&- # release the lock
@@ -54,10 +54,10 @@ os.write(fd, b"more")
 print("ready", flush=True)
 sys.stdin.read()' "$MNT/t/r1/cf/a"; }
 	open_pid=$OPEN_PID
-	read -r -t 10 line <&"${OPEN[0]}"
+	read -r -t 120 line <&"${OPEN[0]}"
 	[ "$line" = ready ] || fail "the writer did not open r1/cf/a: '$line'"
 	kill -"$sig" "$DAEMON_PID"
-	if timeout 10 tail --pid="$DAEMON_PID" -f /dev/null; then
+	if timeout 120 tail --pid="$DAEMON_PID" -f /dev/null; then
 		wait "$DAEMON_PID" || fail "the daemon exited with status $? on SIG$sig"
 	else
 		fail "the daemon did not end within 10 s of SIG$sig"

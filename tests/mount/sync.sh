@@ -5,7 +5,7 @@
 #  - write + fsync(): the store's data.mdb is fdatasync'd between the fsync() call and its return (LMDB's
 #    mdb_env_sync: every committed page and the meta page on disk before fsync returns);
 #  - write + close() without fsync: no sync during the close (commits are MDB_NOSYNC: a close survives a
-#    crash of the daemon, a power loss only once synced), then one within 5.5 s (watch.c's 5 s tick);
+#    crash of the daemon, a power loss only once synced), then one after it (watch.c's 5 s tick; polled up to 60 s);
 #    and then the store's anchor (the synced snapshot's meta pages, store/anchor.h), after data.mdb;
 #  - rename() then fsync() of the directory (write, fsync, rename, fsync(dir), as careful programs do):
 #    data.mdb is fdatasync'd within the directory's fsync (it once was not: no fsyncdir handler);
@@ -55,11 +55,14 @@ for attempt in 1 2 3; do # a close that happens to meet the 5 s tick is tried ag
 	[ "$n" -eq 0 ] && ok=1 && break
 done
 [ -n "$ok" ] || fail "every close() synced data.mdb: $n syncs within it"
-sleep 5.5
-t2=$(date +%s.%N)
-n=$(syncs "$t1" "$t2")
-[ "$n" -ge 1 ] || fail "no sync of data.mdb within 5.5 s after a close: $(cat "$TMP/strace.log")"
-echo "sync: close() without fsync: no sync during it, $n in the 5.5 s after"
+for _ in $(seq 600); do # the 5 s sync; polled up to 60 s, for a loaded machine
+	sleep 0.1
+	t2=$(date +%s.%N)
+	n=$(syncs "$t1" "$t2")
+	[ "$n" -ge 1 ] && break
+done
+[ "$n" -ge 1 ] || fail "no sync of data.mdb within 60 s after a close: $(cat "$TMP/strace.log")"
+echo "sync: close() without fsync: no sync during it, $n in the $(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.1f", b - a }') s after"
 
 for i in 1 2 3; do
 	read -r t0 t1 < <(write "$MNT/t/r/cf/s$i" "fsynced $i" 1)

@@ -76,7 +76,7 @@ o = os.open(d + "/open", os.O_WRONLY | os.O_CREAT, 0o644); os.write(o, b"never f
 open(sys.argv[2], "w").close()
 time.sleep(60)' "$MNT/w/dur/r/cf" "$TMP/ready" &
 holder=$!
-for _ in $(seq 500); do [ -e "$TMP/ready" ] && break; sleep 0.01; done
+for _ in $(seq 6000); do [ -e "$TMP/ready" ] && break; sleep 0.01; done
 [ -e "$TMP/ready" ] || fail "the handle holder did not get ready"
 { kill -KILL "$DAEMON_PID" && wait "$DAEMON_PID"; } 2>/dev/null # (no "Killed" from bash)
 DAEMON_PID=

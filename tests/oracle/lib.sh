@@ -41,7 +41,7 @@ trap 'exit 1' INT TERM HUP
 "$emulator" -host 127.0.0.1 -port 0 >"$tmp/emulator.log" 2>&1 &
 emu_pid=$!
 addr=
-for _ in $(seq 100); do
+for _ in $(seq 1200); do
 	addr=$(sed -n 's/^Cloud Bigtable emulator running on \(.*\)$/\1/p' "$tmp/emulator.log")
 	[ -n "$addr" ] && break
 	kill -0 "$emu_pid" 2>/dev/null || break

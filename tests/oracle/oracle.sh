@@ -32,15 +32,15 @@ both set data r2 cf:eq=a=b=c@8000 cf:col:on=v@9000 'cf:q with space=v v@10000' c
 both set data r2 $'cf:q\nz=v@13000'
 # Bytes %q escapes or keeps: controls, DEL, invalid UTF-8, non-printable and printable runes.
 both set data r3 $'cf:ctl=\x01\x07\x08\x09\x0b\x0c\x0d\x1b\x7f@1000' $'cf:bad=\xff\xfe\xc3(@1000'
-both set data r3 $'cf:uni=\u00e9\u00a0\u00ad\u00a1\u200b\ufeff\ue000\U0001f600\u3000@1000'
+both set data r3 $'cf:uni=\xc3\xa9\xc2\xa0\xc2\xad\xc2\xa1\xe2\x80\x8b\xef\xbb\xbf\xee\x80\x80\xf0\x9f\x98\x80\xe3\x80\x80@1000'
 both set data r3 $'cf:surr=\xed\xa0\x80\xf4\x90\x80\x80\xc0\x80@1000' 'cf:back=\\ \" \\x41@1000'
-both set data r3 $'cf:\u00e9t\u00e9=padded@1000' $'cf:\u65e5\u672c\u8a9e=cjk@1000' $'cf:\xfe=badqual@1000'
+both set data r3 $'cf:\xc3\xa9t\xc3\xa9=padded@1000' $'cf:\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e=cjk@1000' $'cf:\xfe=badqual@1000'
 both set data r3 cf:a-qualifier-that-is-well-over-forty-runes-long=v@1000 "cf:#hash=#@1000"
 # Awkward row keys.
 both set data 'space key' cf:a=1@1000
 both set data 'quote"key' cf:a=2@1000
 both set data 'back\slash' cf:a=3@1000
-both set data $'utf8-\u00e9\u65e5' cf:a=4@1000
+both set data $'utf8-\xc3\xa9\xe6\x97\xa5' cf:a=4@1000
 both set data $'inv\xffalid' cf:a=5@1000
 both set data '#hash#key' cf:a=6@1000
 both set data 'p/1' cf:a=7@1000 x:y=8@1000

@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <lmdb.h>
 
 static void test_store__open_errors(void **state)
 {
@@ -299,6 +303,61 @@ static void test_store__table_created_time(void **state)
 	cs_txn_abort(r);
 }
 
+/* mdb_reader_list's lines: count those of pid *CTX that hold a snapshot (a txnid, not "-"). */
+static int count_held(const char *msg, void *ctx)
+{
+	int *c = ctx, pid;
+	char txnid[32];
+	if (sscanf(msg, "%d %*s %31s", &pid, txnid) == 2 && pid == c[0] && strcmp(txnid, "-"))
+		c[1]++;
+	return 0;
+}
+
+/* How many of this process's readers in DIR's reader table hold a snapshot, read by a child (a process
+ * must not open one LMDB environment twice). */
+static int held_snapshots(const char *dir)
+{
+	int fds[2], st, n = -1;
+	pid_t pid, self = getpid();
+	assert_int_equal(pipe(fds), 0);
+	if (!(pid = fork())) {
+		MDB_env *env;
+		int c[2] = { (int)self, 0 };
+		if (mdb_env_create(&env) || mdb_env_open(env, dir, MDB_RDONLY, 0) || mdb_reader_list(env, count_held, c) < 0)
+			_exit(1);
+		_exit(write(fds[1], &c[1], sizeof(c[1])) == sizeof(c[1]) ? 0 : 1);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &n, sizeof(n)), (ssize_t)sizeof(n));
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && !WEXITSTATUS(st));
+	return n;
+}
+
+/* A writer keeps the snapshot of its last sync point pinned; cs_store_unpin() lets go of it only when
+ * nothing of this process's is unsynced, and the next write pins again (a sync point before it). */
+static void test_store__unpin_when_idle(void **state)
+{
+	struct tu_store *ts = *state;
+	char *s;
+
+	tu_table(ts->st, "t", "f", NULL, NULL); /* the first write: a sync point, then a commit unsynced */
+	assert_int_equal(held_snapshots(ts->dir), 1);
+	assert_false(cs_store_unpin(ts->st)); /* a commit to sync: the pin stays */
+	assert_int_equal(held_snapshots(ts->dir), 1);
+	assert_int_equal(cs_store_sync(ts->st), 0);
+	assert_true(cs_store_unpin(ts->st));
+	assert_int_equal(held_snapshots(ts->dir), 0);
+	assert_true(cs_store_unpin(ts->st)); /* nothing to let go of */
+	tu_put(ts->st, "t", "r", "f", "q", 1, "v"); /* pinned again before it commits */
+	assert_int_equal(held_snapshots(ts->dir), 1);
+	assert_false(cs_store_unpin(ts->st));
+	s = tu_dump_st(ts->st, "t", NULL);
+	assert_non_null(strstr(s, "v"));
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +373,7 @@ int main(void)
 		T(test_store__snapshots_are_isolated),
 		T(test_store__renew_and_version),
 		T(test_store__table_created_time),
+		T(test_store__unpin_when_idle),
 #undef T
 	};
 	return cmocka_run_group_tests_name("store", tests, NULL, NULL);
