@@ -1081,6 +1081,19 @@ static int whole_name_of(struct fs *fs, cs_txn *txn, const struct node_id *from,
 	return 0;
 }
 
+/* Whether a file may be written as TO (a rename's target): its family known under -o strict_schema, not
+ * one whose making would rename key segments; a version noted as such (versions_only). */
+static int file_target(struct fs *fs, cs_txn *txn, const struct node_id *to)
+{
+	int rc;
+
+	if (fs->strict_schema && !family_known(txn, to))
+		return -EPERM;
+	if ((rc = family_clash(txn, to->table, to->family)))
+		return rc;
+	return to->kind == NODE_VERSION ? versions_only(fs, txn, to) : 0;
+}
+
 /* A file onto a file name of the same table. */
 static int rename_file(struct fs *fs, cs_txn *txn, struct found *f, const struct node_id *ndir, struct node *np,
 		       const char *newname, unsigned int flags, struct move *m, struct node_id *to)
@@ -1100,11 +1113,7 @@ static int rename_file(struct fs *fs, cs_txn *txn, struct found *f, const struct
 		return -EEXIST;
 	if (strcmp(to->table, f->id.table))
 		return -EXDEV;
-	if (fs->strict_schema && !family_known(txn, to))
-		return -EPERM;
-	if ((rc = family_clash(txn, to->table, to->family)))
-		return rc;
-	if (to->kind == NODE_VERSION && (rc = versions_only(fs, txn, to)))
+	if ((rc = file_target(fs, txn, to)))
 		return rc;
 	OWN(fs, rc, edit_move(fs->st, &f->id, to, fs->strict_schema));
 	if (rc)
@@ -1142,11 +1151,7 @@ static int rename_new(struct fs *fs, cs_txn *txn, const struct node_id *from, co
 	}
 	if (!ex && (flags & RENAME_NOREPLACE))
 		return -EEXIST;
-	if (fs->strict_schema && !family_known(txn, to))
-		return -EPERM;
-	if ((rc = family_clash(txn, to->table, to->family)))
-		return rc;
-	if (to->kind == NODE_VERSION && (rc = versions_only(fs, txn, to)))
+	if ((rc = file_target(fs, txn, to)))
 		return rc;
 	if (other_new) /* another new file there: replaced, its handles write nothing back */
 		node_foreach_writer(&fs->nodes, node_ino_of(to), mark_removed, NULL);
