@@ -2,8 +2,9 @@
  * the Perl flags, \C included), matched against raw bytes, one byte one character, and only against the
  * whole subject (as Bigtable's row, family and qualifier filters match). The pattern is checked and
  * refused with Go's words where RE2 refuses it, then translated into a PCRE2 pattern that spells every
- * character class out as bytes, and matched with PCRE2's DFA matcher (time polynomial in the subject,
- * never backtracking). The store's read filters and cellctl use this module and nothing else.
+ * character class out as bytes, and matched with PCRE2's backtracking matcher for a bounded number of
+ * steps, then, past them, its DFA matcher (time polynomial in the subject). The store's read filters and
+ * cellctl use this module and nothing else.
  *
  * A byte of the pattern at or above 0x80 stands for itself (as if written \xHH), as Bigtable reads
  * patterns and the emulator escapes them. Classes and case folding are Go's Unicode ones, restricted to
