@@ -13,6 +13,7 @@
 
 #include "fs.h"
 #include "loop.h"
+#include "watch.h"
 
 struct conf {
 	const char *pos[3];

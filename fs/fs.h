@@ -6,6 +6,7 @@
 #define FUSE_USE_VERSION 35
 #include <fuse_lowlevel.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "cellstore.h"
@@ -58,7 +59,7 @@ struct fs {
 	bool watching;
 	uint64_t version_seen;
 	/* set by the main thread to stop the watcher; read by it */
-	volatile bool stop;
+	atomic_bool stop;
 };
 
 extern const struct fuse_lowlevel_ops fs_ops;
@@ -66,18 +67,10 @@ extern const struct fuse_lowlevel_ops fs_ops;
 /* Create the key of the per-thread read transactions (ops.c). Errors: -ENOMEM. */
 int fs_txn_key_init(struct fs *fs);
 
-/* Around each write transaction of the daemon's: write_begin() returns the store version before it,
- * write_end() takes note of what changed (watch.c). */
-uint64_t write_begin(struct fs *fs);
-void write_end(struct fs *fs, uint64_t before);
 
 /* Free the file handles still open once the session has ended (ops.c): the kernel's RELEASE for a file
  * closed just before an unmount or a signal may never have reached the daemon. Nothing is written back:
  * a handle commits on close() and fsync(), which have returned. */
 void fs_handles_release(struct fs *fs);
-
-/* Start/stop the thread that follows the store's changes and invalidates the kernel's caches. */
-int fs_watch_start(struct fs *fs);
-void fs_watch_stop(struct fs *fs);
 
 #endif

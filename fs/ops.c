@@ -1,5 +1,5 @@
-/* ops.c — the FUSE low-level handlers. Each is split in two: fs_do_x() does the work and returns an
- * errno, fs_x() sends exactly one reply. Every request reads the store through its thread's read
+/* ops.c — the FUSE low-level handlers. Each is split in two: fs_do_x() does the work and returns 0 or a
+ * negative errno, fs_x() sends exactly one reply. Every request reads the store through its thread's read
  * transaction, renewed to the newest snapshot at the start of the request. */
 #include <errno.h>
 #include <fcntl.h>
@@ -220,9 +220,9 @@ static int fs_do_lookup(fuse_req_t req, fuse_ino_t parent, const char *name, str
 	int rc;
 
 	if (!p)
-		return ESTALE;
+		return -ESTALE;
 	if ((rc = fs_txn(fs, &txn)) || (rc = dir_now(txn, p, &eff, &dir)))
-		return -rc;
+		return rc;
 	rc = view_lookup(txn, dir, name, take_entry, &ea);
 	if (rc == -ENOENT && fs->pending.count) { /* a directory made through the mount, still empty */
 		struct node_id id;
@@ -239,7 +239,7 @@ static int fs_do_lookup(fuse_req_t req, fuse_ino_t parent, const char *name, str
 		rc = ghost_entry(fs, fuse_req_ctx(req)->pid, txn, dir, name, &ea);
 	node_id_free(&eff);
 	*e = ea.e;
-	return -rc;
+	return rc;
 }
 
 static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -247,15 +247,15 @@ static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct fs *fs = fs_of(req);
 	count_req(req, OP_LOOKUP);
 	struct fuse_entry_param e;
-	int err = fs_do_lookup(req, parent, name, &e);
-	if (err == ENOLINK) { /* another process's ghost (ghost_entry): absent, not remembered */
+	int rc = fs_do_lookup(req, parent, name, &e);
+	if (rc == -ENOLINK) { /* another process's ghost (ghost_entry): absent, not remembered */
 		fuse_reply_err(req, ENOENT);
-	} else if (err == ENOENT) { /* a negative entry: the kernel remembers the absence for a while */
+	} else if (rc == -ENOENT) { /* a negative entry: the kernel remembers the absence for a while */
 		memset(&e, 0, sizeof(e));
 		e.entry_timeout = fs_of(req)->neg_timeout;
 		fuse_reply_entry(req, &e);
-	} else if (err) {
-		reply_err(req, err);
+	} else if (rc) {
+		reply_err(req, -rc);
 	} else {
 		fuse_reply_entry(req, &e);
 	}
@@ -288,9 +288,9 @@ static int fs_do_getattr(fuse_req_t req, fuse_ino_t ino, struct stat *st)
 	int rc;
 
 	if (!n)
-		return ESTALE;
+		return -ESTALE;
 	if ((rc = fs_txn(fs, &txn)) || (rc = dir_now(txn, n, &eff, &id)))
-		return -rc;
+		return rc;
 	if (id->kind >= NODE_COLUMN && !fileh_attr(fs, ino, &a))
 		rc = 0; /* a file being written: its handle's size and time */
 	else
@@ -308,7 +308,7 @@ static int fs_do_getattr(fuse_req_t req, fuse_ino_t ino, struct stat *st)
 	}
 	node_id_free(&eff);
 	if (rc)
-		return -rc;
+		return rc;
 	fill_stat(fs, ino, &a, st);
 	return 0;
 }
@@ -318,9 +318,9 @@ static void fs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	struct fs *fs = fs_of(req);
 	count_req(req, OP_GETATTR);
 	struct stat st;
-	int err = fs_do_getattr(req, ino, &st);
-	if (err)
-		reply_err(req, err);
+	int rc = fs_do_getattr(req, ino, &st);
+	if (rc)
+		reply_err(req, -rc);
 	else
 		fuse_reply_attr(req, &st, fs_of(req)->attr_timeout);
 	txn_idle(fs);
@@ -504,11 +504,11 @@ static int fs_do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	int rc;
 
 	if (!n)
-		return ESTALE;
+		return -ESTALE;
 	if (off < 0)
-		return EINVAL;
+		return -EINVAL;
 	if (!(f.buf = malloc(size)))
-		return ENOMEM;
+		return -ENOMEM;
 	if (!cursor_take(&fs->cursors, ino, (uint64_t)off, &pos)) {
 		next_off = 0;
 		f.skip = off;
@@ -531,7 +531,7 @@ static int fs_do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		view_pos_release(&pos);
 		if (rc) {
 			free(f.buf);
-			return -rc;
+			return rc;
 		}
 	} else {
 		cursor_put(&fs->cursors, ino, (uint64_t)next_off, &pos);
@@ -545,9 +545,9 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 {
 	char *buf;
 	size_t used;
-	int err = fs_do_readdir(req, ino, size, off, plus, &buf, &used);
-	if (err) {
-		reply_err(req, err);
+	int rc = fs_do_readdir(req, ino, size, off, plus, &buf, &used);
+	if (rc) {
+		reply_err(req, -rc);
 		return;
 	}
 	fuse_reply_buf(req, buf, used);
@@ -640,23 +640,23 @@ static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	int rc;
 
 	if (!n)
-		return ESTALE;
+		return -ESTALE;
 	if (n->id.kind < NODE_COLUMN)
-		return EISDIR;
+		return -EISDIR;
 	if (!(h = calloc(1, sizeof(*h))))
-		return ENOMEM;
+		return -ENOMEM;
 	pthread_mutex_init(&h->lock, NULL);
 	h->set_ts = h->written_ts = -1;
 	h->parent = n->parent;
 	if (node_id_copy(&h->id, &n->id)) {
 		fileh_free(h);
-		return ENOMEM;
+		return -ENOMEM;
 	}
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
 		bool made = n->made_us; /* made by mknod, never written: a new file (an older version aside) */
 		if ((rc = fileh_open_write(fs, h, made ? fi->flags | O_TRUNC : fi->flags))) {
 			fileh_free(h);
-			return -rc;
+			return rc;
 		}
 		if (made) {
 			h->created = true;
@@ -670,7 +670,7 @@ static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	if ((rc = fs_txn(fs, &txn)) || (rc = view_read_attr(txn, &n->id, &h->buf, &h->len, &a))) {
 		fileh_free(h);
-		return -rc;
+		return rc;
 	}
 	h->ino = ino;
 	h->read_mtime = a.mtime_us;
@@ -697,9 +697,9 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
 	count_req(req, OP_OPEN);
-	int err = fs_do_open(req, ino, fi);
-	if (err) {
-		reply_err(req, err);
+	int rc = fs_do_open(req, ino, fi);
+	if (rc) {
+		reply_err(req, -rc);
 	} else {
 		/* (before the reply, after which its RELEASE may come on another thread; if the reply finds the
 		 * open interrupted, no RELEASE will: the handle stays until exit, as in libfuse) */

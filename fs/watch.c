@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "fs.h"
+#include "watch.h"
 
 #define POLL_MS 200
 #define TICK_MS 10
@@ -69,7 +70,7 @@ static void invalidate_all(struct fs *fs)
 		fuse_log(FUSE_LOG_ERR, "cellfs: out of memory while invalidating caches\n");
 }
 
-uint64_t write_begin(struct fs *fs)
+uint64_t fs_watch_write_begin(struct fs *fs)
 {
 	uint64_t v;
 	pthread_mutex_lock(&fs->wlock);
@@ -79,7 +80,7 @@ uint64_t write_begin(struct fs *fs)
 	return v;
 }
 
-void write_end(struct fs *fs, uint64_t before)
+void fs_watch_write_end(struct fs *fs, uint64_t before)
 {
 	uint64_t v = cs_store_version(fs->st);
 	if (v != before && v != before + 1) /* more than our one transaction */

@@ -22,6 +22,7 @@
 #include "edit.h"
 #include "name.h"
 #include "ops.h"
+#include "watch.h"
 
 #define XA_FAMILY "user.cellfs.family."
 #define XA_DELIM "user.cellfs.delimiter"
@@ -48,9 +49,9 @@ static bool is_table_dir(const struct node_id *id)
 /* RC = CALL, a write of the daemon's own, noted so that the watcher does not drop every cache for it. */
 #define OWN(fs, rc, call)                        \
 	do {                                     \
-		uint64_t v0_ = write_begin(fs);  \
+		uint64_t v0_ = fs_watch_write_begin(fs);  \
 		(rc) = (call);                   \
-		write_end((fs), v0_);            \
+		fs_watch_write_end((fs), v0_);            \
 	} while (0)
 
 struct found {
@@ -1186,7 +1187,7 @@ static int rename_keydir(struct fs *fs, cs_txn *txn, struct found *f, const stru
 		return -EXDEV; /* empty directories below: mv copies them */
 	if (pending_has(&fs->pending, node_ino_of(to), &mt) && pending_has_children(&fs->pending, node_ino_of(to)))
 		return -ENOTEMPTY;
-	uint64_t v0 = write_begin(fs);
+	uint64_t v0 = fs_watch_write_begin(fs);
 	if (!(rc = cs_txn_begin(fs->st, 0, &w))) {
 		rc = cs_move_prefix(w, to->table, (cs_bytes){ f->id.key, f->id.keyn }, (cs_bytes){ to->key, to->keyn },
 				    MOVE_MAX_CELLS, NULL);
@@ -1195,7 +1196,7 @@ static int rename_keydir(struct fs *fs, cs_txn *txn, struct found *f, const stru
 		else
 			rc = cs_txn_commit(w);
 	}
-	write_end(fs, v0);
+	fs_watch_write_end(fs, v0);
 	if (!rc)
 		pending_remove(&fs->pending, node_ino_of(to)); /* an empty directory replaced */
 	(void)newparent;
@@ -1256,7 +1257,7 @@ void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t n
 			rc = -EINVAL;
 		else {
 			cs_txn *w;
-			uint64_t v0 = write_begin(fs);
+			uint64_t v0 = fs_watch_write_begin(fs);
 			if (!(rc = cs_txn_begin(fs->st, 0, &w))) {
 				rc = cs_table_rename(w, name, newname);
 				if (rc == -EEXIST && !(flags & RENAME_NOREPLACE)) { /* rename(2) replaces an empty directory */
@@ -1270,7 +1271,7 @@ void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t n
 				else
 					rc = cs_txn_commit(w);
 			}
-			write_end(fs, v0);
+			fs_watch_write_end(fs, v0);
 			if (rc == -EEXIST && !(flags & RENAME_NOREPLACE))
 				rc = -ENOTEMPTY; /* (mv: "Directory not empty") */
 			m = (struct move){ .kind = MOVE_TABLE, .table = name, .to_table = newname };
@@ -1546,7 +1547,7 @@ static int name_set(struct fs *fs, struct node *n, const void *b, size_t bn, int
 		cs_table_info_free(info);
 		if (!view_getattr(txn, &from, &a)) { /* rows were written under the name's own bytes */
 			cs_txn *w;
-			uint64_t v0 = write_begin(fs);
+			uint64_t v0 = fs_watch_write_begin(fs);
 			if (!(rc = cs_txn_begin(fs->st, 0, &w))) {
 				rc = cs_move_prefix(w, from.table, (cs_bytes){ from.key, from.keyn },
 						    (cs_bytes){ to.key, to.keyn }, 0, NULL);
@@ -1555,7 +1556,7 @@ static int name_set(struct fs *fs, struct node *n, const void *b, size_t bn, int
 				else
 					rc = cs_txn_commit(w);
 			}
-			write_end(fs, v0);
+			fs_watch_write_end(fs, v0);
 			if (rc)
 				goto out;
 			name_cols_follow(fs, &from, &to, m.delim);
@@ -1615,9 +1616,9 @@ void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *v
 	}
 	memcpy(text, value, size);
 	text[size] = 0;
-	v0 = write_begin(fs);
+	v0 = fs_watch_write_begin(fs);
 	if ((rc = cs_txn_begin(fs->st, 0, &txn))) {
-		write_end(fs, v0);
+		fs_watch_write_end(fs, v0);
 		goto out;
 	}
 	if (!strcmp(name, XA_DELIM)) {
@@ -1655,7 +1656,7 @@ void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *v
 		cs_txn_abort(txn);
 	else
 		rc = cs_txn_commit(txn);
-	write_end(fs, v0);
+	fs_watch_write_end(fs, v0);
 	/* the table directory's attributes (listxattr) are asked for again; the families show at once */
 out:
 	free(text);
