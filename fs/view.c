@@ -666,15 +666,9 @@ static int lookup_column(cs_txn *txn, const struct node_id *dir, const char *nam
 	if (rc)
 		return rc;
 	if (res.partial) { /* not by listing: the newest Q@TS is reachable but not listed */
-		rc = find_qualifier(txn, dir, &res, &q, &id.qualn);
-		if (rc == -ENOENT) { /* the column of the short form's own bytes (view_resolve_new), if any */
-			id.qual = (const uint8_t *)name;
-			id.qualn = literal_qualn(name, id.kind);
-		} else if (rc) {
+		if ((rc = find_qualifier(txn, dir, &res, &q, &id.qualn)))
 			return rc;
-		} else {
-			id.qual = q;
-		}
+		id.qual = q;
 	}
 	if (!(rc = cell_get(txn, &id, id.kind == NODE_VERSION ? id.ts : -1, &a, NULL, NULL)))
 		rc = found(arg, name, &id, &a);

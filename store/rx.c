@@ -644,6 +644,18 @@ static bool perl_escape(parser *p, size_t *i, uint8_t *set)
 }
 
 /* Go's parseClass() at the '[' at *I. */
+/* One character of a class at *T (escaped or not) into *R; START is where the class began, for the error
+ * of a class left open. */
+static int class_char(parser *p, size_t *t, size_t start, long *r)
+{
+	if (*t >= p->n)
+		return fail(p, E_MISSING_BRACKET, start, p->n - start);
+	if (p->s[*t] == '\\')
+		return parse_escape(p, t, r);
+	*r = (unsigned char)p->s[(*t)++];
+	return 0;
+}
+
 static int parse_class(parser *p, size_t *i)
 {
 	size_t start = *i, t = *i + 1;
@@ -689,25 +701,13 @@ static int parse_class(parser *p, size_t *i)
 		}
 		if (perl_escape(p, &t, set))
 			continue;
-		if (t >= p->n)
-			return fail(p, E_MISSING_BRACKET, start, p->n - start);
-		if (p->s[t] == '\\') {
-			if ((rc = parse_escape(p, &t, &lo)))
-				return rc;
-		} else {
-			lo = (unsigned char)p->s[t++];
-		}
+		if ((rc = class_char(p, &t, start, &lo)))
+			return rc;
 		hi = lo;
 		if (p->n - t >= 2 && p->s[t] == '-' && p->s[t + 1] != ']') {
 			t++;
-			if (t >= p->n)
-				return fail(p, E_MISSING_BRACKET, start, p->n - start);
-			if (p->s[t] == '\\') {
-				if ((rc = parse_escape(p, &t, &hi)))
-					return rc;
-			} else {
-				hi = (unsigned char)p->s[t++];
-			}
+			if ((rc = class_char(p, &t, start, &hi)))
+				return rc;
 			if (hi < lo)
 				return fail(p, E_CHAR_RANGE, rng, t - rng);
 		}
