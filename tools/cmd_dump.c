@@ -1,5 +1,5 @@
 /* cmd_dump.c — dump and restore: an exact, checksummed copy of tables with their schema (the format is
- * the store's, cs_dump()/cs_restore(); tools/README.md specifies it). A restore is all or nothing.
+ * the store's, cs_dump()/cs_restore(); store/dump-format.md specifies it). A restore is all or nothing.
  */
 #include <errno.h>
 #include <stdio.h>
