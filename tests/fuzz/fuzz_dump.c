@@ -1,4 +1,4 @@
-/* fuzz_dump.c — the dump reader (cs_restore, store/restore.c; format in store/dumpfmt.h).
+/* fuzz_dump.c — the dump reader (cs_restore, store/restore.c; format in store/dump-format.md).
  *
  * One store in a temporary directory serves every input; it holds a table "base" that no input may
  * change. Input: a flags byte, then either the dump stream as it is (flags bit 0 clear) or "framed":
