@@ -98,7 +98,7 @@ struct ticker {
 };
 
 /* The daemon's watch thread (fs/watch.c), as far as sync points go: one whenever a commit finds it due
- * (WOKEN), or, as it was before, a look every TICK_MS (TICKED). */
+ * (WOKEN), or, to compare, a look every TICK_MS (TICKED). */
 static void *tick(void *arg)
 {
 	struct ticker *t = arg;

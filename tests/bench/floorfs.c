@@ -4,7 +4,7 @@
  * At startup it walks SRCDIR (directories and regular files only) into memory: every inode's attributes
  * as lstat gives them, a directory's children as consecutive inodes (in SRCDIR's readdir order), a
  * file's whole contents. It then serves that copy read-only with the kernel-facing settings of cellfs
- * (fs/ops.c, fs/cellfs.c): entry and attribute timeouts of 86400 s, negative entries of 1 s, readdirplus
+ * (fs/README.md, fs/cellfs.c): entry and attribute timeouts of 86400 s, negative entries of 1 s, readdirplus
  * always, directories unopened (ENOSYS to opendir) and their listings cached, keep_cache on open, no flush
  * handler, getxattr answered EOPNOTSUPP, no default_permissions, libfuse's multi-threaded loop configured as
  * cellfs configures it. Every request is a hash lookup or an array index and a reply, so what

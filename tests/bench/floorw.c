@@ -2,7 +2,7 @@
  * `floorw MOUNTPOINT [-f] [-s] [-o no_flush]`
  *
  * A writable tree kept in memory, empty at start, served with the kernel-facing settings of cellfs
- * (fs/ops.c, fs/wops.c): entry and attribute timeouts of 86400 s, negative entries of 1 s, readdirplus
+ * (fs/README.md, fs/cellfs.c): entry and attribute timeouts of 86400 s, negative entries of 1 s, readdirplus
  * always, directories unopened (ENOSYS to opendir), O_TRUNC with the open (atomic_o_trunc), no writeback
  * cache, writable handles with direct I/O, a FLUSH handler, getxattr answered EOPNOTSUPP outside user.*,
  * setxattr EOPNOTSUPP, listxattr empty, no default_permissions, libfuse's multi-threaded loop configured as

@@ -229,7 +229,7 @@ static void test_jsonin__cells_rows_and_errors(void **state)
 		{ "{\"row\":\"r\",\"family\":\"f\",\"qualifier\":\"q\",\"ts\":9223372036854775808,\"value\":\"v\"}", "ERR column 46: \"ts\" out of range" },
 		{ "{\"row\":\"\\ud800\",\"family\":\"f\",\"qualifier\":\"q\",\"ts\":1,\"value\":\"v\"}", "ERR column 9: lone surrogate in \\u escape" },
 		{ "{\"row\":\"a\\qb\"}", "ERR column 10: bad escape \\q" },
-		/* Found by fuzzing (tests/fuzz/fuzz_jsonl.c): messages stay one line, keys are quoted whole. */
+		/* Messages stay one line whatever follows a backslash; keys are quoted whole (fuzz_jsonl). */
 		{ "{\"row\":\"a\\\nb\"}", "ERR column 10: bad escape \\ then byte 0x0a" },
 		{ "{\"row\":\"a\\\xc3\xa9\"}", "ERR column 10: bad escape \\ then byte 0xc3" },
 		{ "{\"\\u0078yz\":1}", "ERR column 2: unknown key \"\\u0078yz\"" },

@@ -21,14 +21,14 @@ cc set v page#1 m:title=Home@1000
 cc createtable w families=cf
 cc set w a#b#c cf:q=deep@1000
 "$CELLCTL" --db "$db" verify >/dev/null || fail "the intact store does not verify"
-# Three flips first that this store's layout turns into bugs found while writing this test: a branch
-# page's node offset that made LMDB fault (SIGSEGV in the daemon), and a key made to sort before its row
-# (a listed name no lookup found: ENOENT). A third made a seek land below where it sought, and a
-# listing that seeks past rows went round forever (seed 55).
+# Three fixed flips first, each a kind of damage this store's layout gives: a branch page's node offset
+# that makes LMDB read outside the file (the store's fault guard: EIO, not SIGSEGV), a key made to sort
+# before its row (EIO, not a listed name no lookup finds), and a damaged branch key that makes a seek
+# land below where it sought (the seek steps on; a listing that seeks past rows must end).
 python3 "$(dirname "$0")/corruptcheck.py" run "$db" "$MNT" "$TMP" "${CORRUPT_COPIES:-40}" "${CORRUPT_SEED:-4242}" 0 \
 	32814:4,20012:120,16321:254 || fail "corruptcheck.py"
 # A store of values that take several pages each (LMDB overflow pages), cut short at 6 page boundaries:
-# a value whose pages are gone was a SIGBUS in zstd (in_file() did not know where the map was).
+# a value whose pages are gone is EIO, never a SIGBUS while zstd reads it.
 big=$TMP/big
 cc() { "$CELLCTL" --db "$big" "$@" >/dev/null || fail "cellctl $*"; }
 cc createtable t families=cf

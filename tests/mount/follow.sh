@@ -2,7 +2,7 @@
 # cellctl changes the store while it is mounted (set, a cell rewritten in place, deletecolumn, deleterow,
 # createtable, createfamily, setgcpolicy, deletefamily, deletetable, deleteallrows) after the mount's
 # caches hold the old state; the mount must show each change within FOLLOW_DEADLINE seconds (default
-# 30, for a loaded machine; it takes about 0.2 s), polled, not slept. A handle opened before a change
+# 30, for a loaded machine), polled, not slept. A handle opened before a change
 # reads its own value, never passed on.
 . "$(dirname "$0")/lib.sh"
 db=$TMP/store

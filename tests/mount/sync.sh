@@ -8,8 +8,8 @@
 #    crash of the daemon, a power loss only once synced), then one after it (watch.c's 5 s tick; polled up to 60 s);
 #    and then the store's anchor (the synced snapshot's meta pages, store/anchor.h), after data.mdb;
 #  - rename() then fsync() of the directory (write, fsync, rename, fsync(dir), as careful programs do):
-#    data.mdb is fdatasync'd within the directory's fsync (it once was not: no fsyncdir handler);
-#  - on a read-only mount, fsync() of a file and of a directory succeed (it once was EACCES).
+#    data.mdb is fdatasync'd within the directory's fsync (the fsyncdir handler);
+#  - on a read-only mount, fsync() of a file and of a directory succeed (not EACCES).
 # A power loss itself cannot be made here (no VM to cut); see fs/README.md for what is argued instead.
 . "$(dirname "$0")/lib.sh"
 command -v strace >/dev/null || { echo "FAIL: strace is needed (tools/install-deps installs it)"; exit 1; }

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Writing through the mount (fs/wops.c): writecheck.py does each operation through the mount and checks the
+# Writing through the mount (fs/README.md): writecheck.py does each operation through the mount and checks the
 # store with dump_store (the exact cells added, removed, changed; a refused operation changes nothing).
 # Mounts, in turn: read-write (the bulk, then a remount: the store as left, directories only the daemon
 # held gone, and mountcheck.py's whole-tree comparison of what was written), -o ro, -o strict_schema,

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """writecheck.py — writing through a cellfs mount: each check names a behaviour of the contract's "Writing",
-"Bad input" and "Durability" sections (and of fs/wops.c's header), does it through the mount (system calls
+"Bad input" and "Durability" sections (and of fs/README.md), does it through the mount (system calls
 or the shell tools people use), and checks the store with dump_store, not through the mount: the exact
 cells added, removed or changed. Every refused operation is checked twice: its errno, and a dump before and
 after that must be identical. write.sh mounts and unmounts; these subcommands do the rest:
@@ -834,8 +834,8 @@ def times():
     if good:
         ts = next(iter(ad))[4]
         ok('touch (now): a whole millisecond of now', ts % 1000 == 0 and t0 // 1000 * 1000 <= ts <= now_us(), str(ts))
-    # touch (now) where now is not after the newest: it never moves the column back (it was EINVAL here,
-    # and EEXIST when a touch, a write and a touch fell in one millisecond)
+    # touch (now) where now is not after the newest: it never moves the column back (neither EINVAL, nor
+    # EEXIST when a touch, a write and a touch fall in one millisecond)
     fut = (now_us() // 1000 + 60000) * 1000
     write(M('w/tm/r/cf/fut'), b'now')
     write(M('w/tm/r/cf/fut@%016d' % fut), b'one')

@@ -26,9 +26,9 @@ done
 both set rx q cf:a=1@1000 cf:A=2@1000 "cf:$(b 'caf\303\251')=3@1000" "cf:$(b '\377')=4@1000" \
 	"cf:$(b 'q\nz')=5@1000" "cf:$(b '\346\227\245')=6@1000" cf:ab=7@1000 meta:a=8@1000 "meta:$(b '\265')=9@1000"
 
-# Every expression of issue 17 comes first, then the rest of RE2's syntax.
+# RE2 syntax POSIX lacks comes first, then the rest of RE2's syntax.
 exprs=(
-	# RE2 syntax POSIX lacked
+	# RE2 syntax POSIX lacks
 	'(?i)A' '(?i)K' '(?s)a.b' '\p{L}+' '[[:^alpha:]]+' '\x{65e5}' '.*\x{65e5}.*' '(?P<n>a)b' '(?P<n>a)(?P<m>b)?'
 	'\x61' '\xff' 'a\xffb' '\Qa\E' '\Qa.b\E' '\Aab\z' '\Aa.*' '.*b\z' '\pL+' '\C' '\C\C' '\C+' '[\x80-\xff]+'
 	'[\p{Han}]+' 'x{1001}' '\x{e9}' '\351' '\x{0065}' '\x{10FFFF}*a'

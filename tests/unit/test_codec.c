@@ -188,8 +188,8 @@ static void test_codec__header_rejects_malformed(void **state)
 		{ "length never ends", "\x00\x01\x80\x80", 4 },
 		{ "zstd without payload", "\x01\x01\x05", 3 },
 		{ "zstd claiming 2 TiB", "\x01\x01\x80\x80\x80\x80\x80\x40zz", 10 },
-		/* Found by fuzzing (tests/fuzz/fuzz_codec.c): a frame saying so too was trusted with a 512 GiB
-		 * malloc (-ENOMEM, or an abort under ASan) before decompression could fail. */
+		/* A zstd frame header agreeing with the record's claim: the length is bounded (zstd's densest
+		 * ratio) before anything is allocated, so -EIO, never a 512 GiB malloc (fuzz_codec's corpus). */
 		{ "zstd claiming 512 GiB from 17 bytes",
 		  "\x01\x01\x80\x80\x80\x80\x80\x10" "\x28\xb5\x2f\xfd\xe0\x00\x00\x00\x00\x80\x00\x00\x00\x0b\x00\x02x", 25 },
 	};

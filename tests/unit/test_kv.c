@@ -530,8 +530,8 @@ static void test_kv__cursor_sees_writes_to_loaded_group(void **state)
 
 /* ---- colliding hash slots ---- */
 
-/* kv.c's long-key hash, replicated so the test can build keys whose slots collide. If kv.c changes its
- * hash, test_kv__backshift_keeps_probe_runs_findable notices: it checks the slots it built on disk. */
+/* The map's long-key hash (kv*.c), replicated so the test can build keys whose slots collide. If kv changes
+ * its hash, test_kv__backshift_keeps_probe_runs_findable notices: it checks the slots it built on disk. */
 #define C1 0x87C37B91114253D5ull
 #define C2 0x4CF5AD432745937Full
 #define F1 0xFF51AFD7ED558CCDull
