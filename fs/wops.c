@@ -423,13 +423,20 @@ static int fs_do_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 	return rc;
 }
 
-static void fs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+/* The reply of a request on NAME in PARENT (unlink, rmdir) of kind OP, whose work is DO_FN. */
+static void name_common(fuse_req_t req, enum fs_op op, fuse_ino_t parent, const char *name,
+			int (*do_fn)(fuse_req_t req, fuse_ino_t parent, const char *name))
 {
 	struct fs *fs = req_fs(req); /* (REQ is gone once replied to) */
 
-	req_count(req, OP_UNLINK);
-	req_reply_err(req, -fs_do_unlink(req, parent, name));
+	req_count(req, op);
+	req_reply_err(req, -do_fn(req, parent, name));
 	req_txn_idle(fs);
+}
+
+static void fs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	name_common(req, OP_UNLINK, parent, name, fs_do_unlink);
 }
 
 /* mkdir at the top: table NAME, with the delimiter of -o delimiter. */
@@ -568,11 +575,7 @@ static int fs_do_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 static void fs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	struct fs *fs = req_fs(req); /* (REQ is gone once replied to) */
-
-	req_count(req, OP_RMDIR);
-	req_reply_err(req, -fs_do_rmdir(req, parent, name));
-	req_txn_idle(fs);
+	name_common(req, OP_RMDIR, parent, name, fs_do_rmdir);
 }
 
 static int fs_do_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
