@@ -11,9 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileh.h"
 #include "fs.h"
 #include "loop.h"
+#include "ops.h"
+#include "req.h"
 #include "watch.h"
+#include "wops.h"
 
 struct conf {
 	const char *pos[3];
@@ -180,6 +184,7 @@ int main(int argc, char *argv[])
 	struct fuse_cmdline_opts opts = { 0 };
 	struct conf conf = { 0 };
 	struct fs fs = { .entry_timeout = 86400, .attr_timeout = 86400, .neg_timeout = 1 };
+	struct fuse_lowlevel_ops ops = { 0 };
 	char *store = NULL, *fsname = NULL;
 	struct stat sb;
 	bool is_default;
@@ -250,13 +255,15 @@ int main(int argc, char *argv[])
 
 	fs.uid = getuid();
 	fs.gid = getgid();
-	if (node_table_init(&fs.nodes) || fs_txn_key_init(&fs))
+	if (node_table_init(&fs.nodes) || req_txn_key_init(&fs))
 		goto free_opts;
 	cursor_cache_init(&fs.cursors);
 	pending_init(&fs.pending);
 	pthread_mutex_init(&fs.wlock, NULL);
 	pthread_mutex_init(&fs.hlock, NULL);
-	if (!(fs.se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), &fs)))
+	ops_fill(&ops);
+	wops_fill(&ops);
+	if (!(fs.se = fuse_session_new(&args, &ops, sizeof(ops), &fs)))
 		goto free_nodes; /* libfuse has said why: an unknown option, say */
 	if (fuse_set_signal_handlers(fs.se))
 		goto destroy;
@@ -266,14 +273,14 @@ int main(int argc, char *argv[])
 		goto unmount;
 	if (open_store(store, true, fs.ro, false, &fs.st))
 		goto unmount;
-	if (fs_watch_start(&fs))
+	if (watch_start(&fs))
 		goto close_store;
 	if (getenv("CELLFS_FAULT")) {
 		cs_fault_arm_spec(getenv("CELLFS_FAULT"));
 		atexit(fault_report);
 	}
 	ret = opts.singlethread ? fuse_session_loop(fs.se) : loop_run(fs.se);
-	fs_watch_stop(&fs);
+	watch_stop(&fs);
 	if (!fs.ro && (ret2 = cs_store_sync(fs.st))) /* what was closed in the last 5 s, on the disk too */
 		fprintf(stderr, "cellfs: could not sync the store at unmount: %s\n", strerror(-ret2));
 close_store:
@@ -285,7 +292,7 @@ remove_handlers:
 destroy:
 	fuse_session_destroy(fs.se);
 free_nodes:
-	fs_handles_release(&fs);
+	fileh_release_all(&fs);
 	cursor_cache_release(&fs.cursors);
 	pending_release(&fs.pending);
 	node_table_release(&fs.nodes);

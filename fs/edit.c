@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/xattr.h>
 
 /* Open a scan of column ID's cells with the other options of O (its row and columns are set here).
  * Errors: as cs_scan_open(). */
@@ -155,7 +156,7 @@ static int ensure_family(cs_txn *txn, const char *table, const char *family, boo
 		return 0;
 	if (strict)
 		return -EPERM;
-	if ((rc = edit_family_clash(txn, table, family))) /* (the daemon refuses before: see wops.c) */
+	if ((rc = edit_family_clash(txn, table, family))) /* (the daemon refuses before: target_family()) */
 		return rc == 1 ? -EPERM : rc;
 	return cs_family_create(txn, table, family, NULL);
 }
@@ -321,4 +322,107 @@ int edit_family_ensure(cs_store *st, const char *table, const char *family)
 	if (rc)
 		return rc;
 	return finish(txn, ensure_family(txn, table, family, false));
+}
+
+int edit_move_keys(cs_store *st, const char *table, const uint8_t *from, size_t fromn, const uint8_t *to, size_t ton,
+		   uint64_t max_cells)
+{
+	cs_txn *txn;
+	int rc = cs_txn_begin(st, 0, &txn);
+	if (rc)
+		return rc;
+	return finish(txn, cs_move_prefix(txn, table, (cs_bytes){ from, fromn }, (cs_bytes){ to, ton }, max_cells, NULL));
+}
+
+int edit_table_rename(cs_store *st, const char *from, const char *to, bool replace)
+{
+	cs_txn *txn;
+	int rc = cs_txn_begin(st, 0, &txn);
+	if (rc)
+		return rc;
+	rc = cs_table_rename(txn, from, to);
+	if (rc == -EEXIST && replace) {
+		int any = edit_any_cell(txn, to, NULL);
+		rc = any == 1 ? -ENOTEMPTY : any ? any : cs_table_delete(txn, to);
+		if (!rc)
+			rc = cs_table_rename(txn, from, to);
+	}
+	rc = finish(txn, rc);
+	return rc == -EEXIST && replace ? -ENOTEMPTY : rc;
+}
+
+/* The delimiter attribute set to VAL (SIZE bytes): it is fixed when the table is made. */
+static int delim_set(cs_txn *txn, const char *table, const char *val, size_t size, int flags)
+{
+	cs_table_info *info;
+	int rc = cs_table_info_get(txn, table, &info);
+	if (rc)
+		return rc;
+	rc = size == 1 && val[0] == info->delim ? (flags & XATTR_CREATE ? -EEXIST : 0) : -EPERM;
+	cs_table_info_free(info);
+	return rc;
+}
+
+/* 0 if FAMILY of TABLE has value type TYPE; -ENOENT if there is no such family; -EINVAL if it has another
+ * type (a family's type is fixed when it is made: a restore onto a plain family is refused, not merged). */
+static int family_type_is(cs_txn *txn, const char *table, const char *family, cs_value_type type)
+{
+	cs_table_info *info;
+	int rc = cs_table_info_get(txn, table, &info);
+	if (rc)
+		return rc;
+	rc = -ENOENT;
+	for (size_t i = 0; i < info->nfamilies; i++)
+		if (!strcmp(info->families[i].name, family))
+			rc = info->families[i].type == type ? 0 : -EINVAL;
+	cs_table_info_free(info);
+	return rc;
+}
+
+/* The attribute of FAMILY set to TEXT, "POLICY" or "POLICY:TYPE" (SIZE bytes, TEXT NUL-terminated). */
+static int family_set(cs_txn *txn, const char *table, const char *family, char *text, size_t size, int flags)
+{
+	char *colon = strchr(text, ':');
+	cs_value_type type = CS_TYPE_BYTES;
+	int rc;
+
+	if (colon) /* POLICY:TYPE, an aggregate family (as the attribute reads) */
+		*colon = 0;
+	if (strlen(text) + (colon ? strlen(colon + 1) + 1 : 0) != size || cs_check_gc_policy(text, NULL) ||
+	    (colon && (cs_value_type_parse(colon + 1, &type) || type == CS_TYPE_BYTES)))
+		return -EINVAL;
+	rc = family_type_is(txn, table, family, type);
+	if (!rc)
+		rc = cs_family_set_gc(txn, table, family, text);
+	if (rc == -ENOENT && !(flags & XATTR_REPLACE)) {
+		int clash = edit_family_clash(txn, table, family);
+		rc = clash == 1 ? -EPERM : clash ? clash : -ENOENT;
+	}
+	if (rc == -ENOENT)
+		return flags & XATTR_REPLACE ? -ENODATA : cs_family_create_typed(txn, table, family, text, type);
+	return !rc && (flags & XATTR_CREATE) ? -EEXIST : rc;
+}
+
+int edit_xattr_set(cs_store *st, const char *table, const char *name, const void *value, size_t size, int flags)
+{
+	char *text;
+	cs_txn *txn;
+	int rc;
+
+	if (!(text = malloc(size + 1)))
+		return -ENOMEM;
+	memcpy(text, value, size);
+	text[size] = 0;
+	if ((rc = cs_txn_begin(st, 0, &txn))) {
+		free(text);
+		return rc;
+	}
+	if (!strcmp(name, EDIT_XA_DELIM))
+		rc = delim_set(txn, table, text, size, flags);
+	else if (!strncmp(name, EDIT_XA_FAMILY, strlen(EDIT_XA_FAMILY)))
+		rc = family_set(txn, table, name + strlen(EDIT_XA_FAMILY), text, size, flags);
+	else
+		rc = -EOPNOTSUPP;
+	free(text);
+	return finish(txn, rc);
 }

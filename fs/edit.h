@@ -1,7 +1,8 @@
 /* edit.h — what writing through the mount does to the store: a handle's value written back as a cell, a
- * cell re-stamped, columns and cells deleted, tables made and dropped. Each call is one write transaction
- * of its own, so a failure leaves the store as it was. Uses only the store's public API; knows nothing of
- * FUSE (like view.c). */
+ * cell re-stamped, columns and cells deleted, files and key directories moved, tables made, renamed and
+ * dropped, the schema's extended attributes set. Each call is one write transaction of its own, so a
+ * failure leaves the store as it was; the daemon's write transactions are all here. Uses only the store's
+ * public API; knows nothing of FUSE (like view.c). */
 #ifndef CELLFS_EDIT_H
 #define CELLFS_EDIT_H
 
@@ -45,6 +46,16 @@ int edit_delete(cs_store *st, const struct node_id *id);
  * Errors: -ENOENT (no FROM), -EPERM (STRICT), as edit_put(). */
 int edit_move(cs_store *st, const struct node_id *from, const struct node_id *to, bool strict);
 
+/* Move the key directory FROM (FROMN bytes) of TABLE, with every row below it, to TO (TON bytes): as
+ * cs_move_prefix(), which says its errors (-EXDEV: more than MAX_CELLS cells, 0 for no limit). */
+int edit_move_keys(cs_store *st, const char *table, const uint8_t *from, size_t fromn, const uint8_t *to, size_t ton,
+		   uint64_t max_cells);
+
+/* Rename table FROM to TO, cells and schema kept. A table TO is replaced if REPLACE and it has no cell.
+ * Errors: -EEXIST (a table TO, and not REPLACE), -ENOTEMPTY (a table TO with cells, REPLACE), -ENOENT,
+ * -EINVAL, as the store. */
+int edit_table_rename(cs_store *st, const char *from, const char *to, bool replace);
+
 /* Create table NAME with row-key delimiter DELIM. Errors: -EEXIST, -EINVAL, as the store. */
 int edit_table_create(cs_store *st, const char *name, char delim);
 
@@ -68,5 +79,18 @@ int edit_any_cell(cs_txn *txn, const char *table, const char *family);
 /* Delete FAMILY of TABLE if no cell is in it (removing its extended attribute). Errors: -ENOTEMPTY,
  * -ENOENT, as the store. */
 int edit_family_drop_empty(cs_store *st, const char *table, const char *family);
+
+/* The schema's extended attributes of a table directory (view_xattr_get() reads them). */
+#define EDIT_XA_FAMILY "user.cellfs.family."
+#define EDIT_XA_DELIM "user.cellfs.delimiter"
+
+/* Set attribute NAME of TABLE's directory to VALUE (SIZE bytes), FLAGS as setxattr(2)'s: EDIT_XA_DELIM must
+ * be the table's delimiter (fixed when the table is made); EDIT_XA_FAMILY F is "POLICY" or "POLICY:TYPE"
+ * (an aggregate family): F's GC policy set, or F created with that type (unless making it would escape row
+ * key segments: edit_family_clash). Errors: -EPERM (another delimiter; a family whose making would escape
+ * key segments, the only -EPERM for a family), -EINVAL (a bad policy or type, or F has another type),
+ * -EEXIST (XATTR_CREATE and it is set), -ENODATA (XATTR_REPLACE and no family F), -EOPNOTSUPP (another
+ * NAME), -ENOMEM, as the store. */
+int edit_xattr_set(cs_store *st, const char *table, const char *name, const void *value, size_t size, int flags);
 
 #endif

@@ -1,5 +1,5 @@
 /* fs.h — the daemon's context: one struct reached from every request (as lo_data(req) in libfuse's
- * passthrough_ll.c), and the entry points its files share. */
+ * passthrough_ll.c: req_fs()). */
 #ifndef CELLFS_FS_H
 #define CELLFS_FS_H
 
@@ -36,24 +36,26 @@ struct fs {
 	char delim;               /* -o delimiter=C: for tables made with mkdir */
 	struct pending_set pending; /* directories made through the mount, not yet in the store */
 	_Atomic size_t nnew;      /* files created and not yet written back (listed from their handles) */
-	bool no_opendir;          /* the kernel lists directories unopened (set at init) */
+	atomic_bool no_opendir;   /* the kernel lists directories unopened (set at init) */
 	/* every open file handle, so that those whose RELEASE never came (the daemon stopped first) are
-	 * freed at exit: fs_handles_release() */
+	 * freed at exit: fileh_release_all() */
 	pthread_mutex_t hlock;
 	struct fileh *handles;
 	/* columns whose bare name was unlinked lately (under hlock): a Q@TS of theirs that the kernel forgot
 	 * meanwhile (another process wrote the store, the watcher dropped every entry) is found again, so
-	 * that rm -r, which lists Q@TS names and unlinks Q first, can unlink them (ops.c, "ghosts") */
+	 * that rm -r, which lists Q@TS names and unlinks Q first, can unlink them (gone.h, "ghosts") */
 	struct fs_gone {
 		uint64_t col;     /* the column's inode number (0: a free slot) */
 		int64_t at_us;    /* when */
 		pid_t pid;        /* by which process (the only one that sees the ghosts) */
 	} gone[32];
 	_Atomic unsigned ngone;   /* how many were ever added (read without the lock: 0, no ghosts) */
-	/* the daemon's own writes, so the watcher need not drop every cache for them (wops.c, watch.c) */
+	/* the daemon's own writes, so the watcher need not drop every cache for them (watch.h: WATCH_OWN) */
 	pthread_mutex_t wlock;    /* held around each write transaction of the daemon's */
-	uint64_t acct;            /* the newest store version accounted for (seen by the watcher, or ours) */
-	bool foreign;             /* another process changed the store since the watcher last looked */
+	uint64_t acct;            /* (under wlock) the newest store version accounted for (seen by the
+	                           * watcher, or ours) */
+	bool foreign;             /* (under wlock) another process changed the store since the watcher
+	                           * last looked */
 	/* the watcher thread: only it reads or writes these */
 	pthread_t watcher;
 	bool watching;
@@ -61,16 +63,5 @@ struct fs {
 	/* set by the main thread to stop the watcher; read by it */
 	atomic_bool stop;
 };
-
-extern const struct fuse_lowlevel_ops fs_ops;
-
-/* Create the key of the per-thread read transactions (ops.c). Errors: -ENOMEM. */
-int fs_txn_key_init(struct fs *fs);
-
-
-/* Free the file handles still open once the session has ended (ops.c): the kernel's RELEASE for a file
- * closed just before an unmount or a signal may never have reached the daemon. Nothing is written back:
- * a handle commits on close() and fsync(), which have returned. */
-void fs_handles_release(struct fs *fs);
 
 #endif

@@ -2,8 +2,8 @@
  * only when a request is slow.
  *
  * libfuse's multi-threaded loop keeps several workers blocked in read(); the kernel wakes them in turn,
- * so consecutive requests of one shell loop land on different threads, and each switch costs (measured:
- * 10k `echo > f` take 20% longer than with one thread). One thread alone, though, can deadlock: a request
+ * so consecutive requests of one shell loop land on different threads, and each switch costs time
+ * (tests/bench measures it). One thread alone, though, can deadlock: a request
  * that waits for something that waits for the daemon (the store's writer lock held by a cellctl reading
  * its input from this mount, a cache invalidation waiting on a page a reader holds locked) would wait
  * forever. So here exactly one thread reads at a time, and it answers each request itself; a supervisor

@@ -55,6 +55,14 @@ uint64_t node_ino_of(const struct node_id *id)
 	return h < 2 ? h + 2 : h; /* 0 is invalid, 1 is the root */
 }
 
+uint64_t node_column_ino(const struct node_id *id)
+{
+	struct node_id c = *id;
+	c.kind = NODE_COLUMN;
+	c.ts = 0;
+	return node_ino_of(&c);
+}
+
 bool node_id_equal(const struct node_id *a, const struct node_id *b)
 {
 	if (a->kind != b->kind)

@@ -4,6 +4,7 @@
 #define CELLFS_NODE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -46,10 +47,11 @@ struct node {
 	/* files, protected by the table's lock: what the kernel's page cache for this inode may hold */
 	uint64_t cache_ver;  /* the value whose pages the kernel may hold (its hash; 0: unknown) */
 	uint32_t ncached;    /* open handles reading through the page cache (all of value cache_ver) */
-	bool as_family;      /* a key directory P<delim>F in which a file made F a family (see view_effective) */
-	bool made;           /* made by mkdir through the mount: its plain name may turn into a family's */
+	/* set by one request, read by others: */
+	atomic_bool as_family; /* a key directory P<delim>F in which a file made F a family (see view_effective) */
+	atomic_bool made;    /* made by mkdir through the mount: its plain name may turn into a family's */
 	struct fileh *writers; /* handles open for writing on it (protected by the table's lock) */
-	int64_t made_us;     /* a file made by mknod that the store does not hold yet: when (else 0) */
+	_Atomic int64_t made_us; /* a file made by mknod that the store does not hold yet: when (else 0) */
 	uint64_t alias;      /* given a new identity by node_rewrite_alias: node_ino_of() of it (else 0) */
 	struct node *anext;  /* chain of the table's aliases */
 	uint8_t *fullname;   /* a tool's temporary file: the whole name (user.cellfs.name) it is to take */
@@ -80,6 +82,8 @@ void node_forget(struct node_table *t, uint64_t ino, uint64_t n);
 
 /* The inode number ID would get (its identity hash; stable across mounts). */
 uint64_t node_ino_of(const struct node_id *id);
+/* The inode number of the column file ID (a column or one of its versions) is shown as. */
+uint64_t node_column_ino(const struct node_id *id);
 
 /* How a handle on a file reads: the kernel's page cache is shared by every handle on the inode, so only
  * handles holding one same value may use it. */

@@ -1,6 +1,9 @@
-/* ops.c — the FUSE low-level handlers. Each is split in two: fs_do_x() does the work and returns 0 or a
- * negative errno, fs_x() sends exactly one reply. Every request reads the store through its thread's read
- * transaction, renewed to the newest snapshot at the start of the request. */
+/* ops.c — the reading handlers: lookup, getattr, listings, open, read, release, extended attributes,
+ * statfs. Each is split in two: fs_do_x() does the work and returns 0 or a negative errno, fs_x() sends
+ * exactly one reply. Every request reads the store through its thread's read transaction (req.c), renewed
+ * to the newest snapshot at the start of the request. */
+#include "ops.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -11,141 +14,22 @@
 #include <sys/statvfs.h>
 
 #include "cursor.h"
-#include "fs.h"
+#include "fileh.h"
+#include "gone.h"
 #include "name.h"
-#include "ops.h"
+#include "req.h"
 #include "view.h"
 
-struct fs *fs_of(fuse_req_t req)
-{
-	return fuse_req_userdata(req);
-}
-
-static __thread enum fs_op cur_op; /* the request this thread is answering, for reply_err's log line */
-
-void count_req(fuse_req_t req, enum fs_op op)
-{
-	cur_op = op;
-	atomic_fetch_add_explicit(&fs_of(req)->nreq[op], 1, memory_order_relaxed);
-}
-
-static const char *const op_names[OP_COUNT] = {
-	"lookup", "forget", "getattr", "opendir", "readdir", "readdirplus", "releasedir", "open", "read",
-	"release", "listxattr", "getxattr", "statfs", "create", "write", "flush", "fsync", "setattr", "unlink",
-	"mkdir", "rmdir", "rename", "mknod", "symlink", "link", "setxattr", "removexattr", "fsyncdir",
+/* A view_emit_fn that takes a lookup on the entry found and fills E. */
+struct entry_arg {
+	struct fs *fs;
+	fuse_ino_t parent;
+	struct fuse_entry_param e;
 };
 
-void reply_err(fuse_req_t req, int err)
-{
-	/* The contract: a corrupt store is EIO and a log line. The first lines, then one in a thousand, so
-	 * that a find over a damaged table cannot fill the log. */
-	static _Atomic uint64_t eios;
-	if (err == EIO) {
-		uint64_t n = atomic_fetch_add_explicit(&eios, 1, memory_order_relaxed);
-		if (n < 20 || n % 1000 == 0)
-			fuse_log(FUSE_LOG_ERR, "cellfs: %s: input/output error: the store is damaged "
-				 "(%llu so far; cellctl verify names what)\n", op_names[cur_op], (unsigned long long)n + 1);
-	}
-	fuse_reply_err(req, err);
-}
+static int take_entry(void *arg, const char *name, const struct node_id *id, const struct view_attr *a);
 
-#define XA_STATS "user.cellfs.stats"
-
-/* The request counters as text, "NAME COUNT" lines (the root's hidden attribute XA_STATS). */
-static int stats_text(struct fs *fs, char **val, size_t *len)
-{
-	char *b = malloc(OP_COUNT * 40);
-	size_t n = 0;
-	if (!b)
-		return -ENOMEM;
-	for (int i = 0; i < OP_COUNT; i++)
-		n += (size_t)sprintf(b + n, "%s %llu\n", op_names[i],
-				     (unsigned long long)atomic_load_explicit(&fs->nreq[i], memory_order_relaxed));
-	*val = b;
-	*len = n;
-	return 0;
-}
-
-static void txn_drop(void *p)
-{
-	cs_txn_abort(p);
-}
-
-/* This thread's read transaction, on the newest snapshot; txn_idle() lets go of it when the request has
- * been answered (called after the reply, when REQ is gone: hence FS), so that a daemon idling between
- * requests keeps no old snapshot's pages from being reused by writers. */
-int fs_txn(struct fs *fs, cs_txn **out)
-{
-	cs_txn *t = pthread_getspecific(fs->txn_key);
-	int rc;
-
-	if (t && (rc = cs_txn_renew(t))) {
-		cs_txn_abort(t);
-		t = NULL;
-		pthread_setspecific(fs->txn_key, NULL);
-	}
-	if (!t) {
-		if ((rc = cs_txn_begin(fs->st, CS_TXN_RDONLY, &t)))
-			return rc;
-		pthread_setspecific(fs->txn_key, t);
-	}
-	*out = t;
-	return 0;
-}
-
-void txn_idle(struct fs *fs)
-{
-	cs_txn_reset(pthread_getspecific(fs->txn_key));
-}
-
-uint64_t column_ino(const struct node_id *id)
-{
-	struct node_id c = *id;
-	c.kind = NODE_COLUMN;
-	c.ts = 0;
-	return node_ino_of(&c);
-}
-
-int dir_now(cs_txn *txn, const struct node *n, struct node_id *eff, const struct node_id **dir)
-{
-	int rc = n->as_family || n->made ? view_effective(txn, &n->id, n->name, eff) : 0;
-	if (rc < 0)
-		return rc;
-	*dir = rc == 1 ? eff : &n->id;
-	return 0;
-}
-
-void gone_add(struct fs *fs, uint64_t col, pid_t pid)
-{
-	pthread_mutex_lock(&fs->hlock);
-	fs->gone[fs->ngone++ % (sizeof(fs->gone) / sizeof(fs->gone[0]))] =
-		(struct fs_gone){ .col = col, .at_us = cs_now_us(), .pid = pid };
-	pthread_mutex_unlock(&fs->hlock);
-}
-
-void gone_drop(struct fs *fs, uint64_t col)
-{
-	pthread_mutex_lock(&fs->hlock);
-	for (size_t i = 0; i < sizeof(fs->gone) / sizeof(fs->gone[0]); i++)
-		if (fs->gone[i].col == col)
-			fs->gone[i].col = 0;
-	pthread_mutex_unlock(&fs->hlock);
-}
-
-/* Whether column COL's Q@TS names are ghosts for process PID: 1; 0; -1 for another process's ghosts. */
-static int gone_has(struct fs *fs, uint64_t col, pid_t pid)
-{
-	int64_t now = cs_now_us();
-	int found = 0;
-	pthread_mutex_lock(&fs->hlock);
-	for (size_t i = 0; i < sizeof(fs->gone) / sizeof(fs->gone[0]) && found <= 0; i++)
-		if (fs->gone[i].col == col && now - fs->gone[i].at_us < GONE_US)
-			found = fs->gone[i].pid == pid ? 1 : -1;
-	pthread_mutex_unlock(&fs->hlock);
-	return found;
-}
-
-/* A Q@TS name NAME in family directory DIR whose column's bare name was unlinked lately (see gone_add):
+/* A Q@TS name NAME in family directory DIR whose column's bare name was unlinked lately (gone.h):
  * an entry for it, never cached (nothing is stored). Errors: -ENOENT (no such ghost), -ENOLINK (another
  * process's ghost: absent to this one, but not to be remembered as absent). */
 static int ghost_entry(struct fs *fs, pid_t pid, cs_txn *txn, const struct node_id *dir, const char *name,
@@ -158,7 +42,7 @@ static int ghost_entry(struct fs *fs, pid_t pid, cs_txn *txn, const struct node_
 	if (dir->kind != NODE_FAMILY || (rc = view_resolve_new(txn, dir, name, false, &id)) < 0)
 		return -ENOENT;
 	rc = -ENOENT;
-	if (id.kind == NODE_VERSION && (g = gone_has(fs, column_ino(&id), pid)) > 0) {
+	if (id.kind == NODE_VERSION && (g = gone_has(fs, node_column_ino(&id), pid)) > 0) {
 		a.mtime_us = id.ts;
 		if (!(rc = take_entry(ea, name, &id, &a)))
 			ea->e.entry_timeout = ea->e.attr_timeout = 0;
@@ -169,30 +53,9 @@ static int ghost_entry(struct fs *fs, pid_t pid, cs_txn *txn, const struct node_
 	return rc;
 }
 
-void fill_stat(struct fs *fs, uint64_t ino, const struct view_attr *a, struct stat *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->st_ino = ino;
-	st->st_mode = a->dir ? S_IFDIR | 0755 : S_IFREG | 0644;
-	st->st_nlink = a->nlink;
-	st->st_uid = fs->uid;
-	st->st_gid = fs->gid;
-	st->st_size = (off_t)a->size;
-	st->st_blksize = 4096;
-	st->st_blocks = (blkcnt_t)((a->size + 511) / 512);
-	st->st_mtim.tv_sec = a->mtime_us / 1000000;
-	st->st_mtim.tv_nsec = (a->mtime_us % 1000000) * 1000;
-	if (st->st_mtim.tv_nsec < 0) {
-		st->st_mtim.tv_sec--;
-		st->st_mtim.tv_nsec += 1000000000;
-	}
-	st->st_ctim = st->st_mtim;
-	st->st_atim = st->st_mtim;
-}
-
 /* ---- lookup, forget, getattr ---- */
 
-int take_entry(void *arg, const char *name, const struct node_id *id, const struct view_attr *a)
+static int take_entry(void *arg, const char *name, const struct node_id *id, const struct view_attr *a)
 {
 	struct entry_arg *ea = arg;
 	uint64_t ino;
@@ -205,13 +68,13 @@ int take_entry(void *arg, const char *name, const struct node_id *id, const stru
 	ea->e.ino = ino;
 	ea->e.attr_timeout = ea->fs->attr_timeout;
 	ea->e.entry_timeout = ea->fs->entry_timeout;
-	fill_stat(ea->fs, ino, a, &ea->e.attr);
+	req_stat(ea->fs, ino, a, &ea->e.attr);
 	return 0;
 }
 
 static int fs_do_lookup(fuse_req_t req, fuse_ino_t parent, const char *name, struct fuse_entry_param *e)
 {
-	struct fs *fs = fs_of(req);
+	struct fs *fs = req_fs(req);
 	struct node *p = node_get(&fs->nodes, parent);
 	struct entry_arg ea = { .fs = fs, .parent = parent };
 	struct node_id eff = { 0 };
@@ -221,7 +84,7 @@ static int fs_do_lookup(fuse_req_t req, fuse_ino_t parent, const char *name, str
 
 	if (!p)
 		return -ESTALE;
-	if ((rc = fs_txn(fs, &txn)) || (rc = dir_now(txn, p, &eff, &dir)))
+	if ((rc = req_txn(fs, &txn)) || (rc = req_dir(txn, p, &eff, &dir)))
 		return rc;
 	rc = view_lookup(txn, dir, name, take_entry, &ea);
 	if (rc == -ENOENT && fs->pending.count) { /* a directory made through the mount, still empty */
@@ -244,42 +107,42 @@ static int fs_do_lookup(fuse_req_t req, fuse_ino_t parent, const char *name, str
 
 static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	struct fs *fs = fs_of(req);
-	count_req(req, OP_LOOKUP);
+	struct fs *fs = req_fs(req);
+	req_count(req, OP_LOOKUP);
 	struct fuse_entry_param e;
 	int rc = fs_do_lookup(req, parent, name, &e);
 	if (rc == -ENOLINK) { /* another process's ghost (ghost_entry): absent, not remembered */
 		fuse_reply_err(req, ENOENT);
 	} else if (rc == -ENOENT) { /* a negative entry: the kernel remembers the absence for a while */
 		memset(&e, 0, sizeof(e));
-		e.entry_timeout = fs_of(req)->neg_timeout;
+		e.entry_timeout = req_fs(req)->neg_timeout;
 		fuse_reply_entry(req, &e);
 	} else if (rc) {
-		reply_err(req, -rc);
+		req_reply_err(req, -rc);
 	} else {
 		fuse_reply_entry(req, &e);
 	}
-	txn_idle(fs);
+	req_txn_idle(fs);
 }
 
 static void fs_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
-	count_req(req, OP_FORGET);
-	node_forget(&fs_of(req)->nodes, ino, nlookup);
+	req_count(req, OP_FORGET);
+	node_forget(&req_fs(req)->nodes, ino, nlookup);
 	fuse_reply_none(req);
 }
 
 static void fs_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
 {
-	count_req(req, OP_FORGET);
+	req_count(req, OP_FORGET);
 	for (size_t i = 0; i < count; i++)
-		node_forget(&fs_of(req)->nodes, forgets[i].ino, forgets[i].nlookup);
+		node_forget(&req_fs(req)->nodes, forgets[i].ino, forgets[i].nlookup);
 	fuse_reply_none(req);
 }
 
 static int fs_do_getattr(fuse_req_t req, fuse_ino_t ino, struct stat *st)
 {
-	struct fs *fs = fs_of(req);
+	struct fs *fs = req_fs(req);
 	struct node *n = node_get(&fs->nodes, ino);
 	struct node_id eff = { 0 };
 	const struct node_id *id;
@@ -289,7 +152,7 @@ static int fs_do_getattr(fuse_req_t req, fuse_ino_t ino, struct stat *st)
 
 	if (!n)
 		return -ESTALE;
-	if ((rc = fs_txn(fs, &txn)) || (rc = dir_now(txn, n, &eff, &id)))
+	if ((rc = req_txn(fs, &txn)) || (rc = req_dir(txn, n, &eff, &id)))
 		return rc;
 	if (id->kind >= NODE_COLUMN && !fileh_attr(fs, ino, &a))
 		rc = 0; /* a file being written: its handle's size and time */
@@ -309,21 +172,21 @@ static int fs_do_getattr(fuse_req_t req, fuse_ino_t ino, struct stat *st)
 	node_id_free(&eff);
 	if (rc)
 		return rc;
-	fill_stat(fs, ino, &a, st);
+	req_stat(fs, ino, &a, st);
 	return 0;
 }
 
 static void fs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct fs *fs = fs_of(req);
-	count_req(req, OP_GETATTR);
+	struct fs *fs = req_fs(req);
+	req_count(req, OP_GETATTR);
 	struct stat st;
 	int rc = fs_do_getattr(req, ino, &st);
 	if (rc)
-		reply_err(req, -rc);
+		req_reply_err(req, -rc);
 	else
-		fuse_reply_attr(req, &st, fs_of(req)->attr_timeout);
-	txn_idle(fs);
+		fuse_reply_attr(req, &st, req_fs(req)->attr_timeout);
+	req_txn_idle(fs);
 }
 
 /* ---- directories ---- */
@@ -333,8 +196,8 @@ static void fs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
  * between requests is kept in fs->cursors, keyed by the offset the kernel asks for next. */
 static void fs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	count_req(req, OP_OPENDIR);
-	struct fs *fs = fs_of(req);
+	req_count(req, OP_OPENDIR);
+	struct fs *fs = req_fs(req);
 	struct node *n = node_get(&fs->nodes, ino);
 
 	if (!n || n->id.kind > NODE_FAMILY) {
@@ -352,7 +215,7 @@ static void fs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 
 static void fs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	count_req(req, OP_RELEASEDIR);
+	req_count(req, OP_RELEASEDIR);
 	fuse_reply_err(req, 0);
 }
 
@@ -402,7 +265,7 @@ static int fill_entry(void *arg, const char *name, const struct node_id *id, con
 		e.ino = ino;
 		e.attr_timeout = f->fs->attr_timeout;
 		e.entry_timeout = f->fs->entry_timeout;
-		fill_stat(f->fs, ino, a, &e.attr);
+		req_stat(f->fs, ino, a, &e.attr);
 		f->used += fuse_add_direntry_plus(f->req, f->buf + f->used, f->size - f->used, name, &e, *f->next_off + 1);
 	} else {
 		struct stat st = { .st_ino = node_ino_of(id), .st_mode = a->dir ? S_IFDIR : S_IFREG };
@@ -472,18 +335,18 @@ static int fill_pending(struct fill *f, cs_txn *txn, const struct node_id *dir, 
 	if (rc)
 		return rc < 0 ? rc : 0;
 	/* then the files created here and not written back yet: they are there for their writers' ls */
-	struct new_file *nf;
+	struct fileh_new *nf;
 	size_t nn;
-	if ((rc = new_files(f->fs, f->dir, &nf, &nn)))
+	if ((rc = fileh_new_files(f->fs, f->dir, &nf, &nn)))
 		return rc;
 	for (; !rc && pos->extra - n < nn; pos->extra++) {
-		struct new_file *e = &nf[pos->extra - n];
+		struct fileh_new *e = &nf[pos->extra - n];
 		if (view_lookup(txn, dir, e->name, exists, NULL) != -ENOENT)
 			continue;
 		if ((rc = fill_entry(f, e->name, &e->id, &e->a)) == 1)
 			break;
 	}
-	new_files_free(nf, nn);
+	fileh_new_files_free(nf, nn);
 	return rc < 0 ? rc : 0;
 }
 
@@ -492,7 +355,7 @@ static int fill_pending(struct fill *f, cs_txn *txn, const struct node_id *dir, 
 static int fs_do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool plus, char **buf,
 			 size_t *used)
 {
-	struct fs *fs = fs_of(req);
+	struct fs *fs = req_fs(req);
 	struct node *n = node_get(&fs->nodes, ino);
 	struct view_pos pos;
 	bool full;
@@ -513,9 +376,9 @@ static int fs_do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		next_off = 0;
 		f.skip = off;
 	}
-	rc = fs_txn(fs, &txn);
+	rc = req_txn(fs, &txn);
 	if (!rc)
-		rc = dir_now(txn, n, &eff, &dir);
+		rc = req_dir(txn, n, &eff, &dir);
 	full = !rc && fill_dots(&f, n);
 	while (!rc && !full && pos.phase != 2) {
 		size_t before = f.used;
@@ -547,7 +410,7 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 	size_t used;
 	int rc = fs_do_readdir(req, ino, size, off, plus, &buf, &used);
 	if (rc) {
-		reply_err(req, -rc);
+		req_reply_err(req, -rc);
 		return;
 	}
 	fuse_reply_buf(req, buf, used);
@@ -556,18 +419,18 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 
 static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
-	struct fs *fs = fs_of(req);
-	count_req(req, OP_READDIR);
+	struct fs *fs = req_fs(req);
+	req_count(req, OP_READDIR);
 	readdir_common(req, ino, size, off, fi, false);
-	txn_idle(fs);
+	req_txn_idle(fs);
 }
 
 static void fs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
-	struct fs *fs = fs_of(req);
-	count_req(req, OP_READDIRPLUS);
+	struct fs *fs = req_fs(req);
+	req_count(req, OP_READDIRPLUS);
 	readdir_common(req, ino, size, off, fi, true);
-	txn_idle(fs);
+	req_txn_idle(fs);
 }
 
 /* ---- files ---- */
@@ -582,57 +445,9 @@ static uint64_t value_id(const void *buf, size_t len)
 	return h ? h : 1;
 }
 
-void fileh_free(struct fileh *h)
-{
-	pthread_mutex_destroy(&h->lock);
-	node_id_free(&h->id);
-	free(h->buf);
-	free(h);
-}
-
-void fileh_track(struct fs *fs, struct fileh *h)
-{
-	pthread_mutex_lock(&fs->hlock);
-	if ((h->hnext = fs->handles))
-		h->hnext->hpprev = &h->hnext;
-	h->hpprev = &fs->handles;
-	fs->handles = h;
-	pthread_mutex_unlock(&fs->hlock);
-}
-
-void fileh_untrack(struct fs *fs, struct fileh *h)
-{
-	pthread_mutex_lock(&fs->hlock);
-	if ((*h->hpprev = h->hnext))
-		h->hnext->hpprev = h->hpprev;
-	pthread_mutex_unlock(&fs->hlock);
-}
-
-int fileh_read_attr(struct fs *fs, uint64_t ino, struct view_attr *a)
-{
-	int rc = -ENOENT;
-	pthread_mutex_lock(&fs->hlock);
-	for (struct fileh *h = fs->handles; h && rc; h = h->hnext)
-		if (!h->writable && h->ino == ino) {
-			*a = (struct view_attr){ .size = h->len, .mtime_us = h->read_mtime, .nlink = 0 };
-			rc = 0;
-		}
-	pthread_mutex_unlock(&fs->hlock);
-	return rc;
-}
-
-void fs_handles_release(struct fs *fs)
-{
-	while (fs->handles) {
-		struct fileh *h = fs->handles;
-		fs->handles = h->hnext;
-		fileh_free(h);
-	}
-}
-
 static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct fs *fs = fs_of(req);
+	struct fs *fs = req_fs(req);
 	struct node *n = node_get(&fs->nodes, ino);
 	struct view_attr a;
 	struct fileh *h;
@@ -643,10 +458,8 @@ static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return -ESTALE;
 	if (n->id.kind < NODE_COLUMN)
 		return -EISDIR;
-	if (!(h = calloc(1, sizeof(*h))))
+	if (!(h = fileh_alloc()))
 		return -ENOMEM;
-	pthread_mutex_init(&h->lock, NULL);
-	h->set_ts = h->written_ts = -1;
 	h->parent = n->parent;
 	if (node_id_copy(&h->id, &n->id)) {
 		fileh_free(h);
@@ -668,7 +481,7 @@ static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		node_add_writer(&fs->nodes, ino, h);
 		return 0;
 	}
-	if ((rc = fs_txn(fs, &txn)) || (rc = view_read_attr(txn, &n->id, &h->buf, &h->len, &a))) {
+	if ((rc = req_txn(fs, &txn)) || (rc = view_read_attr(txn, &n->id, &h->buf, &h->len, &a))) {
 		fileh_free(h);
 		return rc;
 	}
@@ -695,23 +508,23 @@ static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct fs *fs = fs_of(req);
-	count_req(req, OP_OPEN);
+	struct fs *fs = req_fs(req);
+	req_count(req, OP_OPEN);
 	int rc = fs_do_open(req, ino, fi);
 	if (rc) {
-		reply_err(req, -rc);
+		req_reply_err(req, -rc);
 	} else {
 		/* (before the reply, after which its RELEASE may come on another thread; if the reply finds the
 		 * open interrupted, no RELEASE will: the handle stays until exit, as in libfuse) */
 		fileh_track(fs, (struct fileh *)(uintptr_t)fi->fh);
 		fuse_reply_open(req, fi);
 	}
-	txn_idle(fs);
+	req_txn_idle(fs);
 }
 
 static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
-	count_req(req, OP_READ);
+	req_count(req, OP_READ);
 	struct fileh *h = (struct fileh *)(uintptr_t)fi->fh;
 	bool locked = h->writable; /* (read before the reply: once it is sent, RELEASE may free H) */
 	if (locked)
@@ -726,36 +539,11 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, stru
 
 static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct fs *fs = fs_of(req);
-	count_req(req, OP_RELEASE);
-	struct fileh *h = (struct fileh *)(uintptr_t)fi->fh;
-	if (h->writable) {
-		/* normally nothing is left: the flush of close(), which reports errors, wrote it back. Still
-		 * among the node's writers meanwhile, so that a rename of the file moves this handle too. */
-		/* A write-back that failed at close() (or fsync) with nothing changed since is not tried again:
-		 * the error was returned, and the file must not appear later behind the writer's back. */
-		int rc = h->reported < 0 ? 0 : fileh_commit(fs, h);
-		node_remove_writer(&fs->nodes, h->ino, h);
-		if (h->counted_new) {
-			h->counted_new = false;
-			atomic_fetch_sub(&fs->nnew, 1);
-		}
-		if (rc > 0 && rc != FILEH_REWROTE)
-			fuse_lowlevel_notify_inval_inode(fs->se, h->parent, 0, 0);
-		if (h->created && h->written_ts < 0 && !h->removed) {
-			/* created but never written (its write-backs failed): gone with its last handle */
-			fuse_lowlevel_notify_inval_inode(fs->se, h->ino, 0, 0);
-			fuse_lowlevel_notify_inval_inode(fs->se, h->parent, 0, 0);
-		}
-		else if (rc && rc != h->reported) /* (an error close() returned already is not news) */
-			fprintf(stderr, "cellfs: writing back %s on release: %s\n", h->id.table, strerror(-rc));
-	}
-	if (h->cached)
-		node_close_file(&fs->nodes, ino, true);
-	fileh_untrack(fs, h);
-	fileh_free(h);
+	struct fs *fs = req_fs(req);
+	req_count(req, OP_RELEASE);
+	fileh_release(fs, (struct fileh *)(uintptr_t)fi->fh, ino);
 	fuse_reply_err(req, 0);
-	txn_idle(fs); /* (a write-back reads: pending_filled()) */
+	req_txn_idle(fs); /* (a write-back reads) */
 }
 
 /* ---- extended attributes, statfs ---- */
@@ -763,7 +551,7 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 static void reply_xattr(fuse_req_t req, size_t size, int rc, char *val, size_t len)
 {
 	if (rc)
-		reply_err(req, -rc);
+		req_reply_err(req, -rc);
 	else if (!size)
 		fuse_reply_xattr(req, len);
 	else if (len > size)
@@ -775,23 +563,23 @@ static void reply_xattr(fuse_req_t req, size_t size, int rc, char *val, size_t l
 
 static void fs_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
-	count_req(req, OP_LISTXATTR);
-	struct fs *fs = fs_of(req);
+	req_count(req, OP_LISTXATTR);
+	struct fs *fs = req_fs(req);
 	struct node *n = node_get(&fs->nodes, ino);
 	char *val = NULL;
 	size_t len = 0;
 	cs_txn *txn;
-	int rc = n ? fs_txn(fs, &txn) : -ESTALE;
+	int rc = n ? req_txn(fs, &txn) : -ESTALE;
 	if (!rc)
 		rc = view_xattr_list(txn, &n->id, &val, &len);
 	reply_xattr(req, size, rc, val, len);
-	txn_idle(fs);
+	req_txn_idle(fs);
 }
 
 static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
-	count_req(req, OP_GETXATTR);
-	struct fs *fs = fs_of(req);
+	req_count(req, OP_GETXATTR);
+	struct fs *fs = req_fs(req);
 	struct node *n = node_get(&fs->nodes, ino);
 	char *val = NULL;
 	size_t len = 0;
@@ -804,18 +592,18 @@ static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
 		reply_xattr(req, size, -EOPNOTSUPP, NULL, 0);
 		return;
 	}
-	rc = n ? fs_txn(fs, &txn) : -ESTALE;
-	if (!rc && ino == FUSE_ROOT_ID && !strcmp(name, XA_STATS))
-		rc = stats_text(fs, &val, &len);
+	rc = n ? req_txn(fs, &txn) : -ESTALE;
+	if (!rc && ino == FUSE_ROOT_ID && !strcmp(name, REQ_XA_STATS))
+		rc = req_stats(fs, &val, &len);
 	else if (!rc)
 		rc = view_xattr_get(txn, &n->id, name, &val, &len);
 	reply_xattr(req, size, rc, val, len);
-	txn_idle(fs);
+	req_txn_idle(fs);
 }
 
 static void fs_statfs(fuse_req_t req, fuse_ino_t ino)
 {
-	count_req(req, OP_STATFS);
+	req_count(req, OP_STATFS);
 	struct statvfs sv = { .f_bsize = 4096, .f_frsize = 4096, .f_namemax = 255 };
 	fuse_reply_statfs(req, &sv);
 }
@@ -837,41 +625,22 @@ static void fs_destroy(void *userdata)
 	(void)userdata;
 }
 
-int fs_txn_key_init(struct fs *fs)
+void ops_fill(struct fuse_lowlevel_ops *ops)
 {
-	return pthread_key_create(&fs->txn_key, txn_drop) ? -ENOMEM : 0;
+	ops->init = fs_init;
+	ops->destroy = fs_destroy;
+	ops->lookup = fs_lookup;
+	ops->forget = fs_forget;
+	ops->forget_multi = fs_forget_multi;
+	ops->getattr = fs_getattr;
+	ops->opendir = fs_opendir;
+	ops->readdir = fs_readdir;
+	ops->readdirplus = fs_readdirplus;
+	ops->releasedir = fs_releasedir;
+	ops->open = fs_open;
+	ops->read = fs_read;
+	ops->release = fs_release;
+	ops->listxattr = fs_listxattr;
+	ops->getxattr = fs_getxattr;
+	ops->statfs = fs_statfs;
 }
-
-const struct fuse_lowlevel_ops fs_ops = {
-	.init = fs_init,
-	.destroy = fs_destroy,
-	.lookup = fs_lookup,
-	.forget = fs_forget,
-	.forget_multi = fs_forget_multi,
-	.getattr = fs_getattr,
-	.opendir = fs_opendir,
-	.readdir = fs_readdir,
-	.readdirplus = fs_readdirplus,
-	.releasedir = fs_releasedir,
-	.open = fs_open,
-	.read = fs_read,
-	.release = fs_release,
-	.listxattr = fs_listxattr,
-	.getxattr = fs_getxattr,
-	.statfs = fs_statfs,
-	.create = fs_create,
-	.write = fs_write,
-	.flush = fs_flush,
-	.fsync = fs_fsync,
-	.fsyncdir = fs_fsyncdir,
-	.setattr = fs_setattr,
-	.unlink = fs_unlink,
-	.mkdir = fs_mkdir,
-	.rmdir = fs_rmdir,
-	.rename = fs_rename,
-	.mknod = fs_mknod,
-	.symlink = fs_symlink,
-	.link = fs_link,
-	.setxattr = fs_setxattr,
-	.removexattr = fs_removexattr,
-};

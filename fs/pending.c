@@ -12,7 +12,8 @@ void pending_init(struct pending_set *p)
 	p->head = NULL;
 	p->count = 0;
 	p->cols = NULL;
-	p->ncols = p->capcols = 0;
+	p->ncols = 0;
+	p->capcols = 0;
 	p->rounds = NULL;
 	p->nrounds = p->caprounds = 0;
 }
@@ -34,7 +35,8 @@ void pending_release(struct pending_set *p)
 	p->count = 0;
 	free(p->cols);
 	p->cols = NULL;
-	p->ncols = p->capcols = 0;
+	p->ncols = 0;
+	p->capcols = 0;
 	free(p->rounds);
 	p->rounds = NULL;
 	p->nrounds = p->caprounds = 0;
@@ -257,7 +259,7 @@ void pending_col_remove(struct pending_set *p, uint64_t ino)
 bool pending_col_has(struct pending_set *p, uint64_t ino)
 {
 	bool found = false;
-	if (!__atomic_load_n(&p->ncols, __ATOMIC_RELAXED))
+	if (!atomic_load_explicit(&p->ncols, memory_order_relaxed))
 		return false; /* the common case, without the lock */
 	pthread_mutex_lock(&p->lock);
 	for (size_t i = 0; i < p->ncols && !found; i++)

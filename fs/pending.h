@@ -8,6 +8,7 @@
 #define CELLFS_PENDING_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,15 +27,16 @@ struct pending_dir {
 };
 
 struct pending_set {
-	pthread_mutex_t lock;
+	pthread_mutex_t lock; /* protects everything below; the two counts are also read without it (0: none) */
 	struct pending_dir *head;
-	size_t count;
+	_Atomic size_t count;
 	/* Columns whose cells were all written through Q@TS names, by this mount, since it made them: their
 	 * bare name stays absent (the newest is listed as Q@TS too) until the bare name itself is written,
 	 * so that a restore writing Q@TS before Q (cp -a, tar, rsync in any order) finds no Q to refuse
 	 * (O_EXCL) or unlink (tar) and writes Q as the new version it is. By the column's inode number. */
 	uint64_t *cols;
-	size_t ncols, capcols;
+	_Atomic size_t ncols;
+	size_t capcols;
 	/* Bare names given a time with no sub-second part (a tool that keeps whole seconds, like GNU tar,
 	 * may have rounded it down): a version of the same second written or removed after it is refused,
 	 * as it would take the bare name's place as the newest. */

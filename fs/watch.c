@@ -70,7 +70,7 @@ static void invalidate_all(struct fs *fs)
 		fuse_log(FUSE_LOG_ERR, "cellfs: out of memory while invalidating caches\n");
 }
 
-uint64_t fs_watch_write_begin(struct fs *fs)
+uint64_t watch_write_begin(struct fs *fs)
 {
 	uint64_t v;
 	pthread_mutex_lock(&fs->wlock);
@@ -80,7 +80,7 @@ uint64_t fs_watch_write_begin(struct fs *fs)
 	return v;
 }
 
-void fs_watch_write_end(struct fs *fs, uint64_t before)
+void watch_write_end(struct fs *fs, uint64_t before)
 {
 	uint64_t v = cs_store_version(fs->st);
 	if (v != before && v != before + 1) /* more than our one transaction */
@@ -97,7 +97,7 @@ static int64_t now_ms(void)
 }
 
 /* The daemon's own writes need no invalidation here: the kernel made them, knows the names they
- * added or removed, and the write-back tells it the rest (wops.c). Anything else (cellctl, another
+ * added or removed, and the write-back tells it the rest (fileh.c). Anything else (cellctl, another
  * mount) drops everything. */
 static void *watch_main(void *arg)
 {
@@ -151,7 +151,7 @@ static void *watch_main(void *arg)
 	return NULL;
 }
 
-int fs_watch_start(struct fs *fs)
+int watch_start(struct fs *fs)
 {
 	fs->version_seen = fs->acct = cs_store_version(fs->st);
 	fs->foreign = false;
@@ -162,7 +162,7 @@ int fs_watch_start(struct fs *fs)
 	return 0;
 }
 
-void fs_watch_stop(struct fs *fs)
+void watch_stop(struct fs *fs)
 {
 	if (!fs->watching)
 		return;

@@ -8,14 +8,22 @@
 #include "fs.h"
 
 /* Start/stop the thread that follows the store's changes and invalidates the kernel's caches.
- * fs_watch_start: 0 or -errno (the thread could not be made). */
-int fs_watch_start(struct fs *fs);
-void fs_watch_stop(struct fs *fs);
+ * watch_start: 0 or -errno (the thread could not be made). */
+int watch_start(struct fs *fs);
+void watch_stop(struct fs *fs);
 
-/* Around each write transaction of the daemon's: fs_watch_write_begin() returns the store version before
- * it, fs_watch_write_end() takes note of what changed, so that the watcher does not drop every cache for
+/* Around each write transaction of the daemon's: watch_write_begin() returns the store version before
+ * it, watch_write_end() takes note of what changed, so that the watcher does not drop every cache for
  * the daemon's own writes. */
-uint64_t fs_watch_write_begin(struct fs *fs);
-void fs_watch_write_end(struct fs *fs, uint64_t before);
+uint64_t watch_write_begin(struct fs *fs);
+void watch_write_end(struct fs *fs, uint64_t before);
+
+/* RC = CALL (an edit_ function: one write transaction), noted as the daemon's own write. */
+#define WATCH_OWN(fs, rc, call)                         \
+	do {                                            \
+		uint64_t v0_ = watch_write_begin(fs);   \
+		(rc) = (call);                          \
+		watch_write_end((fs), v0_);             \
+	} while (0)
 
 #endif
