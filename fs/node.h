@@ -46,7 +46,7 @@ struct node {
 	/* files, protected by the table's lock: what the kernel's page cache for this inode may hold */
 	uint64_t cache_ver;  /* the value whose pages the kernel may hold (its hash; 0: unknown) */
 	uint32_t ncached;    /* open handles reading through the page cache (all of value cache_ver) */
-	bool as_family;      /* a key directory P<delim>F in which a file made F a family (see view_effective) */
+	bool as_family;      /* a key directory P<delim>F in which a file made F a family (see ident_effective) */
 	bool made;           /* made by mkdir through the mount: its plain name may turn into a family's */
 	struct fileh *writers; /* handles open for writing on it (protected by the table's lock) */
 	int64_t made_us;     /* a file made by mknod that the store does not hold yet: when (else 0) */

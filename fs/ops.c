@@ -12,9 +12,11 @@
 
 #include "cursor.h"
 #include "fs.h"
+#include "ident.h"
 #include "name.h"
 #include "ops.h"
 #include "view.h"
+#include "xattr.h"
 
 struct fs *fs_of(fuse_req_t req)
 {
@@ -108,7 +110,7 @@ uint64_t column_ino(const struct node_id *id)
 
 int dir_now(cs_txn *txn, const struct node *n, struct node_id *eff, const struct node_id **dir)
 {
-	int rc = n->as_family || n->made ? view_effective(txn, &n->id, n->name, eff) : 0;
+	int rc = n->as_family || n->made ? ident_effective(txn, &n->id, n->name, eff) : 0;
 	if (rc < 0)
 		return rc;
 	*dir = rc == 1 ? eff : &n->id;
@@ -155,7 +157,7 @@ static int ghost_entry(struct fs *fs, pid_t pid, cs_txn *txn, const struct node_
 	struct node_id id;
 	int rc, g = 0;
 
-	if (dir->kind != NODE_FAMILY || (rc = view_resolve_new(txn, dir, name, false, &id)) < 0)
+	if (dir->kind != NODE_FAMILY || (rc = ident_resolve_new(txn, dir, name, false, &id)) < 0)
 		return -ENOENT;
 	rc = -ENOENT;
 	if (id.kind == NODE_VERSION && (g = gone_has(fs, column_ino(&id), pid)) > 0) {
@@ -783,7 +785,7 @@ static void fs_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	cs_txn *txn;
 	int rc = n ? fs_txn(fs, &txn) : -ESTALE;
 	if (!rc)
-		rc = view_xattr_list(txn, &n->id, &val, &len);
+		rc = xattr_list(txn, &n->id, &val, &len);
 	reply_xattr(req, size, rc, val, len);
 	txn_idle(fs);
 }
@@ -808,7 +810,7 @@ static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
 	if (!rc && ino == FUSE_ROOT_ID && !strcmp(name, XA_STATS))
 		rc = stats_text(fs, &val, &len);
 	else if (!rc)
-		rc = view_xattr_get(txn, &n->id, name, &val, &len);
+		rc = xattr_get(txn, &n->id, name, &val, &len);
 	reply_xattr(req, size, rc, val, len);
 	txn_idle(fs);
 }

@@ -17,7 +17,7 @@ int fs_txn(struct fs *fs, cs_txn **out);
 void txn_idle(struct fs *fs);
 
 /* The directory node N stands for now: *DIR points at N's identity or, for a key directory a file written
- * in it has made a family's (node->as_family, view_effective()), at *EFF (owned: node_id_free()).
+ * in it has made a family's (node->as_family, ident_effective()), at *EFF (owned: node_id_free()).
  * Errors: as the store. */
 int dir_now(cs_txn *txn, const struct node *n, struct node_id *eff, const struct node_id **dir);
 
@@ -60,7 +60,7 @@ struct fileh {
 	bool removed;          /* its file was removed (unlink, rename away): nothing is written back */
 	bool counted_new;      /* counted in fs->nnew: created, not yet written back */
 	bool unnamed;          /* created with a short-form name nothing holds: written back only once its
-	                        * whole name (user.cellfs.name) has come, see view_resolve_new */
+	                        * whole name (user.cellfs.name) has come, see ident_resolve_new */
 	bool too_big;          /* a write failed with EFBIG: the copy is a part of what the writer meant, so
 	                        * nothing is written back; every flush returns EFBIG */
 	bool written_empty;    /* its last write-back wrote an empty value (only O_TRUNC had changed it) */

@@ -20,9 +20,11 @@
 #include <sys/xattr.h>
 
 #include "edit.h"
+#include "ident.h"
 #include "name.h"
 #include "ops.h"
 #include "watch.h"
+#include "xattr.h"
 
 #define XA_FAMILY "user.cellfs.family."
 #define XA_DELIM "user.cellfs.delimiter"
@@ -78,13 +80,13 @@ static int find_child(cs_txn *txn, const struct node_id *dir, const char *name, 
 	return view_lookup(txn, dir, name, take_found, f);
 }
 
-/* A tool's temporary file NAME in family directory DIR (see view_resolve_new): the column of NAME's own
+/* A tool's temporary file NAME in family directory DIR (see ident_resolve_new): the column of NAME's own
  * bytes, if it exists. */
 static int find_temp(cs_txn *txn, const struct node_id *dir, const char *name, struct found *f)
 {
 	int rc;
 	memset(f, 0, sizeof(*f));
-	if ((rc = view_resolve_new(txn, dir, name, false, &f->id)))
+	if ((rc = ident_resolve_new(txn, dir, name, false, &f->id)))
 		return rc < 0 ? rc : -ENOENT;
 	if ((rc = view_getattr(txn, &f->id, &f->a)))
 		node_id_free(&f->id);
@@ -381,9 +383,9 @@ void fs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 		goto fail;
 	pthread_mutex_init(&h->lock, NULL);
 	h->set_ts = h->written_ts = -1;
-	if ((rc = view_resolve_new(txn, dir, name, false, &h->id)) < 0)
+	if ((rc = ident_resolve_new(txn, dir, name, false, &h->id)) < 0)
 		goto fail;
-	h->unnamed = rc == VIEW_UNNAMED;
+	h->unnamed = rc == IDENT_UNNAMED;
 	if (dir->kind == NODE_DIR)
 		p->as_family = true; /* its name is a family's now: see dir_now() */
 	if (fs->strict_schema && !family_known(txn, &h->id)) {
@@ -800,7 +802,7 @@ static void probe_new(struct fileh *h, void *arg)
 }
 
 /* A file created as NAME in DIR and not written back yet, which only its handles hold: its identity into
- * *ID (owned). Errors: -ENOENT (there is none), as view_resolve_new(). */
+ * *ID (owned). Errors: -ENOENT (there is none), as ident_resolve_new(). */
 static int find_new(struct fs *fs, cs_txn *txn, const struct node_id *dir, const char *name, struct node_id *id)
 {
 	struct new_probe q = { .id = id };
@@ -808,7 +810,7 @@ static int find_new(struct fs *fs, cs_txn *txn, const struct node_id *dir, const
 
 	if (!atomic_load(&fs->nnew))
 		return -ENOENT;
-	if ((rc = view_resolve_new(txn, dir, name, false, id))) {
+	if ((rc = ident_resolve_new(txn, dir, name, false, id))) {
 		if (rc > 0)
 			node_id_free(id);
 		return rc < 0 ? rc : -ENOENT;
@@ -902,7 +904,7 @@ void fs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 		else
 			OWN(fs, rc, edit_table_create(fs->st, name, fs->delim));
 		if (!rc && !(rc = fs_txn(fs, &txn)))
-			rc = view_resolve_new(txn, &p->id, name, true, &id);
+			rc = ident_resolve_new(txn, &p->id, name, true, &id);
 		if (!rc) {
 			cs_table_info *info;
 			if (!cs_table_info_get(txn, name, &info)) {
@@ -910,11 +912,11 @@ void fs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 				cs_table_info_free(info);
 			}
 		}
-	} else if (!rc && !(rc = dir_now(txn, p, &eff, &dir)) && (rc = view_resolve_new(txn, dir, name, true, &id)) >= 0) {
+	} else if (!rc && !(rc = dir_now(txn, p, &eff, &dir)) && (rc = ident_resolve_new(txn, dir, name, true, &id)) >= 0) {
 		struct view_attr have;
 		struct node_id pid;
 		int64_t pmt;
-		bool as_family = rc == 1; /* (VIEW_UNNAMED: the directory of the name's own bytes, until named) */
+		bool as_family = rc == 1; /* (IDENT_UNNAMED: the directory of the name's own bytes, until named) */
 		rc = 0;
 		/* EEXIST before anything is made: a refused mkdir changes nothing (not even the family below) */
 		if (!view_getattr(txn, &id, &have)) {
@@ -1072,7 +1074,7 @@ static int whole_name_of(struct fs *fs, cs_txn *txn, const struct node_id *from,
 
 	if (rc)
 		return rc == -ENOENT ? -ENAMETOOLONG : rc;
-	if (view_part_name(txn, to, b, n, want) < 0 || strcmp(want, newname)) {
+	if (ident_part_name(txn, to, b, n, want) < 0 || strcmp(want, newname)) {
 		free(b);
 		return -ENAMETOOLONG;
 	}
@@ -1102,9 +1104,9 @@ static int rename_file(struct fs *fs, cs_txn *txn, struct found *f, const struct
 	struct found t = { 0 };
 	int rc, ex;
 
-	if ((rc = view_resolve_new(txn, ndir, newname, false, to)) < 0)
+	if ((rc = ident_resolve_new(txn, ndir, newname, false, to)) < 0)
 		return rc;
-	if (rc == VIEW_UNNAMED && (rc = whole_name_of(fs, txn, &f->id, newname, to)))
+	if (rc == IDENT_UNNAMED && (rc = whole_name_of(fs, txn, &f->id, newname, to)))
 		return rc;
 	ex = find_child(txn, ndir, newname, &t);
 	node_id_free(&t.id);
@@ -1139,7 +1141,7 @@ static int rename_new(struct fs *fs, cs_txn *txn, const struct node_id *from, co
 	bool other_new = false;
 	int rc, ex;
 
-	if ((rc = view_resolve_new(txn, ndir, newname, false, to)))
+	if ((rc = ident_resolve_new(txn, ndir, newname, false, to)))
 		return rc < 0 ? rc : -EPERM;
 	ex = find_child(txn, ndir, newname, &t);
 	node_id_free(&t.id);
@@ -1172,7 +1174,7 @@ static int rename_keydir(struct fs *fs, cs_txn *txn, struct found *f, const stru
 	int64_t mt;
 	int rc;
 
-	if ((rc = view_resolve_new(txn, ndir, newname, true, to)) && rc != VIEW_UNNAMED)
+	if ((rc = ident_resolve_new(txn, ndir, newname, true, to)) && rc != IDENT_UNNAMED)
 		return rc == 1 ? -EXDEV : rc; /* (a family to make first: mv copies, through mkdir) */
 	if (to->kind != NODE_DIR || strcmp(to->table, f->id.table) || !f->id.keyn || !to->keyn)
 		return -EXDEV;
@@ -1293,7 +1295,7 @@ void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t n
 			uint64_t ino = node_ino_of(&pid);
 			if (pending_has_children(&fs->pending, ino))
 				rc = -EXDEV;
-			else if ((rc = view_resolve_new(txn, ndir, newname, true, &to)) == 1)
+			else if ((rc = ident_resolve_new(txn, ndir, newname, true, &to)) == 1)
 				rc = -EXDEV;
 			else if (rc >= 0 && (rc = dir_target_empty(fs, txn, &to, newparent, newname)))
 				; /* rename(2) replaces only an empty directory */
@@ -1333,7 +1335,7 @@ void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t n
 /* mknod of a regular file (GNU tar makes a file so, to set its attributes before its data): a new empty
  * file that, like one created and not yet closed, lives in the daemon (its node's made_us) until it is
  * opened for writing and closed, which writes it as a new file. Its name may be a short form nothing holds
- * (VIEW_UNNAMED): then its whole name must come (fs_setxattr) before it is written. */
+ * (IDENT_UNNAMED): then its whole name must come (fs_setxattr) before it is written. */
 static int fs_do_mknod(struct fs *fs, struct node *p, const char *name, mode_t mode, struct node_id *id,
 		       struct view_attr *a)
 {
@@ -1358,7 +1360,7 @@ static int fs_do_mknod(struct fs *fs, struct node *p, const char *name, mode_t m
 	}
 	if (rc && rc != -ENOENT)
 		goto out;
-	if ((rc = view_resolve_new(txn, dir, name, false, id)) < 0)
+	if ((rc = ident_resolve_new(txn, dir, name, false, id)) < 0)
 		goto out;
 	rc = 0;
 	*a = (struct view_attr){ .nlink = 1, .mtime_us = id->kind == NODE_VERSION ? id->ts : now_us() };
@@ -1430,7 +1432,7 @@ static int family_type_is(cs_txn *txn, const char *table, const char *family, cs
 	return rc;
 }
 
-/* ---- the whole name of an entry named in short form (user.cellfs.name, see view.h) ---- */
+/* ---- the whole name of an entry named in short form (user.cellfs.name, see xattr.h) ---- */
 
 static void name_writer(struct fileh *h, const struct node_id *id, void *arg)
 {
@@ -1489,7 +1491,7 @@ static void name_cols_follow(struct fs *fs, const struct node_id *from, const st
 /* Node N (a key directory, a column or a version) is given the whole name B (BN bytes). Its own name
  * already: nothing to do. A tool's temporary file keeps B for its rename onto B's short form
  * (whole_name_of). An entry made with a short-form name nothing held (standing for the name's own bytes,
- * view_resolve_new) becomes B if the name is B's short form: a directory's rows move to their key (one
+ * ident_resolve_new) becomes B if the name is B's short form: a directory's rows move to their key (one
  * transaction), a file not yet written is named (its handles write it back under B). Errors: -EINVAL (N
  * is named otherwise: B is not what its name stands for), -EEXIST (XATTR_CREATE, or B's directory holds
  * rows already), -ENAMETOOLONG (the row key would pass CS_MAX_ROW_KEY, a qualifier CS_MAX_QUALIFIER),
@@ -1508,7 +1510,7 @@ static int name_set(struct fs *fs, struct node *n, const void *b, size_t bn, int
 
 	if ((rc = fs_txn(fs, &txn)))
 		return rc;
-	if ((rc = view_part(txn, &n->id, &cur, &curn)))
+	if ((rc = ident_part(txn, &n->id, &cur, &curn)))
 		return rc == -EINVAL ? -EOPNOTSUPP : rc;
 	if (curn == bn && !memcmp(cur, b, bn))
 		return flags & XATTR_CREATE ? -EEXIST : 0;
@@ -1516,7 +1518,7 @@ static int name_set(struct fs *fs, struct node *n, const void *b, size_t bn, int
 		return -ENODATA;
 	if (n->id.kind != NODE_DIR && n->name[0] == '.' && curn == strlen(n->name) && !memcmp(cur, n->name, curn))
 		return bn > CS_MAX_QUALIFIER ? -ENAMETOOLONG : node_set_fullname(&fs->nodes, n->ino, b, bn);
-	if ((rc = view_part_name(txn, &n->id, b, bn, want)) < 0)
+	if ((rc = ident_part_name(txn, &n->id, b, bn, want)) < 0)
 		return rc;
 	litn = n->id.kind == NODE_VERSION && strrchr(n->name, '@') ? (size_t)(strrchr(n->name, '@') - n->name)
 								    : strlen(n->name);
@@ -1602,7 +1604,7 @@ void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *v
 		rc = -EROFS;
 		goto out;
 	}
-	if (!strcmp(name, VIEW_XA_NAME) && !is_table_dir(&n->id) && n->id.kind != NODE_ROOT) {
+	if (!strcmp(name, XATTR_NAME) && !is_table_dir(&n->id) && n->id.kind != NODE_ROOT) {
 		rc = name_set(fs, n, value, size, flags);
 		goto out;
 	}
