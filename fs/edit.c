@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/xattr.h>
 
+#include "xattr.h"
+
 /* Open a scan of column ID's cells with the other options of O (its row and columns are set here).
  * Errors: as cs_scan_open(). */
 static int column_scan(cs_txn *txn, const struct node_id *id, cs_read_opts o, cs_scan **s)
@@ -417,10 +419,10 @@ int edit_xattr_set(cs_store *st, const char *table, const char *name, const void
 		free(text);
 		return rc;
 	}
-	if (!strcmp(name, EDIT_XA_DELIM))
+	if (!strcmp(name, XATTR_DELIM))
 		rc = delim_set(txn, table, text, size, flags);
-	else if (!strncmp(name, EDIT_XA_FAMILY, strlen(EDIT_XA_FAMILY)))
-		rc = family_set(txn, table, name + strlen(EDIT_XA_FAMILY), text, size, flags);
+	else if (!strncmp(name, XATTR_FAMILY, strlen(XATTR_FAMILY)))
+		rc = family_set(txn, table, name + strlen(XATTR_FAMILY), text, size, flags);
 	else
 		rc = -EOPNOTSUPP;
 	free(text);

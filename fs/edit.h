@@ -80,12 +80,8 @@ int edit_any_cell(cs_txn *txn, const char *table, const char *family);
  * -ENOENT, as the store. */
 int edit_family_drop_empty(cs_store *st, const char *table, const char *family);
 
-/* The schema's extended attributes of a table directory (view_xattr_get() reads them). */
-#define EDIT_XA_FAMILY "user.cellfs.family."
-#define EDIT_XA_DELIM "user.cellfs.delimiter"
-
-/* Set attribute NAME of TABLE's directory to VALUE (SIZE bytes), FLAGS as setxattr(2)'s: EDIT_XA_DELIM must
- * be the table's delimiter (fixed when the table is made); EDIT_XA_FAMILY F is "POLICY" or "POLICY:TYPE"
+/* Set attribute NAME of TABLE's directory to VALUE (SIZE bytes), FLAGS as setxattr(2)'s: XATTR_DELIM must
+ * be the table's delimiter (fixed when the table is made); XATTR_FAMILY F is "POLICY" or "POLICY:TYPE"
  * (an aggregate family): F's GC policy set, or F created with that type (unless making it would escape row
  * key segments: edit_family_clash). Errors: -EPERM (another delimiter; a family whose making would escape
  * key segments, the only -EPERM for a family), -EINVAL (a bad policy or type, or F has another type),

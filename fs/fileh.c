@@ -15,6 +15,7 @@
 
 #include "edit.h"
 #include "gone.h"
+#include "ident.h"
 #include "req.h"
 #include "watch.h"
 
@@ -432,7 +433,7 @@ int fileh_find_new(struct fs *fs, cs_txn *txn, const struct node_id *dir, const 
 
 	if (!atomic_load(&fs->nnew))
 		return -ENOENT;
-	if ((rc = view_resolve_new(txn, dir, name, false, id))) {
+	if ((rc = ident_resolve_new(txn, dir, name, false, id))) {
 		if (rc > 0)
 			node_id_free(id);
 		return rc < 0 ? rc : -ENOENT;

@@ -23,7 +23,7 @@ struct fileh {
 	bool removed;          /* its file was removed (unlink, rename away): nothing is written back */
 	bool counted_new;      /* counted in fs->nnew: created, not yet written back */
 	bool unnamed;          /* created with a short-form name nothing holds: written back only once its
-	                        * whole name (user.cellfs.name) has come, see view_resolve_new */
+	                        * whole name (user.cellfs.name) has come, see ident_resolve_new */
 	bool too_big;          /* a write failed with EFBIG: the copy is a part of what the writer meant, so
 	                        * nothing is written back; every flush returns EFBIG */
 	bool written_empty;    /* its last write-back wrote an empty value (only O_TRUNC had changed it) */
@@ -101,7 +101,7 @@ int fileh_read_attr(struct fs *fs, uint64_t ino, struct view_attr *a);
 void fileh_mark_removed(struct fs *fs, uint64_t ino);
 
 /* A file created as NAME in DIR and not written back yet, which only its handles hold: its identity into
- * *ID (owned). Errors: -ENOENT (there is none), as view_resolve_new(). */
+ * *ID (owned). Errors: -ENOENT (there is none), as ident_resolve_new(). */
 int fileh_find_new(struct fs *fs, cs_txn *txn, const struct node_id *dir, const char *name, struct node_id *id);
 
 /* Files created in directory DIR (its inode) and not yet written back: their names, sorted, each with its

@@ -10,6 +10,7 @@
 
 #include "edit.h"
 #include "fileh.h"
+#include "ident.h"
 #include "name.h"
 #include "req.h"
 #include "target.h"
@@ -125,7 +126,7 @@ static int whole_name_of(struct fs *fs, cs_txn *txn, const struct node_id *from,
 
 	if (rc)
 		return rc == -ENOENT ? -ENAMETOOLONG : rc;
-	if (view_part_name(txn, to, b, n, want) < 0 || strcmp(want, newname)) {
+	if (ident_part_name(txn, to, b, n, want) < 0 || strcmp(want, newname)) {
 		free(b);
 		return -ENAMETOOLONG;
 	}
@@ -152,9 +153,9 @@ static int rename_file(struct fs *fs, cs_txn *txn, struct target_found *f, const
 	struct target_found t = { 0 };
 	int rc, ex;
 
-	if ((rc = view_resolve_new(txn, ndir, newname, false, to)) < 0)
+	if ((rc = ident_resolve_new(txn, ndir, newname, false, to)) < 0)
 		return rc;
-	if (rc == VIEW_UNNAMED && (rc = whole_name_of(fs, txn, &f->id, newname, to)))
+	if (rc == IDENT_UNNAMED && (rc = whole_name_of(fs, txn, &f->id, newname, to)))
 		return rc;
 	ex = target_find(txn, ndir, newname, &t);
 	node_id_free(&t.id);
@@ -189,7 +190,7 @@ static int rename_new(struct fs *fs, cs_txn *txn, const struct node_id *from, co
 	bool other_new = false;
 	int rc, ex;
 
-	if ((rc = view_resolve_new(txn, ndir, newname, false, to)))
+	if ((rc = ident_resolve_new(txn, ndir, newname, false, to)))
 		return rc < 0 ? rc : -EPERM;
 	ex = target_find(txn, ndir, newname, &t);
 	node_id_free(&t.id);
@@ -221,7 +222,7 @@ static int rename_keydir(struct fs *fs, cs_txn *txn, struct target_found *f, con
 	int64_t mt;
 	int rc;
 
-	if ((rc = view_resolve_new(txn, ndir, newname, true, to)) && rc != VIEW_UNNAMED)
+	if ((rc = ident_resolve_new(txn, ndir, newname, true, to)) && rc != IDENT_UNNAMED)
 		return rc == 1 ? -EXDEV : rc; /* (a family to make first: mv copies, through mkdir) */
 	if (to->kind != NODE_DIR || strcmp(to->table, f->id.table) || !f->id.keyn || !to->keyn)
 		return -EXDEV;
@@ -272,7 +273,7 @@ static int rename_pending(struct fs *fs, cs_txn *txn, const struct node_id *pid,
 
 	if (pending_has_children(&fs->pending, node_ino_of(pid)))
 		return -EXDEV;
-	if ((rc = view_resolve_new(txn, ndir, newname, true, to)) == 1)
+	if ((rc = ident_resolve_new(txn, ndir, newname, true, to)) == 1)
 		return -EXDEV;
 	if (rc < 0)
 		return rc;
@@ -322,7 +323,7 @@ out:
 	return rc;
 }
 
-/* ---- the whole name of an entry named in short form (user.cellfs.name, see view.h) ---- */
+/* ---- the whole name of an entry named in short form (user.cellfs.name, see xattr.h) ---- */
 
 /* After directory FROM was named TO (its rows moved): columns below it written only as versions (pending.h)
  * stay so under their new identities. */
@@ -446,7 +447,7 @@ int move_name(struct fs *fs, struct node *n, const void *b, size_t bn, int flags
 
 	if ((rc = req_txn(fs, &txn)))
 		return rc;
-	if ((rc = view_part(txn, &n->id, &cur, &curn)))
+	if ((rc = ident_part(txn, &n->id, &cur, &curn)))
 		return rc == -EINVAL ? -EOPNOTSUPP : rc;
 	if (curn == bn && !memcmp(cur, b, bn))
 		return flags & XATTR_CREATE ? -EEXIST : 0;
@@ -454,7 +455,7 @@ int move_name(struct fs *fs, struct node *n, const void *b, size_t bn, int flags
 		return -ENODATA;
 	if (n->id.kind != NODE_DIR && n->name[0] == '.' && curn == strlen(n->name) && !memcmp(cur, n->name, curn))
 		return bn > CS_MAX_QUALIFIER ? -ENAMETOOLONG : node_set_fullname(&fs->nodes, n->ino, b, bn);
-	if ((rc = view_part_name(txn, &n->id, b, bn, want)) < 0)
+	if ((rc = ident_part_name(txn, &n->id, b, bn, want)) < 0)
 		return rc;
 	litn = n->id.kind == NODE_VERSION && strrchr(n->name, '@') ? (size_t)(strrchr(n->name, '@') - n->name)
 								    : strlen(n->name);

@@ -25,7 +25,7 @@ int move_entry(struct fs *fs, struct node *p, uint64_t parent, const char *name,
 /* Node N (a key directory, a column or a version) is given the whole name B (BN bytes), FLAGS as
  * setxattr(2)'s (user.cellfs.name). Its own name already: nothing to do. A tool's temporary file keeps B
  * for its rename onto B's short form. An entry made with a short-form name nothing held (standing for the
- * name's own bytes, view_resolve_new) becomes B if the name is B's short form: a directory's rows move to
+ * name's own bytes, ident_resolve_new) becomes B if the name is B's short form: a directory's rows move to
  * their key (one transaction), a file not yet written is named (its handles write it back under B).
  * Errors: -EINVAL (N is named otherwise: B is not what its name stands for), -EEXIST (XATTR_CREATE, or
  * B's directory holds rows already), -ENODATA (XATTR_REPLACE), -ENAMETOOLONG (the row key would pass

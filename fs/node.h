@@ -48,7 +48,7 @@ struct node {
 	uint64_t cache_ver;  /* the value whose pages the kernel may hold (its hash; 0: unknown) */
 	uint32_t ncached;    /* open handles reading through the page cache (all of value cache_ver) */
 	/* set by one request, read by others: */
-	atomic_bool as_family; /* a key directory P<delim>F in which a file made F a family (see view_effective) */
+	atomic_bool as_family; /* a key directory P<delim>F in which a file made F a family (see ident_effective) */
 	atomic_bool made;    /* made by mkdir through the mount: its plain name may turn into a family's */
 	struct fileh *writers; /* handles open for writing on it (protected by the table's lock) */
 	_Atomic int64_t made_us; /* a file made by mknod that the store does not hold yet: when (else 0) */

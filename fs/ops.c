@@ -16,9 +16,11 @@
 #include "cursor.h"
 #include "fileh.h"
 #include "gone.h"
+#include "ident.h"
 #include "name.h"
 #include "req.h"
 #include "view.h"
+#include "xattr.h"
 
 /* A view_emit_fn that takes a lookup on the entry found and fills E. */
 struct entry_arg {
@@ -39,7 +41,7 @@ static int ghost_entry(struct fs *fs, pid_t pid, cs_txn *txn, const struct node_
 	struct node_id id;
 	int rc, g = 0;
 
-	if (dir->kind != NODE_FAMILY || (rc = view_resolve_new(txn, dir, name, false, &id)) < 0)
+	if (dir->kind != NODE_FAMILY || (rc = ident_resolve_new(txn, dir, name, false, &id)) < 0)
 		return -ENOENT;
 	rc = -ENOENT;
 	if (id.kind == NODE_VERSION && (g = gone_has(fs, node_column_ino(&id), pid)) > 0) {
@@ -571,7 +573,7 @@ static void fs_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	cs_txn *txn;
 	int rc = n ? req_txn(fs, &txn) : -ESTALE;
 	if (!rc)
-		rc = view_xattr_list(txn, &n->id, &val, &len);
+		rc = xattr_list(txn, &n->id, &val, &len);
 	reply_xattr(req, size, rc, val, len);
 	req_txn_idle(fs);
 }
@@ -596,7 +598,7 @@ static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
 	if (!rc && ino == FUSE_ROOT_ID && !strcmp(name, REQ_XA_STATS))
 		rc = req_stats(fs, &val, &len);
 	else if (!rc)
-		rc = view_xattr_get(txn, &n->id, name, &val, &len);
+		rc = xattr_get(txn, &n->id, name, &val, &len);
 	reply_xattr(req, size, rc, val, len);
 	req_txn_idle(fs);
 }

@@ -38,7 +38,7 @@ void req_txn_idle(struct fs *fs);
 void req_stat(struct fs *fs, uint64_t ino, const struct view_attr *a, struct stat *st);
 
 /* The directory node N stands for now: *DIR points at N's identity or, for a key directory a file written
- * in it has made a family's (node->as_family, view_effective()), at *EFF (owned: node_id_free()).
+ * in it has made a family's (node->as_family, ident_effective()), at *EFF (owned: node_id_free()).
  * Errors: as the store. */
 int req_dir(cs_txn *txn, const struct node *n, struct node_id *eff, const struct node_id **dir);
 

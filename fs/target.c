@@ -6,6 +6,7 @@
 
 #include "edit.h"
 #include "fileh.h"
+#include "ident.h"
 
 static int take_found(void *arg, const char *name, const struct node_id *id, const struct view_attr *a)
 {
@@ -24,13 +25,13 @@ int target_find(cs_txn *txn, const struct node_id *dir, const char *name, struct
 	return view_lookup(txn, dir, name, take_found, f);
 }
 
-/* A tool's temporary file NAME in family directory DIR (see view_resolve_new): the column of NAME's own
+/* A tool's temporary file NAME in family directory DIR (see ident_resolve_new): the column of NAME's own
  * bytes, if it exists. */
 static int find_temp(cs_txn *txn, const struct node_id *dir, const char *name, struct target_found *f)
 {
 	int rc;
 	memset(f, 0, sizeof(*f));
-	if ((rc = view_resolve_new(txn, dir, name, false, &f->id)))
+	if ((rc = ident_resolve_new(txn, dir, name, false, &f->id)))
 		return rc < 0 ? rc : -ENOENT;
 	if ((rc = view_getattr(txn, &f->id, &f->a)))
 		node_id_free(&f->id);

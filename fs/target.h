@@ -19,7 +19,7 @@ struct target_found {
 int target_find(cs_txn *txn, const struct node_id *dir, const char *name, struct target_found *f);
 
 /* target_find(), and then, for a non-canonical NAME starting with '.' in a family directory (a tool's
- * temporary file, see view_resolve_new), the column of NAME's own bytes if it exists. */
+ * temporary file, see ident_resolve_new), the column of NAME's own bytes if it exists. */
 int target_find_any(cs_txn *txn, const struct node_id *dir, const char *name, struct target_found *f);
 
 /* Whether a file may be written as ID (a column or a version): its family known under -o strict_schema

@@ -17,15 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "name.h"
-
-/* A table's schema as the names need it. */
-struct tctx {
-	cs_table_info *info;
-	name_segctx seg;
-};
-
-static bool is_family(const void *arg, const char *name, size_t n)
+bool view_is_family(const void *arg, const char *name, size_t n)
 {
 	const cs_table_info *info = arg;
 	size_t lo = 0, hi = info->nfamilies;
@@ -45,13 +37,13 @@ static bool is_family(const void *arg, const char *name, size_t n)
 	return false;
 }
 
-static int tctx_load(cs_txn *txn, const char *table, struct tctx *t)
+int view_table_load(cs_txn *txn, const char *table, struct view_table *t)
 {
 	int rc = cs_table_info_get(txn, table, &t->info);
 	if (rc)
 		return rc;
 	t->seg.delim = (unsigned char)t->info->delim;
-	t->seg.is_family = is_family;
+	t->seg.is_family = view_is_family;
 	t->seg.arg = t->info;
 	return 0;
 }
@@ -113,15 +105,32 @@ static int prefix_exists(cs_txn *txn, const char *table, const uint8_t *prefix, 
 	return rc;
 }
 
-/* Whether a key directory is below its table: it has segments, so its listing's prefix is K# even when
- * K is empty (keys starting with the delimiter). */
-static bool below_table(const struct node_id *d)
+bool view_below_table(const struct node_id *d)
 {
 	return d->keyn || d->lead_empty;
 }
 
+int view_child_key(const struct view_table *t, const struct node_id *dir, const void *b, size_t n, uint8_t **key,
+		   size_t *keyn)
+{
+	size_t kn = view_below_table(dir) ? dir->keyn + 1 + n : n;
+	uint8_t *k;
+
+	if (kn > CS_MAX_ROW_KEY)
+		return -ENAMETOOLONG;
+	if (!(k = malloc(kn + 1)))
+		return -ENOMEM;
+	memcpy(k, dir->key, dir->keyn);
+	if (view_below_table(dir))
+		k[dir->keyn] = (uint8_t)t->info->delim;
+	memcpy(k + kn - n, b, n);
+	*key = k;
+	*keyn = kn;
+	return 0;
+}
+
 /* Whether key directory K (below its table) exists: row K, or rows under K#. */
-static int keydir_exists(cs_txn *txn, const struct tctx *t, const uint8_t *key, size_t keyn)
+static int keydir_exists(cs_txn *txn, const struct view_table *t, const uint8_t *key, size_t keyn)
 {
 	int64_t ts;
 	uint8_t *p;
@@ -201,7 +210,7 @@ static int root_attr(cs_txn *txn, struct view_attr *a)
 
 int view_getattr(cs_txn *txn, const struct node_id *id, struct view_attr *a)
 {
-	struct tctx t = { 0 };
+	struct view_table t = { 0 };
 	int64_t ts;
 	int rc;
 
@@ -209,9 +218,9 @@ int view_getattr(cs_txn *txn, const struct node_id *id, struct view_attr *a)
 	case NODE_ROOT:
 		return root_attr(txn, a);
 	case NODE_DIR:
-		if ((rc = tctx_load(txn, id->table, &t)))
+		if ((rc = view_table_load(txn, id->table, &t)))
 			return rc;
-		rc = below_table(id) ? keydir_exists(txn, &t, id->key, id->keyn) : 1;
+		rc = view_below_table(id) ? keydir_exists(txn, &t, id->key, id->keyn) : 1;
 		if (rc == 1) {
 			dir_attr(a, t.info->created, 1);
 			rc = 0;
@@ -338,11 +347,11 @@ static int list_families(cs_txn *txn, const struct node_id *dir, struct view_pos
 }
 
 /* Phase 1 of a key directory: the next key segments under K#, each once, in key order. */
-static int list_segments(cs_txn *txn, const struct tctx *t, const struct node_id *dir, struct view_pos *pos,
+static int list_segments(cs_txn *txn, const struct view_table *t, const struct node_id *dir, struct view_pos *pos,
 			 view_emit_fn emit, void *arg)
 {
 	uint8_t delim = (uint8_t)t->info->delim, *pfx;
-	size_t pn = below_table(dir) ? dir->keyn + 1 : 0;
+	size_t pn = view_below_table(dir) ? dir->keyn + 1 : 0;
 	cs_read_opts o = { .keys_only = true, .cells_per_column = 1 };
 	const cs_row *r;
 	cs_scan *s;
@@ -472,7 +481,7 @@ static int list_columns(cs_txn *txn, const struct node_id *dir, struct view_pos 
 
 int view_list(cs_txn *txn, const struct node_id *dir, struct view_pos *pos, view_emit_fn emit, void *arg)
 {
-	struct tctx t = { 0 };
+	struct view_table t = { 0 };
 	int rc;
 
 	if (pos->phase == 2)
@@ -483,7 +492,7 @@ int view_list(cs_txn *txn, const struct node_id *dir, struct view_pos *pos, view
 	case NODE_FAMILY:
 		return list_columns(txn, dir, pos, emit, arg);
 	case NODE_DIR:
-		if ((rc = tctx_load(txn, dir->table, &t)))
+		if ((rc = view_table_load(txn, dir->table, &t)))
 			return rc;
 		if (pos->phase == 0)
 			rc = list_families(txn, dir, pos, emit, arg);
@@ -514,8 +523,7 @@ static int match_name(void *arg, const char *name, const struct node_id *id, con
 	return 1;
 }
 
-/* A short-form name: find it by listing the directory (rare: only names over 255 bytes have one). */
-static int lookup_by_listing(cs_txn *txn, const struct node_id *dir, const char *name, view_emit_fn found, void *arg)
+int view_lookup_listed(cs_txn *txn, const struct node_id *dir, const char *name, view_emit_fn found, void *arg)
 {
 	struct by_name b = { name, found, arg, -ENOENT };
 	struct view_pos pos = { 0 };
@@ -526,7 +534,7 @@ static int lookup_by_listing(cs_txn *txn, const struct node_id *dir, const char 
 
 static int lookup_keydir(cs_txn *txn, const struct node_id *dir, const char *name, view_emit_fn found, void *arg)
 {
-	struct tctx t = { 0 };
+	struct view_table t = { 0 };
 	struct view_attr a;
 	name_result res;
 	uint8_t *key = NULL;
@@ -534,9 +542,9 @@ static int lookup_keydir(cs_txn *txn, const struct node_id *dir, const char *nam
 	int64_t ts;
 	int rc;
 
-	if ((rc = tctx_load(txn, dir->table, &t)))
+	if ((rc = view_table_load(txn, dir->table, &t)))
 		return rc;
-	if (below_table(dir) && is_family(t.info, name, strlen(name))) {
+	if (view_below_table(dir) && view_is_family(t.info, name, strlen(name))) {
 		struct node_id id = { .kind = NODE_FAMILY, .table = dir->table, .key = dir->key, .keyn = dir->keyn,
 				      .family = name };
 		if (!(rc = row_newest(txn, dir->table, dir->key, dir->keyn, name, &ts))) {
@@ -548,7 +556,7 @@ static int lookup_keydir(cs_txn *txn, const struct node_id *dir, const char *nam
 	if ((rc = name_decode(NAME_SEGMENT, name, &t.seg, &res)))
 		goto out;
 	if (res.partial) {
-		rc = lookup_by_listing(txn, dir, name, found, arg);
+		rc = view_lookup_listed(txn, dir, name, found, arg);
 		if (rc != -ENOENT || memchr(name, t.info->delim, strlen(name)))
 			goto out;
 		/* a short form nothing holds: the directory of the name's own bytes, if there is one (a
@@ -556,19 +564,10 @@ static int lookup_keydir(cs_txn *txn, const struct node_id *dir, const char *nam
 		res.len = strlen(name);
 		memcpy(res.bytes, name, res.len);
 	}
-	keyn = below_table(dir) ? dir->keyn + 1 + res.len : res.len;
-	if (keyn > CS_MAX_ROW_KEY) {
-		rc = -ENOENT;
+	if ((rc = view_child_key(&t, dir, res.bytes, res.len, &key, &keyn))) {
+		rc = rc == -ENAMETOOLONG ? -ENOENT : rc;
 		goto out;
 	}
-	if (!(key = malloc(keyn + 1))) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	memcpy(key, dir->key, dir->keyn);
-	if (below_table(dir))
-		key[dir->keyn] = (uint8_t)t.info->delim;
-	memcpy(key + keyn - res.len, res.bytes, res.len);
 	rc = keydir_exists(txn, &t, key, keyn);
 	if (rc == 1) {
 		struct node_id id = { .kind = NODE_DIR, .table = dir->table, .key = key, .keyn = keyn,
@@ -584,9 +583,7 @@ out:
 	return rc;
 }
 
-/* The qualifier a short-form name RES stands for in family directory DIR: the first column, in key order,
- * whose name it is (name.h, rule 6). *Q gets a copy (caller frees). */
-static int find_qualifier(cs_txn *txn, const struct node_id *dir, const name_result *res, uint8_t **q, size_t *qn)
+int view_find_qualifier(cs_txn *txn, const struct node_id *dir, const name_result *res, uint8_t **q, size_t *qn)
 {
 	cs_bytes row = { dir->key, dir->keyn };
 	cs_column_sel sel = { .family = dir->family };
@@ -613,18 +610,7 @@ static int find_qualifier(cs_txn *txn, const struct node_id *dir, const name_res
 	return rc;
 }
 
-/* The qualifier a short-form file name NAME stands for while nothing holds its bytes: the name's own
- * bytes, up to its last '@' for a version (KIND NODE_VERSION). */
-static size_t literal_qualn(const char *name, enum node_kind kind)
-{
-	return kind == NODE_VERSION ? (size_t)(strrchr(name, '@') - name) : strlen(name);
-}
-
-/* A file name NAME in family directory DIR as the identity of a column or a cell, into *ID (pointing into
- * *RES or NAME; ID->qual is unset for a short form, RES->partial). Returns 0, 1 for a tool's temporary file
- * (a non-canonical name starting with '.', rsync's .Q@TS.XXXXXX: the column of the name's own bytes, see
- * view_resolve_new), or -ENOENT (not a canonical name). */
-static int column_name(const struct node_id *dir, const char *name, struct node_id *id, name_result *res)
+int view_column_name(const struct node_id *dir, const char *name, struct node_id *id, name_result *res)
 {
 	int rc;
 
@@ -656,7 +642,7 @@ static int lookup_column(cs_txn *txn, const struct node_id *dir, const char *nam
 	struct view_attr a;
 	name_result res;
 	uint8_t *q = NULL;
-	int rc = column_name(dir, name, &id, &res);
+	int rc = view_column_name(dir, name, &id, &res);
 
 	if (rc == 1) { /* found only if such a column exists: other non-canonical names stay ENOENT */
 		if (!(rc = cell_get(txn, &id, -1, &a, NULL, NULL)))
@@ -666,7 +652,7 @@ static int lookup_column(cs_txn *txn, const struct node_id *dir, const char *nam
 	if (rc)
 		return rc;
 	if (res.partial) { /* not by listing: the newest Q@TS is reachable but not listed */
-		if ((rc = find_qualifier(txn, dir, &res, &q, &id.qualn)))
+		if ((rc = view_find_qualifier(txn, dir, &res, &q, &id.qualn)))
 			return rc;
 		id.qual = q;
 	}
@@ -702,349 +688,4 @@ int view_lookup(cs_txn *txn, const struct node_id *dir, const char *name, view_e
 	default:
 		return -ENOTDIR;
 	}
-}
-
-/* ---- extended attributes ---- */
-
-#define XA_DELIM "user.cellfs.delimiter"
-#define XA_FAMILY "user.cellfs.family."
-
-#define XA_NAME "user.cellfs.name"
-
-/* Split key directory K = P<delim>X into its row part P and last segment X. Returns false if K has no
- * delimiter (a first-level directory: no row above it). */
-static bool split_last(const struct node_id *dir, char delim, size_t *pn)
-{
-	const uint8_t *k = dir->key;
-	for (size_t i = dir->keyn; i-- > 0;)
-		if (k[i] == (uint8_t)delim) {
-			*pn = i;
-			return true;
-		}
-	return false;
-}
-
-int view_part(cs_txn *txn, const struct node_id *id, const uint8_t **b, size_t *n)
-{
-	cs_table_info *info;
-	size_t pn;
-	int rc;
-
-	switch (id->kind) {
-	case NODE_DIR:
-		if (!below_table(id))
-			return -EINVAL;
-		if ((rc = cs_table_info_get(txn, id->table, &info)))
-			return rc;
-		if (split_last(id, info->delim, &pn)) {
-			*b = id->key + pn + 1;
-			*n = id->keyn - pn - 1;
-		} else {
-			*b = id->key;
-			*n = id->keyn;
-		}
-		cs_table_info_free(info);
-		return 0;
-	case NODE_COLUMN:
-	case NODE_VERSION:
-		*b = id->qual;
-		*n = id->qualn;
-		return 0;
-	default:
-		return -EINVAL;
-	}
-}
-
-int view_part_name(cs_txn *txn, const struct node_id *id, const void *b, size_t n, char *out)
-{
-	struct tctx t = { 0 };
-	int rc;
-
-	switch (id->kind) {
-	case NODE_DIR:
-		if ((rc = tctx_load(txn, id->table, &t)))
-			return rc;
-		rc = name_encode(NAME_SEGMENT, b, n, &t.seg, out, NAME_BUFSZ);
-		cs_table_info_free(t.info);
-		return rc;
-	case NODE_COLUMN:
-		return name_encode(NAME_QUALIFIER, b, n, NULL, out, NAME_BUFSZ);
-	case NODE_VERSION:
-		return name_encode_version(b, n, id->ts, out, NAME_BUFSZ);
-	default:
-		return -EINVAL;
-	}
-}
-
-/* Whether ID's own part (segment, qualifier) has a name only in short form: 1, 0, or an error. */
-static int part_is_short(cs_txn *txn, const struct node_id *id)
-{
-	char name[NAME_BUFSZ];
-	const uint8_t *b;
-	size_t n;
-	int rc;
-
-	if (id->kind == NODE_ROOT || id->kind == NODE_FAMILY || (id->kind == NODE_DIR && !below_table(id)))
-		return 0;
-	if ((rc = view_part(txn, id, &b, &n)) || (rc = view_part_name(txn, id, b, n, name)) < 0)
-		return rc == -EINVAL ? 0 : rc; /* (a segment with the delimiter: the table's first directory) */
-	return strstr(name, "%~") != NULL;
-}
-
-int view_xattr_list(cs_txn *txn, const struct node_id *id, char **buf, size_t *len)
-{
-	cs_table_info *info;
-	size_t n = 0, cap;
-	char *b;
-	int rc;
-
-	*buf = NULL;
-	*len = 0;
-	if (id->kind != NODE_DIR || below_table(id)) {
-		/* an entry whose name is a short form carries its whole name, for tools to restore it */
-		if ((rc = part_is_short(txn, id)) <= 0)
-			return rc;
-		if (!(*buf = dupb(XA_NAME, sizeof(XA_NAME))))
-			return -ENOMEM;
-		*len = sizeof(XA_NAME);
-		return 0;
-	}
-	if ((rc = cs_table_info_get(txn, id->table, &info)))
-		return rc;
-	cap = sizeof(XA_DELIM);
-	for (size_t i = 0; i < info->nfamilies; i++)
-		cap += sizeof(XA_FAMILY) + strlen(info->families[i].name);
-	if (!(b = malloc(cap))) {
-		cs_table_info_free(info);
-		return -ENOMEM;
-	}
-	n += (size_t)sprintf(b, "%s", XA_DELIM) + 1;
-	for (size_t i = 0; i < info->nfamilies; i++)
-		n += (size_t)sprintf(b + n, "%s%s", XA_FAMILY, info->families[i].name) + 1;
-	cs_table_info_free(info);
-	*buf = b;
-	*len = n;
-	return 0;
-}
-
-int view_xattr_get(cs_txn *txn, const struct node_id *id, const char *name, char **val, size_t *len)
-{
-	cs_table_info *info;
-	const uint8_t *b;
-	size_t bn;
-	int rc = -ENODATA;
-
-	if (id->kind != NODE_DIR || below_table(id)) {
-		if (strcmp(name, XA_NAME) || (rc = part_is_short(txn, id)) == 0)
-			return -ENODATA;
-		if (rc < 0 || (rc = view_part(txn, id, &b, &bn)))
-			return rc;
-		*len = bn;
-		return (*val = dupb(b, bn ? bn : 1)) ? 0 : -ENOMEM;
-	}
-	if ((rc = cs_table_info_get(txn, id->table, &info)))
-		return rc;
-	rc = -ENODATA;
-	if (!strcmp(name, XA_DELIM)) {
-		*val = dupb(&info->delim, 1);
-		*len = 1;
-		rc = *val ? 0 : -ENOMEM;
-	} else if (!strncmp(name, XA_FAMILY, sizeof(XA_FAMILY) - 1)) {
-		for (size_t i = 0; i < info->nfamilies; i++)
-			if (!strcmp(info->families[i].name, name + sizeof(XA_FAMILY) - 1)) {
-				/* the GC policy, then ":TYPE" for an aggregate family (cbt's families= syntax) */
-				const char *type = cs_value_type_name(info->families[i].type);
-				*val = NULL;
-				if (asprintf(val, "%s%s%s", info->families[i].gc, *type ? ":" : "", type) < 0)
-					*val = NULL;
-				*len = *val ? strlen(*val) : 0;
-				rc = *val ? 0 : -ENOMEM;
-				break;
-			}
-	}
-	cs_table_info_free(info);
-	return rc;
-}
-
-/* ---- names of things that do not exist yet (writing) ---- */
-
-int view_effective(cs_txn *txn, const struct node_id *dir, const char *name, struct node_id *out)
-{
-	struct tctx t = { 0 };
-	size_t pn;
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if (dir->kind != NODE_DIR || !dir->keyn || !name)
-		return 0;
-	if ((rc = tctx_load(txn, dir->table, &t)))
-		return rc == -ENOENT ? 0 : rc;
-	if (split_last(dir, t.info->delim, &pn) && dir->keyn - pn - 1 == strlen(name) &&
-	    !memcmp(dir->key + pn + 1, name, dir->keyn - pn - 1) && is_family(t.info, name, strlen(name))) {
-		struct node_id f = { .kind = NODE_FAMILY, .table = dir->table, .key = dir->key, .keyn = pn,
-				     .lead_empty = false, .family = name };
-		rc = node_id_copy(out, &f) ? -ENOMEM : 1;
-	}
-	cs_table_info_free(t.info);
-	return rc;
-}
-
-static int take_id(void *arg, const char *name, const struct node_id *id, const struct view_attr *a)
-{
-	(void)name, (void)a;
-	return node_id_copy(arg, id);
-}
-
-static bool could_be_family(const void *arg, const char *name, size_t n)
-{
-	char f[CS_MAX_FAMILY + 1];
-	(void)arg;
-	if (!n || n > CS_MAX_FAMILY || memchr(name, 0, n))
-		return false;
-	memcpy(f, name, n);
-	f[n] = 0;
-	return !cs_check_family_name(f);
-}
-
-int view_resolve_new(cs_txn *txn, const struct node_id *dir, const char *name, bool want_dir, struct node_id *out)
-{
-	struct tctx t = { 0 };
-	struct node_id id = { 0 };
-	name_result res;
-	uint8_t *key = NULL;
-	size_t keyn, pn;
-	bool escaped_family, unnamed = false;
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if (strlen(name) > NAME_MAX)
-		return -ENAMETOOLONG;
-	if (dir->kind == NODE_ROOT) {
-		if (!want_dir)
-			return -EPERM; /* the top holds tables only */
-		if (cs_check_table_name(name))
-			return -EINVAL;
-		id = (struct node_id){ .kind = NODE_DIR, .table = name, .key = (const uint8_t *)"" };
-		return node_id_copy(out, &id);
-	}
-	if (dir->kind > NODE_FAMILY)
-		return -ENOTDIR;
-	if ((rc = tctx_load(txn, dir->table, &t)))
-		return rc;
-	if (dir->kind == NODE_FAMILY) {
-		if (want_dir) {
-			rc = -EPERM; /* a family holds columns only */
-			goto out;
-		}
-		rc = column_name(dir, name, &id, &res);
-		if (rc < 0) {
-			rc = rc == -ENOENT ? -EINVAL : rc;
-			goto out;
-		}
-		if (!rc && res.partial) {
-			uint8_t *q = NULL;
-			bool held = !(rc = find_qualifier(txn, dir, &res, &q, &id.qualn)); /* (its versions) */
-			if (rc && rc != -ENOENT)
-				goto out;
-			/* else a short form nothing holds: its own bytes until named */
-			id.qual = held ? q : (const uint8_t *)name;
-			if (!held)
-				id.qualn = literal_qualn(name, id.kind);
-			rc = node_id_copy(out, &id);
-			free(q);
-			if (!rc && !held)
-				rc = VIEW_UNNAMED;
-			goto out;
-		}
-		rc = node_id_copy(out, &id);
-		goto out;
-	}
-	if (!want_dir) {
-		/* A file in key directory P<delim>F: row P, family F. */
-		if (!below_table(dir) || !split_last(dir, t.info->delim, &pn) || !pn) {
-			rc = -EPERM; /* no row above this directory to hold a cell */
-			goto out;
-		}
-		{
-			size_t fn = dir->keyn - pn - 1;
-			char fam[CS_MAX_FAMILY + 1];
-			if (fn > CS_MAX_FAMILY || !fn) {
-				rc = -EINVAL;
-				goto out;
-			}
-			memcpy(fam, dir->key + pn + 1, fn);
-			fam[fn] = 0;
-			if (strlen(fam) != fn || cs_check_family_name(fam)) {
-				rc = -EINVAL;
-				goto out;
-			}
-			if (is_family(t.info, fam, fn)) {
-				rc = -EPERM; /* reached as a key segment (its name escaped): not the family */
-				goto out;
-			}
-			struct node_id f = { .kind = NODE_FAMILY, .table = dir->table, .key = dir->key, .keyn = pn,
-					     .family = fam };
-			cs_table_info_free(t.info);
-			return view_resolve_new(txn, &f, name, false, out);
-		}
-	}
-	if (below_table(dir) && is_family(t.info, name, strlen(name))) {
-		id = (struct node_id){ .kind = NODE_FAMILY, .table = dir->table, .key = dir->key, .keyn = dir->keyn,
-				       .family = name };
-		rc = node_id_copy(out, &id);
-		goto out;
-	}
-	rc = name_decode(NAME_SEGMENT, name, &t.seg, &res);
-	if (rc == -ENOENT) {
-		/* A segment named like a family the table does not have yet, escaped as it will need to be
-		 * once that family exists (a backup restored in any order makes it before the family). */
-		name_segctx later = t.seg;
-		later.is_family = could_be_family;
-		rc = name_decode(NAME_SEGMENT, name, &later, &res) ? -EINVAL : 1;
-	}
-	if (rc < 0)
-		goto out;
-	escaped_family = rc == 1;
-	if (res.partial) {
-		if ((rc = lookup_by_listing(txn, dir, name, take_id, out)) != -ENOENT)
-			goto out; /* it exists: that directory */
-		/* a short form nothing holds: its own bytes until named */
-		if (memchr(name, t.info->delim, strlen(name))) {
-			rc = -ENAMETOOLONG;
-			goto out;
-		}
-		res.len = strlen(name);
-		memcpy(res.bytes, name, res.len);
-		unnamed = true;
-	}
-	keyn = below_table(dir) ? dir->keyn + 1 + res.len : res.len;
-	if (keyn > CS_MAX_ROW_KEY) {
-		/* no room for another segment: a name that can be a family's is the row's new family */
-		if (below_table(dir) && !escaped_family && could_be_family(NULL, name, strlen(name))) {
-			id = (struct node_id){ .kind = NODE_FAMILY, .table = dir->table, .key = dir->key,
-					       .keyn = dir->keyn, .family = name };
-			rc = node_id_copy(out, &id);
-		} else {
-			rc = -ENAMETOOLONG;
-		}
-		goto out;
-	}
-	if (!(key = malloc(keyn + 1))) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	memcpy(key, dir->key, dir->keyn);
-	if (below_table(dir))
-		key[dir->keyn] = (uint8_t)t.info->delim;
-	memcpy(key + keyn - res.len, res.bytes, res.len);
-	id = (struct node_id){ .kind = NODE_DIR, .table = dir->table, .key = key, .keyn = keyn, .lead_empty = !keyn };
-	rc = node_id_copy(out, &id);
-	if (!rc && escaped_family)
-		rc = 1;
-	if (!rc && unnamed)
-		rc = VIEW_UNNAMED;
-out:
-	free(key);
-	cs_table_info_free(t.info);
-	return rc;
 }

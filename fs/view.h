@@ -1,6 +1,7 @@
-/* view.h — how the store looks as a tree: lookup, attributes, streaming directory listings, file contents
- * and the schema as extended attributes. Uses only the store's public API and the name codec; knows
- * nothing of FUSE, so the daemon's handlers stay thin and this logic can be tested alone. */
+/* view.h — how the store looks as a tree: lookup, attributes, streaming directory listings and file
+ * contents. Uses only the store's public API and the name codec; knows nothing of FUSE, so the daemon's
+ * handlers stay thin and this logic can be tested alone. The identity a new name gets is ident.h's, the
+ * extended attributes xattr.h's. */
 #ifndef CELLFS_VIEW_H
 #define CELLFS_VIEW_H
 
@@ -9,6 +10,7 @@
 #include <stdint.h>
 
 #include "cellstore.h"
+#include "name.h"
 #include "node.h"
 
 struct view_attr {
@@ -49,48 +51,42 @@ int view_read(cs_txn *txn, const struct node_id *id, void **buf, size_t *len);
 /* The same, and its attributes into *A. */
 int view_read_attr(cs_txn *txn, const struct node_id *id, void **buf, size_t *len, struct view_attr *a);
 
-/* Extended attributes (a table directory's schema): "user.cellfs.delimiter" and one
- * "user.cellfs.family.F" per family holding its GC policy. view_xattr_list writes the NUL-separated
- * names to *BUF (caller frees). Errors: -ENOENT; view_xattr_get: -ENODATA for an unknown name. */
-int view_xattr_list(cs_txn *txn, const struct node_id *id, char **buf, size_t *len);
-int view_xattr_get(cs_txn *txn, const struct node_id *id, const char *name, char **val, size_t *len);
+/* ---- what ident.c and xattr.c share with lookup ---- */
 
-/* Extended attribute "user.cellfs.name" of an entry whose name is a short form (a key segment or a
- * qualifier whose name would be longer than NAME_MAX, rule 6 of name.h): its whole bytes, which cp -a,
- * tar --xattrs and rsync -X carry; a restore sets it on the entry it made with the short form. */
-#define VIEW_XA_NAME "user.cellfs.name"
+/* A table's schema as the names need it: INFO (owned: cs_table_info_free(T->info)) and the segment
+ * context over it. */
+struct view_table {
+	cs_table_info *info;
+	name_segctx seg;
+};
+/* Loads table TABLE's schema into *T. Errors: -ENOENT (no such table), as the store. */
+int view_table_load(cs_txn *txn, const char *table, struct view_table *t);
 
-/* The bytes of ID's own part: a key directory's last segment, a file's qualifier, into *B (pointing into
- * ID) and *N. Errors: -EINVAL (the root, a table, a family directory), store errors. */
-int view_part(cs_txn *txn, const struct node_id *id, const uint8_t **b, size_t *n);
+/* Whether the N bytes at NAME name a family of INFO (a cs_table_info *), as name_segctx.is_family asks. */
+bool view_is_family(const void *info, const char *name, size_t n);
 
-/* The name N bytes at B would have in place of ID's own part (a segment of ID's table, a qualifier, or
- * the qualifier of a version at ID's timestamp), into OUT (NAME_BUFSZ bytes). Returns its length.
- * Errors: -EINVAL (a segment holding the delimiter; a kind without a part), store errors. */
-int view_part_name(cs_txn *txn, const struct node_id *id, const void *b, size_t n, char *out);
+/* Whether key directory D is below its table: it has segments, so its listing's prefix is K<delim> even
+ * when K is empty (keys starting with the delimiter). */
+bool view_below_table(const struct node_id *d);
 
-/* What directory DIR, named NAME in its parent, stands for now. A key directory P<delim>X made (or looked
- * up) when X was not a family becomes family X's directory of row P once a file written in it has made X
- * a family; the kernel keeps the old inode until the watcher tells it. Returns 1 and the family's identity
- * in *OUT (owned: node_id_free()) in that case, 0 (nothing in *OUT) when DIR stands for itself, or an
- * error. */
-int view_effective(cs_txn *txn, const struct node_id *dir, const char *name, struct node_id *out);
+/* The row key of the segment of N bytes at B in key directory DIR of table T: DIR's key, the delimiter
+ * (below the table), B; into *KEY (caller frees) and *KEYN. Errors: -ENAMETOOLONG (over CS_MAX_ROW_KEY:
+ * no room for another segment), -ENOMEM. */
+int view_child_key(const struct view_table *t, const struct node_id *dir, const void *b, size_t n, uint8_t **key,
+		   size_t *keyn);
 
-/* The identity a new entry NAME in directory DIR would have (it need not exist, nor DIR in the store): a
- * file (WANT_DIR false) or a directory. In the root a directory is a table. In a family directory a file
- * is the column Q or the cell Q@TS (a name starting with '.' that is not canonical, as tools' temporary
- * files are, is the column of the name's own bytes). In a key directory P<delim>F a file is column F:Q of row P (F becomes
- * a family if it is not one); a directory is the next key segment, or family NAME's directory of the row.
- * *OUT is owned (node_id_free()). Returns 0, or 1 for a key segment named like a family the table does
- * not have, escaped as if it had it (rule 4 of name.h): the caller makes it a family first, which is
- * what the escape says (a backup restored in any order meets the escaped name first); or VIEW_UNNAMED for
- * a short-form name that nothing in the store holds: the entry stands for the name's own bytes (for a
- * version, its qualifier part's) until VIEW_XA_NAME gives the bytes it is the short form of. Errors: -EPERM (nothing of that kind can be there: a file at the top,
- * in a table or first-level directory, or in a directory reached as an escaped key segment; a
- * directory in a family), -EINVAL (not a canonical name; not a valid table or family name),
- * -ENAMETOOLONG (a row key or qualifier over the limit; a short form holding the delimiter),
- * -ENOTDIR, -ENOENT (no such table), store errors. */
-#define VIEW_UNNAMED 2
-int view_resolve_new(cs_txn *txn, const struct node_id *dir, const char *name, bool want_dir, struct node_id *out);
+/* A file name NAME in family directory DIR as the identity of a column or a cell, into *ID (pointing into
+ * *RES, NAME or DIR; ID->qual is unset for a short form, RES->partial). Returns 0, 1 for a tool's
+ * temporary file (a non-canonical name starting with '.', rsync's .Q@TS.XXXXXX: the column of the name's
+ * own bytes, see ident_resolve_new), or an error of name_decode() (-ENOENT: not a canonical name). */
+int view_column_name(const struct node_id *dir, const char *name, struct node_id *id, name_result *res);
+
+/* The qualifier a short-form name RES stands for in family directory DIR: the first column, in key order,
+ * whose name it is (name.h, rule 6), into *Q (caller frees) and *QN. Errors: -ENOENT, as the store. */
+int view_find_qualifier(cs_txn *txn, const struct node_id *dir, const name_result *res, uint8_t **q, size_t *qn);
+
+/* Find NAME in DIR by listing DIR (for a short form: only names over NAME_MAX bytes have one): calls
+ * FOUND once with the entry listed under NAME. Errors: -ENOENT, FOUND's, as view_list(). */
+int view_lookup_listed(cs_txn *txn, const struct node_id *dir, const char *name, view_emit_fn found, void *arg);
 
 #endif

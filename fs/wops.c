@@ -17,11 +17,13 @@
 #include "edit.h"
 #include "fileh.h"
 #include "gone.h"
+#include "ident.h"
 #include "move.h"
 #include "name.h"
 #include "req.h"
 #include "target.h"
 #include "watch.h"
+#include "xattr.h"
 
 /* A time set on a file, in µs; -1 if no cell can have it: before 1970 (Bigtable has no negative
  * timestamps, and storing the epoch instead would change it silently) or past int64's µs. */
@@ -116,9 +118,9 @@ static int fs_do_create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
 	rc = -ENOMEM;
 	if (!(h = fileh_alloc()))
 		goto fail;
-	if ((rc = view_resolve_new(txn, dir, name, false, &h->id)) < 0)
+	if ((rc = ident_resolve_new(txn, dir, name, false, &h->id)) < 0)
 		goto fail;
-	h->unnamed = rc == VIEW_UNNAMED;
+	h->unnamed = rc == IDENT_UNNAMED;
 	if (dir->kind == NODE_DIR)
 		p->as_family = true; /* its name is a family's now: see req_dir() */
 	if ((rc = target_family(fs, txn, &h->id)))
@@ -450,7 +452,7 @@ static int mkdir_table(struct fs *fs, struct node *p, const char *name, struct n
 		return -EINVAL;
 	WATCH_OWN(fs, rc, edit_table_create(fs->st, name, fs->delim));
 	if (!rc && !(rc = req_txn(fs, &txn)))
-		rc = view_resolve_new(txn, &p->id, name, true, id);
+		rc = ident_resolve_new(txn, &p->id, name, true, id);
 	if (!rc && !cs_table_info_get(txn, name, &info)) {
 		a->mtime_us = info->created;
 		cs_table_info_free(info);
@@ -485,7 +487,7 @@ static int mkdir_held(struct fs *fs, cs_txn *txn, struct node *p, fuse_ino_t par
 	int64_t pmt;
 	int rc;
 
-	if ((rc = req_dir(txn, p, &eff, &dir)) || (rc = view_resolve_new(txn, dir, name, true, id)) < 0)
+	if ((rc = req_dir(txn, p, &eff, &dir)) || (rc = ident_resolve_new(txn, dir, name, true, id)) < 0)
 		goto out;
 	/* EEXIST before anything is made: a refused mkdir changes nothing (not even the family below) */
 	if (!view_getattr(txn, id, &have)) {
@@ -497,7 +499,7 @@ static int mkdir_held(struct fs *fs, cs_txn *txn, struct node *p, fuse_ino_t par
 		rc = -EEXIST;
 		goto out;
 	}
-	/* (1: an escaped segment; VIEW_UNNAMED: the directory of the name's own bytes, until named) */
+	/* (1: an escaped segment; IDENT_UNNAMED: the directory of the name's own bytes, until named) */
 	if (rc == 1 && (rc = mkdir_family(fs, txn, id, name)))
 		goto out;
 	rc = pending_add(&fs->pending, id, parent, name, a->mtime_us);
@@ -613,7 +615,7 @@ static void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 /* mknod of a regular file (GNU tar makes a file so, to set its attributes before its data): a new empty
  * file that, like one created and not yet closed, lives in the daemon (its node's made_us) until it is
  * opened for writing and closed, which writes it as a new file. Its name may be a short form nothing holds
- * (VIEW_UNNAMED): then its whole name must come (setxattr user.cellfs.name) before it is written. */
+ * (IDENT_UNNAMED): then its whole name must come (setxattr user.cellfs.name) before it is written. */
 static int fs_do_mknod(struct fs *fs, struct node *p, const char *name, mode_t mode, struct node_id *id,
 		       struct view_attr *a)
 {
@@ -636,7 +638,7 @@ static int fs_do_mknod(struct fs *fs, struct node *p, const char *name, mode_t m
 		rc = -EEXIST; /* (a bare name shown by no listing yet is free: see pending.h) */
 		goto out;
 	}
-	if ((rc && rc != -ENOENT) || (rc = view_resolve_new(txn, dir, name, false, id)) < 0)
+	if ((rc && rc != -ENOENT) || (rc = ident_resolve_new(txn, dir, name, false, id)) < 0)
 		goto out;
 	*a = (struct view_attr){ .nlink = 1, .mtime_us = id->kind == NODE_VERSION ? id->ts : cs_now_us() };
 	if (dir->kind == NODE_DIR)
@@ -697,13 +699,13 @@ static int fs_do_setxattr(struct fs *fs, struct node *n, const char *name, const
 		return -ESTALE;
 	if (fs->ro)
 		return -EROFS;
-	if (!strcmp(name, VIEW_XA_NAME) && !is_table_dir(&n->id) && n->id.kind != NODE_ROOT)
+	if (!strcmp(name, XATTR_NAME) && !is_table_dir(&n->id) && n->id.kind != NODE_ROOT)
 		return move_name(fs, n, value, size, flags);
 	if (!is_table_dir(&n->id) || strncmp(name, "user.cellfs.", 12))
 		return -EOPNOTSUPP; /* no other attributes are kept */
 	WATCH_OWN(fs, rc, edit_xattr_set(fs->st, n->id.table, name, value, size, flags));
-	if (rc == -EPERM && !strncmp(name, EDIT_XA_FAMILY, strlen(EDIT_XA_FAMILY)))
-		target_clash_log(n->id.table, name + strlen(EDIT_XA_FAMILY));
+	if (rc == -EPERM && !strncmp(name, XATTR_FAMILY, strlen(XATTR_FAMILY)))
+		target_clash_log(n->id.table, name + strlen(XATTR_FAMILY));
 	/* the table directory's attributes (listxattr) are asked for again; the families show at once */
 	return rc;
 }
@@ -729,11 +731,11 @@ static void fs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 		fuse_reply_err(req, EROFS);
 	else if (strncmp(name, "user.", 5))
 		fuse_reply_err(req, EOPNOTSUPP);
-	else if (!is_table_dir(&n->id) || strncmp(name, EDIT_XA_FAMILY, strlen(EDIT_XA_FAMILY)))
-		fuse_reply_err(req, is_table_dir(&n->id) && !strcmp(name, EDIT_XA_DELIM) ? EPERM : ENODATA);
+	else if (!is_table_dir(&n->id) || strncmp(name, XATTR_FAMILY, strlen(XATTR_FAMILY)))
+		fuse_reply_err(req, is_table_dir(&n->id) && !strcmp(name, XATTR_DELIM) ? EPERM : ENODATA);
 	else {
 		int rc;
-		WATCH_OWN(fs, rc, edit_family_drop_empty(fs->st, n->id.table, name + strlen(EDIT_XA_FAMILY)));
+		WATCH_OWN(fs, rc, edit_family_drop_empty(fs->st, n->id.table, name + strlen(XATTR_FAMILY)));
 		req_reply_err(req, rc == -ENOENT ? ENODATA : -rc);
 	}
 }
