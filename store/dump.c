@@ -11,7 +11,7 @@
 #include "dumpfmt.h"
 #include "hash.h"
 #include "mem.h"
-#include "store_internal.h"
+#include "store.h"
 
 struct dw {
 	cs_write_fn *write;

@@ -1,17 +1,18 @@
 /* read.c — scans: rows in a key range (forward or reversed), with prefix, regex, column, timestamp and
- * per-column limits. Visibility rules live here, once: a cell is returned only if its family exists and
- * is not newer than the cell (deleted-and-recreated families), no dropped range hides it, and its
- * family's GC policy has not collected it — whether or not cs_gc() has removed it yet. */
+ * per-column limits, returning only visible cells (vis.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "read.h"
 #include "codec.h"
 #include "keys.h"
 #include "mem.h"
 #include "rx.h"
-#include "store_internal.h"
+#include "schema.h"
+#include "store.h"
+#include "vis.h"
 
 struct colsel {
 	const char *family;
@@ -57,88 +58,6 @@ struct cs_scan {
 	size_t nowned, ownedcap;
 	cs_row row;
 };
-
-bool drop_covers(const struct sch_drop *d, const uint8_t *row, size_t n)
-{
-	if (kv_key_cmp(row, n, d->start, d->startn) < 0)
-		return false;
-	return !d->has_end || kv_key_cmp(row, n, d->end, d->endn) < 0;
-}
-
-/* The highest sequence of a drop covering ROW (0: none), and a clean covering drop if there is one. */
-static uint64_t drop_seq(const struct sch_table *t, const uint8_t *row, size_t n, const struct sch_drop **clean)
-{
-	uint64_t s = 0;
-	if (clean)
-		*clean = NULL;
-	for (size_t i = 0; i < t->ndrop_list; i++) {
-		const struct sch_drop *d = &t->drops[i];
-		if (!drop_covers(d, row, n))
-			continue;
-		if (d->seq > s)
-			s = d->seq;
-		if (clean && !d->dirty)
-			*clean = d;
-	}
-	return s;
-}
-
-uint64_t drop_hide_seq(const struct sch_table *t, const uint8_t *row, size_t n)
-{
-	return drop_seq(t, row, n, NULL);
-}
-
-/* cell_visible, inlined into the scan loop. NEVER: F's policy is known to collect nothing. */
-static inline bool visible(const struct sch_family *f, bool never, uint64_t seq, uint64_t hide,
-			   uint32_t *version, int64_t ts, int64_t now)
-{
-	uint32_t v;
-	if (!f || seq < f->since || seq < hide)
-		return false; /* not in the schema any more, or dropped: not a version either */
-	v = (*version)++;
-	return never || !gcp_collects(f->policy, v, ts, now);
-}
-
-bool cell_visible(const struct sch_family *f, uint64_t seq, uint64_t hide, uint32_t *version, int64_t ts,
-		  int64_t now)
-{
-	return visible(f, false, seq, hide, version, ts, now);
-}
-
-int cell_walk_step(struct cell_walk *w, const uint8_t *k, size_t kn, const struct key_parts *kp, uint64_t seq,
-		   struct sch_family **f)
-{
-	char fam[CS_MAX_FAMILY + 1];
-
-	w->new_row = !w->renc || kp->row_len != w->rencn || memcmp(k + kp->row_off, w->renc, w->rencn);
-	if (w->new_row) {
-		uint8_t *row;
-		size_t rn;
-		free(w->renc);
-		if (!(w->renc = mem_malloc(kp->row_len)) || !(row = mem_malloc(kp->row_len)))
-			return -ENOMEM;
-		memcpy(w->renc, k + kp->row_off, kp->row_len);
-		w->rencn = kp->row_len;
-		key_dec(w->renc, w->rencn, row, &rn);
-		w->hide = drop_hide_seq(w->t, row, rn);
-		free(row);
-	}
-	if (kn - 8 != w->coln || memcmp(k, w->col, w->coln)) {
-		memcpy(w->col, k, kn - 8);
-		w->coln = kn - 8;
-		w->version = 0;
-	}
-	memcpy(fam, k + kp->fam_off, kp->fam_len);
-	fam[kp->fam_len] = 0;
-	*f = sch_family_find(w->t, fam);
-	return cell_visible(*f, seq, w->hide, &w->version, kp->ts, w->now);
-}
-
-void cell_walk_end(struct cell_walk *w)
-{
-	free(w->renc);
-	w->renc = NULL;
-}
 
 static void *dupb(const void *p, size_t n)
 {
@@ -448,7 +367,7 @@ static struct sch_family *family_find(cs_scan *s, const char *name, size_t n)
  * cursor on the next row's first cell (or returns -ENOENT-free 0 with s->state = 2 at the end). */
 static int load_row(cs_scan *s)
 {
-	uint64_t hide = drop_seq(s->t, s->rkey, s->rkeyn, NULL);
+	uint64_t hide = vis_hide_seq(s->t, s->rkey, s->rkeyn, NULL);
 	size_t row_end = s->rpfxn;        /* where the row's keys go on to family and qualifier */
 	uint8_t *colbuf = s->txn->kbuf2; /* the current column: its keys from row_end to the timestamp */
 	size_t colkn = SIZE_MAX;          /* none yet */
@@ -506,7 +425,7 @@ static int load_row(cs_scan *s)
 			memcpy(colbuf, k + row_end, colkn);
 			version = emitted = 0;
 		}
-		if (!visible(f, never, h.seq, hide, &version, kp.ts, s->now))
+		if (!vis_cell(f, never, h.seq, hide, &version, kp.ts, s->now))
 			goto next;
 		if (kp.ts < s->ts_start || (s->ts_end != CS_TS_MAX && kp.ts >= s->ts_end))
 			goto next;
@@ -616,7 +535,7 @@ static int next_forward_rows(cs_scan *s)
 			return rc;
 		if (s->hi && kv_key_cmp(s->rkey, s->rkeyn, s->hi, s->hin) >= 0)
 			return 0;
-		drop_seq(s->t, s->rkey, s->rkeyn, &clean);
+		vis_hide_seq(s->t, s->rkey, s->rkeyn, &clean);
 		if (clean) { /* nothing written since this range was dropped: skip it whole */
 			if (!clean->has_end)
 				return 0;
@@ -675,7 +594,7 @@ static int next_reversed(cs_scan *s)
 			return rc;
 		if (kv_key_cmp(s->rkey, s->rkeyn, s->lo, s->lon) < 0)
 			return 0;
-		drop_seq(s->t, s->rkey, s->rkeyn, &clean);
+		vis_hide_seq(s->t, s->rkey, s->rkeyn, &clean);
 		if (clean) {
 			rc = seek_row(s, clean->start, clean->startn);
 		} else {
