@@ -9,7 +9,6 @@
 #include "codec.h"
 #include "keys.h"
 #include "mem.h"
-#include "rx.h"
 #include "schema.h"
 #include "store.h"
 #include "vis.h"
@@ -19,7 +18,7 @@ struct colsel {
 	uint8_t *q;
 	size_t qn;
 	bool has_q;
-	rx *fre, *qre; /* or NULL */
+	cs_regex *fre, *qre; /* or NULL */
 };
 
 struct cs_scan {
@@ -35,7 +34,7 @@ struct cs_scan {
 	uint8_t *at;      /* where a forward scan resumes after cs_scan_seek(), or NULL */
 	size_t atn;
 	size_t lon, hin;
-	rx *row_re;       /* or NULL */
+	cs_regex *row_re; /* or NULL */
 	size_t ncols;
 	struct colsel *cols;
 	uint8_t *colpfx;  /* one exact column of one row (forward): its cells' keys start so; else NULL */
@@ -75,10 +74,10 @@ void cs_scan_close(cs_scan *s)
 		free(s->owned[i]);
 	for (size_t i = 0; i < s->ncols; i++) {
 		free(s->cols[i].q);
-		rx_free(s->cols[i].fre);
-		rx_free(s->cols[i].qre);
+		cs_regex_free(s->cols[i].fre);
+		cs_regex_free(s->cols[i].qre);
 	}
-	rx_free(s->row_re);
+	cs_regex_free(s->row_re);
 	kv_cursor_close(s->c);
 	free(s->colpfx);
 	free(s->cols);
@@ -174,7 +173,7 @@ static int scan_open_table(cs_txn *txn, struct sch_table *t, const cs_read_opts 
 	s->ts_end = (o->ts_start == 0 && o->ts_end == 0) ? CS_TS_MAX : o->ts_end;
 	if ((rc = set_bounds(s, o)))
 		goto fail;
-	if (o->row_regex && (rc = rx_compile(o->row_regex, &s->row_re, NULL)))
+	if (o->row_regex && (rc = cs_regex_compile(o->row_regex, &s->row_re, NULL)))
 		goto fail;
 	if (o->ncolumns && !(s->cols = mem_calloc(o->ncolumns, sizeof(*s->cols)))) {
 		rc = -ENOMEM;
@@ -193,9 +192,9 @@ static int scan_open_table(cs_txn *txn, struct sch_table *t, const cs_read_opts 
 				goto fail;
 			}
 		}
-		if (cs->family_regex && (rc = rx_compile(cs->family_regex, &c->fre, NULL)))
+		if (cs->family_regex && (rc = cs_regex_compile(cs->family_regex, &c->fre, NULL)))
 			goto fail;
-		if (cs->qualifier_regex && (rc = rx_compile(cs->qualifier_regex, &c->qre, NULL)))
+		if (cs->qualifier_regex && (rc = cs_regex_compile(cs->qualifier_regex, &c->qre, NULL)))
 			goto fail;
 	}
 	if (o->row && !o->reversed && s->ncols == 1 && s->cols[0].family && s->cols[0].has_q && !s->cols[0].fre &&
@@ -253,14 +252,14 @@ static int col_selected(const cs_scan *s, const char *fam, const uint8_t *q, siz
 		const struct colsel *c = &s->cols[i];
 		if (c->family && strcmp(c->family, fam))
 			continue;
-		if (c->fre && (rc = rx_match(c->fre, fam, strlen(fam))) <= 0) {
+		if (c->fre && (rc = cs_regex_match(c->fre, fam, strlen(fam))) <= 0) {
 			if (rc < 0)
 				return rc;
 			continue;
 		}
 		if (c->has_q && (c->qn != qn || memcmp(c->q, q, qn)))
 			continue;
-		if (c->qre && (rc = rx_match(c->qre, q, qn)) <= 0) {
+		if (c->qre && (rc = cs_regex_match(c->qre, q, qn)) <= 0) {
 			if (rc < 0)
 				return rc;
 			continue;
@@ -540,7 +539,7 @@ static int next_forward_rows(cs_scan *s)
 			if (!clean->has_end)
 				return 0;
 			rc = seek_row(s, clean->end, clean->endn);
-		} else if (s->row_re && (rc = rx_match(s->row_re, s->rkey, s->rkeyn)) <= 0) {
+		} else if (s->row_re && (rc = cs_regex_match(s->row_re, s->rkey, s->rkeyn)) <= 0) {
 			uint8_t *nk = s->txn->kbuf;
 			size_t nkn = s->rpfxn;
 			if (rc < 0)
@@ -600,7 +599,7 @@ static int next_reversed(cs_scan *s)
 		} else {
 			if ((rc = seek_row_start(s)))
 				return rc == -ENOENT ? -EIO : rc;
-			if (s->row_re && (rc = rx_match(s->row_re, s->rkey, s->rkeyn)) < 0)
+			if (s->row_re && (rc = cs_regex_match(s->row_re, s->rkey, s->rkeyn)) < 0)
 				return rc;
 			if (!s->row_re || rc) {
 				if ((rc = load_row(s)))

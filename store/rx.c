@@ -1,4 +1,4 @@
-/* rx.c — cbt's regular expressions (RE2 syntax over raw bytes, whole-subject matches) on PCRE2.
+/* rx.c — cbt's regular expressions (cellstore.h, "Regular expressions") on PCRE2.
  *
  * The parser is Go's regexp/syntax parser (the one in the Bigtable emulator, rsc.io/binaryregexp) step
  * by step, so that a pattern is refused where Go refuses it, with Go's words, and first for the same
@@ -19,8 +19,8 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "cellstore.h"
 #include "mem.h"
-#include "rx.h"
 
 /* Go's error words (regexp/syntax ErrorCode). */
 #define E_MISSING_BRACKET "missing closing ]"
@@ -78,12 +78,12 @@ typedef struct parser {
 	node **all; /* every node, freed at the end */
 	size_t nall, capall;
 	int depth;  /* open parentheses */
-	rx_error *err;
+	cs_regex_error *err;
 } parser;
 
 #define RX_BACKTRACK_STEPS 100000 /* steps of the backtracking matcher before the DFA matcher decides */
 
-struct rx {
+struct cs_regex {
 	pcre2_general_context *gc;
 	pcre2_code *code;
 	pcre2_match_data *md;
@@ -1065,7 +1065,7 @@ static void pcre_free(void *p, void *data)
 	free(p);
 }
 
-void rx_free(rx *re)
+void cs_regex_free(cs_regex *re)
 {
 	if (!re)
 		return;
@@ -1078,14 +1078,14 @@ void rx_free(rx *re)
 	free(re);
 }
 
-int rx_compile(const char *pattern, rx **out, rx_error *err)
+int cs_regex_compile(const char *pattern, cs_regex **out, cs_regex_error *err)
 {
-	rx_error spare;
+	cs_regex_error spare;
 	parser p = { .s = pattern, .n = strlen(pattern), .err = err ? err : &spare };
 	pcre2_compile_context *cc = NULL;
 	buf b = { 0 };
 	node *root;
-	rx *re;
+	cs_regex *re;
 	int rc, e;
 	PCRE2_SIZE eoff;
 
@@ -1135,11 +1135,11 @@ out:
 	free(p.stack);
 	free(b.p);
 	pcre2_compile_context_free(cc);
-	rx_free(re);
+	cs_regex_free(re);
 	return rc;
 }
 
-int rx_match(rx *re, const void *p, size_t n)
+int cs_regex_match(cs_regex *re, const void *p, size_t n)
 {
 	/* The backtracking matcher first: it answers most patterns in a few steps where the DFA matcher, which
 	 * keeps every state a counted repeat can be in, takes seconds on a 4 KiB key (a*[a-z]{0,1000}). Past
