@@ -111,8 +111,8 @@ int mut_mark_drops(cs_txn *txn, struct sch_table *t, cs_bytes row)
 /* The value CS_ADD_TO_CELL writes at (ROW, F:Q, TS) of table T: INPUT merged into the visible cell there,
  * or INPUT if a read returns no cell there. OUT gets it, 8 bytes big-endian.
  * Errors: -EIO (the cell there is not 8 bytes long: a corrupt store), -ENOMEM, a read's errors. */
-static int add_value_at(cs_txn *txn, struct sch_table *t, cs_bytes row, const struct sch_family *f, cs_bytes q,
-			int64_t ts, int64_t input, uint8_t out[8])
+static int add_value_at(cs_txn *txn, struct sch_table *t, cs_bytes row, const struct sch_family *f,
+			cs_bytes q, int64_t ts, int64_t input, uint8_t out[8])
 {
 	/* A scan decides visibility (GC policy, drops, the family's age) as every read does; the timestamp
 	 * range only filters what it returns, after versions are counted. */
