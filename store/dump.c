@@ -115,8 +115,8 @@ static int schema_frame(struct dw *w, const cs_table_info *ti)
 	    (rc = put_varint(w, ti->nfamilies)))
 		return rc;
 	for (size_t i = 0; i < ti->nfamilies; i++) {
-		/* Family attributes, key=value: "gc", and "type" for an aggregate family only (so dumps
-		 * without one are what they were before value types existed). */
+		/* Family attributes, key=value: "gc", and "type" for an aggregate family only (a plain
+		 * family's is implied). */
 		const cs_family_info *f = &ti->families[i];
 		bool typed = f->type != CS_TYPE_BYTES;
 		if ((rc = put_str(w, f->name)) || (rc = put_varint(w, typed ? 2 : 1)) || (rc = put_str(w, "gc")) ||

@@ -228,7 +228,7 @@ static int batch_commit(struct rs *r)
 	return store_txn_seq(r->txn, &r->seq);
 }
 
-/* Table attributes: "created", "delim". Family attributes: "gc" (a value type would be "type"). */
+/* Table attributes: "created", "delim". Family attributes: "gc", and "type" for an aggregate family. */
 static int schema_frame(struct rs *r)
 {
 	struct stage s = { 0 };

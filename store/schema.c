@@ -13,8 +13,8 @@
 #include "mem.h"
 #include "store.h"
 
-/* 2 added the creation time, 3 a value type per family (written only when a family has one, so a store
- * without aggregate families stays readable by older versions); 1 and 2 are still read. */
+/* Record versions: 1 has no creation time; 2 has one; 3 adds a value type per family. A table is written
+ * as 3 only when a family has a value type, else as 2; all three are read. */
 #define REC_VERSION 2
 #define REC_VERSION_TYPED 3
 static const char META_NEXT_ID[] = "Mnextid";

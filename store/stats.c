@@ -1,6 +1,6 @@
 /* stats.c — cs_table_stats_get(): one pass over a table's stored cells, counting what reads return
  * (rows, cells, raw and stored bytes per family) and what they no longer do (garbage awaiting cs_gc()).
- * Visibility is decided by vis.h, as for reads and cs_gc(). */
+ * Visibility is decided by vis.c, as for reads and cs_gc(). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

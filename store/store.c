@@ -279,11 +279,10 @@ int store_txn_fail(cs_txn *t, int rc)
 
 /* Write sequences. A write transaction's cells carry F + its LMDB txnid, F being the floor stored at
  * META_SEQ (0 when absent): txnids only grow, so sequences do, and a plain write stores nothing more than
- * its cells (a counter rewritten by every commit cost a second B-tree path a commit). A drop or a new
- * family needs a sequence later than the cells written before it in the same transaction: it raises F by
- * one (stored), and the transaction's later cells follow it. Where txnids start again (a compacted copy)
- * cs_store_compact() raises F past every sequence used. Stores that kept a counter at META_SEQ read it as
- * their floor. */
+ * its cells (no counter rewritten by every commit, which would cost a second B-tree path). A drop or a
+ * new family needs a sequence later than the cells written before it in the same transaction: it raises
+ * F by one (stored), and the transaction's later cells follow it. Where txnids start again (a compacted
+ * copy) cs_store_compact() raises F past every sequence used. */
 static int seq_floor(cs_txn *t, uint64_t *floor)
 {
 	const void *v;

@@ -423,7 +423,7 @@ void cs_scan_close(cs_scan *scan); /* accepts NULL */
  * between: how a caller jumps over the rows under a prefix. Errors: -EINVAL (a reversed scan), -ENOMEM. */
 int cs_scan_seek(cs_scan *scan, cs_bytes row);
 
-/* ---- Regular expressions (rx.c) ----------------------------------------------------------------- */
+/* ---- Regular expressions (rx.c) ------------------------------------------------------------------- */
 
 /* The dialect of cbt and Bigtable, which the read filters above use: RE2's syntax (Go's regexp/syntax
  * with the Perl flags, \C included), matched against raw bytes, one byte one character, and only against
