@@ -200,14 +200,10 @@ int cs_family_set_gc(cs_txn *txn, const char *table, const char *family, const c
 	struct sch_family *f;
 	gcp *p;
 	char *canon;
-	int rc = store_txn_write_check(txn);
+	int rc = sch_family_get(txn, table, family, &t, &f);
 
 	if (rc)
 		return rc;
-	if ((rc = sch_table_get(txn, table, &t)))
-		return rc == -ENOENT ? rc : store_txn_fail(txn, rc);
-	if (!(f = sch_family_find(t, family)))
-		return -ENOENT;
 	if ((rc = sch_policy_parse(gc, &p, &canon)))
 		return rc == -ENOMEM ? store_txn_fail(txn, rc) : rc;
 	if (!gcp_is_never(f->policy)) {

@@ -587,18 +587,26 @@ int cs_family_create_typed(cs_txn *txn, const char *table, const char *family, c
 	return sch_table_put(txn, t);
 }
 
-int cs_family_delete(cs_txn *txn, const char *table, const char *family)
+int sch_family_get(cs_txn *txn, const char *table, const char *family, struct sch_table **t,
+		   struct sch_family **f)
 {
-	struct sch_table *t;
-	struct sch_family *f;
 	int rc = store_txn_write_check(txn);
 
 	if (rc)
 		return rc;
-	if ((rc = sch_table_get(txn, table, &t)))
+	if ((rc = sch_table_get(txn, table, t)))
 		return rc == -ENOENT ? rc : store_txn_fail(txn, rc);
-	if (!(f = sch_family_find(t, family)))
-		return -ENOENT;
+	return (*f = sch_family_find(*t, family)) ? 0 : -ENOENT;
+}
+
+int cs_family_delete(cs_txn *txn, const char *table, const char *family)
+{
+	struct sch_table *t;
+	struct sch_family *f;
+	int rc = sch_family_get(txn, table, family, &t, &f);
+
+	if (rc)
+		return rc;
 	family_release(f);
 	memmove(f, f + 1, (size_t)(t->fam + t->nfam - (f + 1)) * sizeof(*f));
 	t->nfam--;

@@ -66,6 +66,11 @@ int sch_table_get(cs_txn *txn, const char *name, struct sch_table **out);
 /* The family NAME of T, or NULL. */
 struct sch_family *sch_family_find(const struct sch_table *t, const char *name);
 
+/* For a change to family FAMILY of TABLE in the write transaction TXN: *T and *F, valid until TXN ends.
+ * Errors: -EROFS or TXN's earlier error, -ENOENT (no such table or family); a read's errors fail TXN. */
+int sch_family_get(cs_txn *txn, const char *table, const char *family, struct sch_table **t,
+		   struct sch_family **f);
+
 /* Load T's dropped ranges into t->drops (once per transaction). Errors: -EIO, -ENOMEM, a read's. */
 int sch_drops_load(cs_txn *txn, struct sch_table *t);
 
