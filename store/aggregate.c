@@ -1,13 +1,12 @@
 /* aggregate.c — aggregate families, as Bigtable has them: a family's value type (intsum, intmin,
- * intmax), and AddToCell, which merges its input into the cell of the same timestamp at write time.
- * Merged cells are ordinary cells (8 bytes, big-endian int64), so reads, GC policies, drops and moves
- * need nothing special; only writing them is different (mutate.c refuses plain writes into them). */
+ * intmax), its names, and the merge AddToCell does at write time (mutate.c reads the cell and writes the
+ * result). Merged cells are ordinary cells (8 bytes, big-endian int64), so reads, GC policies, drops and
+ * moves need nothing special; only writing them is different (mutate.c refuses plain writes into them). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "aggregate.h"
-#include "keys.h"
 
 static const struct {
 	const char *name;
@@ -85,36 +84,4 @@ int64_t agg_merge(cs_value_type type, int64_t old, int64_t input)
 	default:
 		return input;
 	}
-}
-
-int agg_value_at(cs_txn *txn, struct sch_table *t, cs_bytes row, const struct sch_family *f, cs_bytes q,
-		 int64_t ts, int64_t input, uint8_t out[8])
-{
-	/* A scan decides visibility (GC policy, drops, the family's age) as every read does; the timestamp
-	 * range only filters what it returns, after versions are counted. */
-	cs_column_sel sel = { .family = f->name, .qualifier = &q };
-	cs_read_opts o = { .row = &row, .ncolumns = 1, .columns = &sel, .ts_start = ts,
-			   .ts_end = ts == INT64_MAX ? CS_TS_MAX : ts + 1 };
-	const cs_row *r;
-	cs_scan *s;
-	int64_t v = input;
-	int rc = cs_scan_open(txn, t->name, &o, &s);
-
-	if (rc)
-		return rc;
-	rc = cs_scan_next(s, &r);
-	if (rc == 1) {
-		const cs_cell *c = &r->cells[0];
-		if (c->value.len != 8) {
-			rc = -EIO; /* only AddToCell writes here, always 8 bytes */
-		} else {
-			v = agg_merge(f->type, (int64_t)key_get_u64(c->value.data), input);
-			rc = 0;
-		}
-	}
-	cs_scan_close(s);
-	if (rc < 0)
-		return rc;
-	key_put_u64(out, (uint64_t)v);
-	return 0;
 }

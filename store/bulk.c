@@ -14,7 +14,9 @@
 #include "codec.h"
 #include "keys.h"
 #include "mem.h"
-#include "store_internal.h"
+#include "mutate.h"
+#include "schema.h"
+#include "store.h"
 
 struct cs_bulk {
 	cs_txn *txn;
@@ -33,18 +35,18 @@ struct cs_bulk {
 int cs_bulk_open(cs_txn *txn, const char *table, cs_bulk **out)
 {
 	cs_bulk *b;
-	int rc = txn_write_check(txn);
+	int rc = store_txn_write_check(txn);
 
 	if (rc)
 		return rc;
 	if (!(b = mem_calloc(1, sizeof(*b))) || !(b->top = mem_malloc(KEY_MAX))) {
 		free(b);
-		return txn_fail(txn, -ENOMEM);
+		return store_txn_fail(txn, -ENOMEM);
 	}
 	b->txn = txn;
-	if ((rc = sch_table_get(txn, table, &b->t)) || (rc = txn_seq(txn, &b->seq))) {
+	if ((rc = sch_table_get(txn, table, &b->t)) || (rc = store_txn_seq(txn, &b->seq))) {
 		cs_bulk_close(b);
-		return rc == -ENOENT ? rc : txn_fail(txn, rc);
+		return rc == -ENOENT ? rc : store_txn_fail(txn, rc);
 	}
 	*out = b;
 	return 0;
@@ -124,7 +126,7 @@ static int new_row(cs_bulk *b, cs_bytes row)
 	if (row.len > b->rowcap) {
 		uint8_t *p = mem_realloc(b->row, row.len);
 		if (!p)
-			return txn_fail(b->txn, -ENOMEM);
+			return store_txn_fail(b->txn, -ENOMEM);
 		b->row = p;
 		b->rowcap = row.len;
 	}
@@ -143,7 +145,7 @@ int cs_bulk_put(cs_bulk *b, cs_bytes row, const char *family, cs_bytes qualifier
 	size_t kn, recn;
 	int rc;
 
-	if ((rc = txn_write_check(txn)))
+	if ((rc = store_txn_write_check(txn)))
 		return rc;
 	if (row.len == 0 || (ts < 0 && ts != CS_TS_NOW))
 		return -EINVAL;
@@ -162,11 +164,11 @@ int cs_bulk_put(cs_bulk *b, cs_bytes row, const char *family, cs_bytes qualifier
 	if (ts == CS_TS_NOW)
 		ts = cs_now_us();
 	if ((rc = new_row(b, row)))
-		return txn_fail(txn, rc);
+		return store_txn_fail(txn, rc);
 	if ((rc = codec_encode(value.data, value.len, b->seq, &txn->scratch, &txn->scratch_cap, &rec, &recn)))
-		return txn_fail(txn, rc);
+		return store_txn_fail(txn, rc);
 	kn = key_cell(txn->kbuf, b->t->id, row, b->fam->name, qualifier, ts);
 	if ((rc = store(b, txn->kbuf, kn, rec, recn)))
-		return txn_fail(txn, rc);
+		return store_txn_fail(txn, rc);
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* dump.c — cs_dump(): a self-describing, checksummed, deterministic copy of tables (format in
- * dumpfmt.h and tools/README.md). Cells are read through the public scan, so a dump holds exactly what a
+ * dumpfmt.h and store/dump-format.md). Cells are read through the public scan, so a dump holds exactly what a
  * read of all versions returns; values are dumped uncompressed and each block of cells is compressed
  * whole, so the bytes depend on the cells only, never on how the store happened to keep them. */
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include "dumpfmt.h"
 #include "hash.h"
 #include "mem.h"
-#include "store_internal.h"
+#include "store.h"
 
 struct dw {
 	cs_write_fn *write;
@@ -115,8 +115,8 @@ static int schema_frame(struct dw *w, const cs_table_info *ti)
 	    (rc = put_varint(w, ti->nfamilies)))
 		return rc;
 	for (size_t i = 0; i < ti->nfamilies; i++) {
-		/* Family attributes, key=value: "gc", and "type" for an aggregate family only (so dumps
-		 * without one are what they were before value types existed). */
+		/* Family attributes, key=value: "gc", and "type" for an aggregate family only (a plain
+		 * family's is implied). */
 		const cs_family_info *f = &ti->families[i];
 		bool typed = f->type != CS_TYPE_BYTES;
 		if ((rc = put_str(w, f->name)) || (rc = put_varint(w, typed ? 2 : 1)) || (rc = put_str(w, "gc")) ||

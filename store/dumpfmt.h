@@ -1,5 +1,5 @@
 /* dumpfmt.h — the dump format's constants and little-endian helpers, shared by dump.c (writer) and
- * restore.c (reader). The format itself is specified in tools/README.md ("Dump format").
+ * restore.c (reader). The format itself is specified in store/dump-format.md.
  *
  *   header  "CELLDUMP" u32le version u32le flags(0)                         16 bytes
  *   frame   u8 kind, u8 enc, u16le 0, u32le stored_len, u32le raw_len,      12 bytes

@@ -1,5 +1,6 @@
 /* gc.c — physical clean-up: remove what reads no longer return (cells a GC policy collected, dropped
- * rows, cells of deleted families and tables) and the drop records whose work is then done. */
+ * rows, cells of deleted families and tables) and the drop records whose work is then done. Changing a
+ * family's GC policy lives here too, as it first collects what the old policy collected. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +8,10 @@
 #include "codec.h"
 #include "keys.h"
 #include "mem.h"
-#include "store_internal.h"
+#include "restore.h"
+#include "schema.h"
+#include "store.h"
+#include "vis.h"
 
 /* Delete the cell at the cursor (key K, KN bytes, stored size SZ), leaving the cursor on the next key. */
 static int del_here(cs_txn *txn, kv_cursor *c, const uint8_t *k, size_t kn, size_t sz, cs_gc_stats *st)
@@ -42,7 +46,7 @@ static int del_all(cs_txn *txn, kv_cursor *c, const uint8_t *pfx, size_t n, cs_g
 
 static int gc_table(cs_txn *txn, struct sch_table *t, kv_cursor *c, cs_gc_stats *st)
 {
-	struct cell_walk w = { .t = t, .now = cs_now_us(), .col = txn->kbuf2 };
+	struct vis_walk w = { .t = t, .now = cs_now_us(), .col = txn->kbuf2 };
 	uint8_t pfx[5];
 	int rc;
 
@@ -65,11 +69,11 @@ static int gc_table(cs_txn *txn, struct sch_table *t, kv_cursor *c, cs_gc_stats 
 			rc = rc ? rc : -EIO;
 			break;
 		}
-		if ((rc = cell_walk_step(&w, k, kn, &kp, h.seq, &f)) < 0)
+		if ((rc = vis_walk_step(&w, k, kn, &kp, h.seq, &f)) < 0)
 			break;
 		rc = rc ? kv_next(c) : del_here(txn, c, k, kn, vn, st);
 	}
-	cell_walk_end(&w);
+	vis_walk_end(&w);
 	if (rc && rc != -ENOENT)
 		return rc;
 	if (t->ndrops) {
@@ -124,16 +128,17 @@ static int gc_orphans(cs_txn *txn, kv_cursor *c, const uint32_t *ids, size_t n, 
 	return 0;
 }
 
-int gc_table_now(cs_txn *txn, struct sch_table *t, cs_gc_stats *stats)
+/* cs_gc() of one table whose schema T is loaded. */
+static int gc_table_now(cs_txn *txn, struct sch_table *t, cs_gc_stats *stats)
 {
 	kv_cursor *c;
 	int rc = kv_cursor_open(txn->kv, &c);
 	if (rc)
-		return txn_fail(txn, rc);
+		return store_txn_fail(txn, rc);
 	memset(stats, 0, sizeof(*stats));
 	rc = gc_table(txn, t, c, stats);
 	kv_cursor_close(c);
-	return rc ? txn_fail(txn, rc) : 0;
+	return rc ? store_txn_fail(txn, rc) : 0;
 }
 
 int cs_gc(cs_txn *txn, const char *table, cs_gc_stats *stats)
@@ -144,7 +149,7 @@ int cs_gc(cs_txn *txn, const char *table, cs_gc_stats *stats)
 	char **names = NULL;
 	uint32_t *ids = NULL, *staged = NULL;
 	size_t n = 0, nstaged = 0;
-	int rc = txn_write_check(txn);
+	int rc = store_txn_write_check(txn);
 
 	if (rc)
 		return rc;
@@ -153,9 +158,9 @@ int cs_gc(cs_txn *txn, const char *table, cs_gc_stats *stats)
 	memset(stats, 0, sizeof(*stats));
 	if (table) {
 		if ((rc = sch_table_get(txn, table, &t)))
-			return rc == -ENOENT ? rc : txn_fail(txn, rc);
+			return rc == -ENOENT ? rc : store_txn_fail(txn, rc);
 	} else if ((rc = cs_table_list(txn, &names, &n))) {
-		return txn_fail(txn, rc);
+		return store_txn_fail(txn, rc);
 	}
 	if ((rc = kv_cursor_open(txn->kv, &c)))
 		goto out;
@@ -164,7 +169,7 @@ int cs_gc(cs_txn *txn, const char *table, cs_gc_stats *stats)
 		goto out;
 	}
 	/* Live ids: every table's, and those of restores in progress (staging tables, restore.c). */
-	if ((rc = stage_live_ids(txn, &staged, &nstaged)))
+	if ((rc = restore_live_ids(txn, &staged, &nstaged)))
 		goto out;
 	if ((n || nstaged) && !(ids = mem_calloc(n + nstaged, sizeof(*ids)))) {
 		rc = -ENOMEM;
@@ -186,5 +191,29 @@ out:
 	cs_strv_free(names, n);
 	free(ids);
 	free(staged);
-	return rc ? txn_fail(txn, rc) : 0;
+	return rc ? store_txn_fail(txn, rc) : 0;
+}
+
+int cs_family_set_gc(cs_txn *txn, const char *table, const char *family, const char *gc)
+{
+	struct sch_table *t;
+	struct sch_family *f;
+	gcp *p;
+	char *canon;
+	int rc = sch_family_get(txn, table, family, &t, &f);
+
+	if (rc)
+		return rc;
+	if ((rc = sch_policy_parse(gc, &p, &canon)))
+		return rc == -ENOMEM ? store_txn_fail(txn, rc) : rc;
+	if (!gcp_is_never(f->policy)) {
+		/* Remove what the old policy collected: a looser new one must not bring it back. */
+		cs_gc_stats st;
+		if ((rc = gc_table_now(txn, t, &st))) {
+			gcp_free(p);
+			free(canon);
+			return rc;
+		}
+	}
+	return sch_family_set_policy(txn, t, f, p, canon);
 }

@@ -5,11 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mutate.h"
 #include "aggregate.h"
 #include "codec.h"
 #include "keys.h"
 #include "mem.h"
-#include "store_internal.h"
+#include "read.h"
+#include "schema.h"
+#include "store.h"
+#include "vis.h"
 
 static int check_row(cs_bytes row)
 {
@@ -69,13 +73,13 @@ static int validate(cs_txn *txn, struct sch_table *t, const cs_mutation *m, size
 /* Find TABLE for writing ROW: the common checks of every write call. */
 static int write_begin(cs_txn *txn, const char *table, cs_bytes row, struct sch_table **t)
 {
-	int rc = txn_write_check(txn);
+	int rc = store_txn_write_check(txn);
 	if (rc)
 		return rc;
 	if ((rc = check_row(row)))
 		return rc;
 	rc = sch_table_get(txn, table, t);
-	return rc == -ENOENT || !rc ? rc : txn_fail(txn, rc);
+	return rc == -ENOENT || !rc ? rc : store_txn_fail(txn, rc);
 }
 
 int mut_mark_drops(cs_txn *txn, struct sch_table *t, cs_bytes row)
@@ -88,11 +92,11 @@ int mut_mark_drops(cs_txn *txn, struct sch_table *t, cs_bytes row)
 	for (size_t i = 0; i < t->ndrop_list; i++) {
 		struct sch_drop *d = &t->drops[i];
 		uint8_t *v;
-		if (d->dirty || !drop_covers(d, row.data, row.len))
+		if (d->dirty || !vis_drop_covers(d, row.data, row.len))
 			continue;
 		/* A row inside this range is written again: reads can no longer skip the range whole. */
 		if (!(v = mem_malloc(d->endn + 1)))
-			return txn_fail(txn, -ENOMEM);
+			return store_txn_fail(txn, -ENOMEM);
 		v[0] = (uint8_t)((d->has_end ? 1 : 0) | 2);
 		memcpy(v + 1, d->end, d->endn);
 		rc = kv_put(txn->kv, d->xkey, d->xkeyn, v, d->endn + 1);
@@ -101,6 +105,41 @@ int mut_mark_drops(cs_txn *txn, struct sch_table *t, cs_bytes row)
 			return rc;
 		d->dirty = true;
 	}
+	return 0;
+}
+
+/* The value CS_ADD_TO_CELL writes at (ROW, F:Q, TS) of table T: INPUT merged into the visible cell there,
+ * or INPUT if a read returns no cell there. OUT gets it, 8 bytes big-endian.
+ * Errors: -EIO (the cell there is not 8 bytes long: a corrupt store), -ENOMEM, a read's errors. */
+static int add_value_at(cs_txn *txn, struct sch_table *t, cs_bytes row, const struct sch_family *f,
+			cs_bytes q, int64_t ts, int64_t input, uint8_t out[8])
+{
+	/* A scan decides visibility (GC policy, drops, the family's age) as every read does; the timestamp
+	 * range only filters what it returns, after versions are counted. */
+	cs_column_sel sel = { .family = f->name, .qualifier = &q };
+	cs_read_opts o = { .row = &row, .ncolumns = 1, .columns = &sel, .ts_start = ts,
+			   .ts_end = ts == INT64_MAX ? CS_TS_MAX : ts + 1 };
+	const cs_row *r;
+	cs_scan *s;
+	int64_t v = input;
+	int rc = cs_scan_open(txn, t->name, &o, &s);
+
+	if (rc)
+		return rc;
+	rc = cs_scan_next(s, &r);
+	if (rc == 1) {
+		const cs_cell *c = &r->cells[0];
+		if (c->value.len != 8) {
+			rc = -EIO; /* only AddToCell writes here, always 8 bytes */
+		} else {
+			v = agg_merge(f->type, (int64_t)key_get_u64(c->value.data), input);
+			rc = 0;
+		}
+	}
+	cs_scan_close(s);
+	if (rc < 0)
+		return rc;
+	key_put_u64(out, (uint64_t)v);
 	return 0;
 }
 
@@ -142,7 +181,7 @@ static int put_cell(cs_txn *txn, struct sch_table *t, cs_bytes row, const char *
 	uint64_t seq;
 	int rc;
 
-	if ((rc = txn_seq(txn, &seq)) || (rc = mut_mark_drops(txn, t, row)))
+	if ((rc = store_txn_seq(txn, &seq)) || (rc = mut_mark_drops(txn, t, row)))
 		return rc;
 	if ((rc = codec_encode(value.data, value.len, seq, &txn->scratch, &txn->scratch_cap, &rec, &recn)))
 		return rc;
@@ -163,7 +202,7 @@ static int apply(cs_txn *txn, struct sch_table *t, cs_bytes row, const cs_mutati
 		return put_cell(txn, t, row, m->family, m->qualifier, ts, m->value);
 	case CS_ADD_TO_CELL:
 		ts = m->ts == CS_TS_NOW ? now : m->ts;
-		if ((rc = agg_value_at(txn, t, row, sch_family_find(t, m->family), m->qualifier, ts, m->input, num)))
+		if ((rc = add_value_at(txn, t, row, sch_family_find(t, m->family), m->qualifier, ts, m->input, num)))
 			return rc;
 		return put_cell(txn, t, row, m->family, m->qualifier, ts, CS_BYTES(num, 8));
 	case CS_DELETE_COLUMN:
@@ -191,7 +230,7 @@ static int apply_all(cs_txn *txn, struct sch_table *t, cs_bytes row, const cs_mu
 	for (size_t i = 0; i < n; i++) {
 		int rc = apply(txn, t, row, &m[i], now);
 		if (rc)
-			return txn_fail(txn, rc);
+			return store_txn_fail(txn, rc);
 	}
 	return 0;
 }
@@ -261,14 +300,14 @@ int cs_rmw_append(cs_txn *txn, const char *table, cs_bytes row, const char *fami
 	if (rc)
 		return rc;
 	if ((rc = rmw_read(txn, t, row, family, qualifier, &oldts, &old, &oldn)))
-		return txn_fail(txn, rc);
+		return store_txn_fail(txn, rc);
 	if (oldn + suffix.len > txn->st->max_value) {
 		free(old);
 		return -EFBIG;
 	}
 	if (!(nv = mem_realloc(old, oldn + suffix.len + 1))) {
 		free(old);
-		return txn_fail(txn, -ENOMEM);
+		return store_txn_fail(txn, -ENOMEM);
 	}
 	if (suffix.len)
 		memcpy((uint8_t *)nv + oldn, suffix.data, suffix.len);
@@ -291,7 +330,7 @@ int cs_rmw_increment(cs_txn *txn, const char *table, cs_bytes row, const char *f
 	if (rc)
 		return rc;
 	if ((rc = rmw_read(txn, t, row, family, qualifier, &oldts, &old, &oldn)))
-		return txn_fail(txn, rc);
+		return store_txn_fail(txn, rc);
 	if (old && oldn != 8) {
 		free(old);
 		return -EINVAL;
@@ -322,7 +361,7 @@ int cs_check_and_mutate(cs_txn *txn, const char *table, cs_bytes row, const cs_p
 	if ((rc = validate(txn, t, true_m, n_true)) || (rc = validate(txn, t, false_m, n_false)))
 		return rc;
 	if ((rc = rmw_read(txn, t, row, pred->family, pred->qualifier, &ts, &val, &vn)))
-		return txn_fail(txn, rc);
+		return store_txn_fail(txn, rc);
 	ok = ts >= 0 && (!pred->value_equals ||
 			 (pred->value_equals->len == vn && (!vn || !memcmp(val, pred->value_equals->data, vn))));
 	free(val);
@@ -337,12 +376,12 @@ int cs_drop_prefix(cs_txn *txn, const char *table, cs_bytes prefix)
 	uint8_t *k = txn->kbuf, *v;
 	size_t kn, endn;
 	uint64_t seq;
-	int rc = txn_write_check(txn);
+	int rc = store_txn_write_check(txn);
 
 	if (rc)
 		return rc;
 	if ((rc = sch_table_get(txn, table, &t)))
-		return rc == -ENOENT ? rc : txn_fail(txn, rc);
+		return rc == -ENOENT ? rc : store_txn_fail(txn, rc);
 	if (prefix.len > CS_MAX_ROW_KEY)
 		return -ENAMETOOLONG;
 	if (!prefix.len) {
@@ -353,10 +392,10 @@ int cs_drop_prefix(cs_txn *txn, const char *table, cs_bytes prefix)
 		t->drops_loaded = false;
 		return sch_table_put(txn, t);
 	}
-	if ((rc = txn_seq_bump(txn, &seq)))
-		return txn_fail(txn, rc);
+	if ((rc = store_txn_seq_bump(txn, &seq)))
+		return store_txn_fail(txn, rc);
 	if (!(v = mem_malloc(prefix.len + 1)))
-		return txn_fail(txn, -ENOMEM);
+		return store_txn_fail(txn, -ENOMEM);
 	memcpy(v + 1, prefix.data, prefix.len);
 	endn = prefix.len;
 	while (endn && v[endn] == 0xFF)
@@ -371,7 +410,7 @@ int cs_drop_prefix(cs_txn *txn, const char *table, cs_bytes prefix)
 	rc = kv_put(txn->kv, k, kn + 8, v, endn + 1);
 	free(v);
 	if (rc)
-		return txn_fail(txn, rc);
+		return store_txn_fail(txn, rc);
 	t->ndrops++;
 	t->drops_loaded = false;
 	return sch_table_put(txn, t);
@@ -380,7 +419,7 @@ int cs_drop_prefix(cs_txn *txn, const char *table, cs_bytes prefix)
 /* ---- moving rows ---- */
 
 /* The state of cs_move_prefix(): a walk over the cells under one key prefix, deciding each cell's
- * visibility as a read does (cell_visible(), per column in key order), and what the callbacks need. */
+ * visibility as a read does (vis_cell(), per column in key order), and what the callbacks need. */
 struct mv {
 	cs_txn *txn;
 	struct sch_table *t;
@@ -415,7 +454,7 @@ typedef int (*mv_fn)(struct mv *m, size_t kn, size_t row_end, const void *v, siz
 static const struct sch_drop *clean_drop(const struct sch_table *t, const uint8_t *row, size_t n)
 {
 	for (size_t i = 0; i < t->ndrop_list; i++)
-		if (!t->drops[i].dirty && drop_covers(&t->drops[i], row, n))
+		if (!t->drops[i].dirty && vis_drop_covers(&t->drops[i], row, n))
 			return &t->drops[i];
 	return NULL;
 }
@@ -463,7 +502,7 @@ static int mv_walk(struct mv *m, const uint8_t *pfx, size_t pfxn, mv_fn fn)
 				rc = kv_seek(m->c, m->k, seekn);
 				continue;
 			}
-			m->hide = drop_hide_seq(m->t, m->row, m->rown);
+			m->hide = vis_hide_seq(m->t, m->row, m->rown, NULL);
 			m->new_row = true;
 		}
 		if (kn - 8 != m->coln || memcmp(k, m->col, m->coln)) {
@@ -477,7 +516,7 @@ static int mv_walk(struct mv *m, const uint8_t *pfx, size_t pfxn, mv_fn fn)
 			fam[kp.fam_len] = 0;
 			f = sch_family_find(m->t, fam);
 		}
-		vis = cell_visible(f, h.seq, m->hide, &m->version, kp.ts, m->now);
+		vis = vis_cell(f, false, h.seq, m->hide, &m->version, kp.ts, m->now);
 		memcpy(m->k, k, kn);
 		rc = fn(m, kn, row_end, v, vn, vis);
 		m->new_row = false;
@@ -586,14 +625,14 @@ int cs_move_prefix(cs_txn *txn, const char *table, cs_bytes from, cs_bytes to, u
 	/* Prefixes: source row, source subtree, destination row, destination subtree. */
 	size_t pn[4], pcap = 5 + 2 * (CS_MAX_ROW_KEY + 1) + 2;
 	uint8_t *pfx[4], *mem;
-	int rc = txn_write_check(txn);
+	int rc = store_txn_write_check(txn);
 
 	if (moved)
 		*moved = 0;
 	if (rc)
 		return rc;
 	if ((rc = sch_table_get(txn, table, &t)))
-		return rc == -ENOENT ? rc : txn_fail(txn, rc);
+		return rc == -ENOENT ? rc : store_txn_fail(txn, rc);
 	if (!from.len || !to.len)
 		return -EINVAL;
 	if (row_under(to, from, t->delim) || row_under(from, to, t->delim))
@@ -601,9 +640,9 @@ int cs_move_prefix(cs_txn *txn, const char *table, cs_bytes from, cs_bytes to, u
 	if (from.len > CS_MAX_ROW_KEY || to.len > CS_MAX_ROW_KEY)
 		return -ENAMETOOLONG;
 	if ((rc = sch_drops_load(txn, t)))
-		return txn_fail(txn, rc);
+		return store_txn_fail(txn, rc);
 	if (!(mem = mem_malloc(5 * (size_t)KEY_MAX + CS_MAX_ROW_KEY + 1 + 4 * pcap)))
-		return txn_fail(txn, -ENOMEM);
+		return store_txn_fail(txn, -ENOMEM);
 	m.txn = txn;
 	m.t = t;
 	m.now = cs_now_us();
@@ -630,15 +669,15 @@ int cs_move_prefix(cs_txn *txn, const char *table, cs_bytes from, cs_bytes to, u
 		goto out; /* nothing visible to move: leave everything as it is */
 	/* Write: from here any failure fails the transaction. */
 	m.count = 0;
-	if ((rc = txn_seq(txn, &m.seq)) || (rc = mv_walk(&m, pfx[2], pn[2], mv_clear_dest)) ||
+	if ((rc = store_txn_seq(txn, &m.seq)) || (rc = mv_walk(&m, pfx[2], pn[2], mv_clear_dest)) ||
 	    (rc = mv_walk(&m, pfx[3], pn[3], mv_clear_dest)) || (rc = mv_walk(&m, pfx[0], pn[0], mv_move)) ||
 	    (rc = mv_walk(&m, pfx[1], pn[1], mv_move)))
-		txn_fail(txn, rc);
+		store_txn_fail(txn, rc);
 out:
 	kv_cursor_close(m.c);
 	free(mem);
 	if (rc && rc != -EEXIST && rc != -EXDEV && rc != -ENAMETOOLONG)
-		txn_fail(txn, rc); /* (the validation errors above leave the transaction usable) */
+		store_txn_fail(txn, rc); /* (the validation errors above leave the transaction usable) */
 	if (!rc && moved)
 		*moved = m.count;
 	return rc;

@@ -1,24 +1,24 @@
 /* read.c — scans: rows in a key range (forward or reversed), with prefix, regex, column, timestamp and
- * per-column limits. Visibility rules live here, once: a cell is returned only if its family exists and
- * is not newer than the cell (deleted-and-recreated families), no dropped range hides it, and its
- * family's GC policy has not collected it — whether or not cs_gc() has removed it yet. */
+ * per-column limits, returning only visible cells (vis.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "read.h"
 #include "codec.h"
 #include "keys.h"
 #include "mem.h"
-#include "rx.h"
-#include "store_internal.h"
+#include "schema.h"
+#include "store.h"
+#include "vis.h"
 
 struct colsel {
 	const char *family;
 	uint8_t *q;
 	size_t qn;
 	bool has_q;
-	rx *fre, *qre; /* or NULL */
+	cs_regex *fre, *qre; /* or NULL */
 };
 
 struct cs_scan {
@@ -34,7 +34,7 @@ struct cs_scan {
 	uint8_t *at;      /* where a forward scan resumes after cs_scan_seek(), or NULL */
 	size_t atn;
 	size_t lon, hin;
-	rx *row_re;       /* or NULL */
+	cs_regex *row_re; /* or NULL */
 	size_t ncols;
 	struct colsel *cols;
 	uint8_t *colpfx;  /* one exact column of one row (forward): its cells' keys start so; else NULL */
@@ -58,88 +58,6 @@ struct cs_scan {
 	cs_row row;
 };
 
-bool drop_covers(const struct sch_drop *d, const uint8_t *row, size_t n)
-{
-	if (kv_key_cmp(row, n, d->start, d->startn) < 0)
-		return false;
-	return !d->has_end || kv_key_cmp(row, n, d->end, d->endn) < 0;
-}
-
-/* The highest sequence of a drop covering ROW (0: none), and a clean covering drop if there is one. */
-static uint64_t drop_seq(const struct sch_table *t, const uint8_t *row, size_t n, const struct sch_drop **clean)
-{
-	uint64_t s = 0;
-	if (clean)
-		*clean = NULL;
-	for (size_t i = 0; i < t->ndrop_list; i++) {
-		const struct sch_drop *d = &t->drops[i];
-		if (!drop_covers(d, row, n))
-			continue;
-		if (d->seq > s)
-			s = d->seq;
-		if (clean && !d->dirty)
-			*clean = d;
-	}
-	return s;
-}
-
-uint64_t drop_hide_seq(const struct sch_table *t, const uint8_t *row, size_t n)
-{
-	return drop_seq(t, row, n, NULL);
-}
-
-/* cell_visible, inlined into the scan loop. NEVER: F's policy is known to collect nothing. */
-static inline bool visible(const struct sch_family *f, bool never, uint64_t seq, uint64_t hide,
-			   uint32_t *version, int64_t ts, int64_t now)
-{
-	uint32_t v;
-	if (!f || seq < f->since || seq < hide)
-		return false; /* not in the schema any more, or dropped: not a version either */
-	v = (*version)++;
-	return never || !gcp_collects(f->policy, v, ts, now);
-}
-
-bool cell_visible(const struct sch_family *f, uint64_t seq, uint64_t hide, uint32_t *version, int64_t ts,
-		  int64_t now)
-{
-	return visible(f, false, seq, hide, version, ts, now);
-}
-
-int cell_walk_step(struct cell_walk *w, const uint8_t *k, size_t kn, const struct key_parts *kp, uint64_t seq,
-		   struct sch_family **f)
-{
-	char fam[CS_MAX_FAMILY + 1];
-
-	w->new_row = !w->renc || kp->row_len != w->rencn || memcmp(k + kp->row_off, w->renc, w->rencn);
-	if (w->new_row) {
-		uint8_t *row;
-		size_t rn;
-		free(w->renc);
-		if (!(w->renc = mem_malloc(kp->row_len)) || !(row = mem_malloc(kp->row_len)))
-			return -ENOMEM;
-		memcpy(w->renc, k + kp->row_off, kp->row_len);
-		w->rencn = kp->row_len;
-		key_dec(w->renc, w->rencn, row, &rn);
-		w->hide = drop_hide_seq(w->t, row, rn);
-		free(row);
-	}
-	if (kn - 8 != w->coln || memcmp(k, w->col, w->coln)) {
-		memcpy(w->col, k, kn - 8);
-		w->coln = kn - 8;
-		w->version = 0;
-	}
-	memcpy(fam, k + kp->fam_off, kp->fam_len);
-	fam[kp->fam_len] = 0;
-	*f = sch_family_find(w->t, fam);
-	return cell_visible(*f, seq, w->hide, &w->version, kp->ts, w->now);
-}
-
-void cell_walk_end(struct cell_walk *w)
-{
-	free(w->renc);
-	w->renc = NULL;
-}
-
 static void *dupb(const void *p, size_t n)
 {
 	void *d = mem_malloc(n ? n : 1);
@@ -156,10 +74,10 @@ void cs_scan_close(cs_scan *s)
 		free(s->owned[i]);
 	for (size_t i = 0; i < s->ncols; i++) {
 		free(s->cols[i].q);
-		rx_free(s->cols[i].fre);
-		rx_free(s->cols[i].qre);
+		cs_regex_free(s->cols[i].fre);
+		cs_regex_free(s->cols[i].qre);
 	}
-	rx_free(s->row_re);
+	cs_regex_free(s->row_re);
 	kv_cursor_close(s->c);
 	free(s->colpfx);
 	free(s->cols);
@@ -255,7 +173,7 @@ static int scan_open_table(cs_txn *txn, struct sch_table *t, const cs_read_opts 
 	s->ts_end = (o->ts_start == 0 && o->ts_end == 0) ? CS_TS_MAX : o->ts_end;
 	if ((rc = set_bounds(s, o)))
 		goto fail;
-	if (o->row_regex && (rc = rx_compile(o->row_regex, &s->row_re, NULL)))
+	if (o->row_regex && (rc = cs_regex_compile(o->row_regex, &s->row_re, NULL)))
 		goto fail;
 	if (o->ncolumns && !(s->cols = mem_calloc(o->ncolumns, sizeof(*s->cols)))) {
 		rc = -ENOMEM;
@@ -274,9 +192,9 @@ static int scan_open_table(cs_txn *txn, struct sch_table *t, const cs_read_opts 
 				goto fail;
 			}
 		}
-		if (cs->family_regex && (rc = rx_compile(cs->family_regex, &c->fre, NULL)))
+		if (cs->family_regex && (rc = cs_regex_compile(cs->family_regex, &c->fre, NULL)))
 			goto fail;
-		if (cs->qualifier_regex && (rc = rx_compile(cs->qualifier_regex, &c->qre, NULL)))
+		if (cs->qualifier_regex && (rc = cs_regex_compile(cs->qualifier_regex, &c->qre, NULL)))
 			goto fail;
 	}
 	if (o->row && !o->reversed && s->ncols == 1 && s->cols[0].family && s->cols[0].has_q && !s->cols[0].fre &&
@@ -334,14 +252,14 @@ static int col_selected(const cs_scan *s, const char *fam, const uint8_t *q, siz
 		const struct colsel *c = &s->cols[i];
 		if (c->family && strcmp(c->family, fam))
 			continue;
-		if (c->fre && (rc = rx_match(c->fre, fam, strlen(fam))) <= 0) {
+		if (c->fre && (rc = cs_regex_match(c->fre, fam, strlen(fam))) <= 0) {
 			if (rc < 0)
 				return rc;
 			continue;
 		}
 		if (c->has_q && (c->qn != qn || memcmp(c->q, q, qn)))
 			continue;
-		if (c->qre && (rc = rx_match(c->qre, q, qn)) <= 0) {
+		if (c->qre && (rc = cs_regex_match(c->qre, q, qn)) <= 0) {
 			if (rc < 0)
 				return rc;
 			continue;
@@ -448,7 +366,7 @@ static struct sch_family *family_find(cs_scan *s, const char *name, size_t n)
  * cursor on the next row's first cell (or returns -ENOENT-free 0 with s->state = 2 at the end). */
 static int load_row(cs_scan *s)
 {
-	uint64_t hide = drop_seq(s->t, s->rkey, s->rkeyn, NULL);
+	uint64_t hide = vis_hide_seq(s->t, s->rkey, s->rkeyn, NULL);
 	size_t row_end = s->rpfxn;        /* where the row's keys go on to family and qualifier */
 	uint8_t *colbuf = s->txn->kbuf2; /* the current column: its keys from row_end to the timestamp */
 	size_t colkn = SIZE_MAX;          /* none yet */
@@ -506,7 +424,7 @@ static int load_row(cs_scan *s)
 			memcpy(colbuf, k + row_end, colkn);
 			version = emitted = 0;
 		}
-		if (!visible(f, never, h.seq, hide, &version, kp.ts, s->now))
+		if (!vis_cell(f, never, h.seq, hide, &version, kp.ts, s->now))
 			goto next;
 		if (kp.ts < s->ts_start || (s->ts_end != CS_TS_MAX && kp.ts >= s->ts_end))
 			goto next;
@@ -616,12 +534,12 @@ static int next_forward_rows(cs_scan *s)
 			return rc;
 		if (s->hi && kv_key_cmp(s->rkey, s->rkeyn, s->hi, s->hin) >= 0)
 			return 0;
-		drop_seq(s->t, s->rkey, s->rkeyn, &clean);
+		vis_hide_seq(s->t, s->rkey, s->rkeyn, &clean);
 		if (clean) { /* nothing written since this range was dropped: skip it whole */
 			if (!clean->has_end)
 				return 0;
 			rc = seek_row(s, clean->end, clean->endn);
-		} else if (s->row_re && (rc = rx_match(s->row_re, s->rkey, s->rkeyn)) <= 0) {
+		} else if (s->row_re && (rc = cs_regex_match(s->row_re, s->rkey, s->rkeyn)) <= 0) {
 			uint8_t *nk = s->txn->kbuf;
 			size_t nkn = s->rpfxn;
 			if (rc < 0)
@@ -675,13 +593,13 @@ static int next_reversed(cs_scan *s)
 			return rc;
 		if (kv_key_cmp(s->rkey, s->rkeyn, s->lo, s->lon) < 0)
 			return 0;
-		drop_seq(s->t, s->rkey, s->rkeyn, &clean);
+		vis_hide_seq(s->t, s->rkey, s->rkeyn, &clean);
 		if (clean) {
 			rc = seek_row(s, clean->start, clean->startn);
 		} else {
 			if ((rc = seek_row_start(s)))
 				return rc == -ENOENT ? -EIO : rc;
-			if (s->row_re && (rc = rx_match(s->row_re, s->rkey, s->rkeyn)) < 0)
+			if (s->row_re && (rc = cs_regex_match(s->row_re, s->rkey, s->rkeyn)) < 0)
 				return rc;
 			if (!s->row_re || rc) {
 				if ((rc = load_row(s)))

@@ -13,12 +13,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "restore.h"
 #include "codec.h"
 #include "dumpfmt.h"
 #include "hash.h"
 #include "keys.h"
 #include "mem.h"
-#include "store_internal.h"
+#include "schema.h"
+#include "store.h"
 
 #define DEFAULT_BATCH (64ull << 20)
 #define STAGE_KEY "Mstage"
@@ -223,10 +225,10 @@ static int batch_commit(struct rs *r)
 	r->written = 0;
 	if ((rc = cs_txn_begin(r->st, 0, &r->txn)))
 		return rc;
-	return txn_seq(r->txn, &r->seq);
+	return store_txn_seq(r->txn, &r->seq);
 }
 
-/* Table attributes: "created", "delim". Family attributes: "gc" (a value type would be "type"). */
+/* Table attributes: "created", "delim". Family attributes: "gc", and "type" for an aggregate family. */
 static int schema_frame(struct rs *r)
 {
 	struct stage s = { 0 };
@@ -363,7 +365,7 @@ fail_fam:
 		goto fail;
 	stage_key(sk, s.t.id);
 	key_put_u32(pid, (uint32_t)getpid());
-	if ((rc = txn_fail(r->txn, kv_put(r->txn->kv, sk, sizeof(sk), pid, sizeof(pid)))))
+	if ((rc = store_txn_fail(r->txn, kv_put(r->txn->kv, sk, sizeof(sk), pid, sizeof(pid)))))
 		goto fail;
 	{
 		struct stage *ns = mem_realloc(r->stg, (r->nstg + 1) * sizeof(*ns));
@@ -438,7 +440,7 @@ static int cells_frame(struct rs *r)
 			r->seen.rows++;
 		}
 		if ((rc = codec_encode(v, vn, r->seq, &r->txn->scratch, &r->txn->scratch_cap, &rec, &recn)))
-			return txn_fail(r->txn, rc);
+			return store_txn_fail(r->txn, rc);
 		/* A staging id is the newest, so its cells, in order, go past the end of the store: append
 		 * (pages fill whole). LMDB refuses an append out of order without writing; then put. */
 		rc = -EEXIST;
@@ -447,7 +449,7 @@ static int cells_frame(struct rs *r)
 		if (rc == -EEXIST)
 			rc = kv_put(r->txn->kv, k, kn, rec, recn);
 		if (rc)
-			return txn_fail(r->txn, rc);
+			return store_txn_fail(r->txn, rc);
 		r->seen.cells++;
 		r->seen.value_bytes += vn;
 		r->written += vn + kn;
@@ -500,10 +502,10 @@ static int finish(struct rs *r)
 		else if (rc == -ENOENT)
 			rc = 0;
 		if (rc || (rc = sch_table_put(r->txn, &s->t)))
-			return txn_fail(r->txn, rc);
+			return store_txn_fail(r->txn, rc);
 		stage_key(sk, s->t.id);
 		if ((rc = kv_del(r->txn->kv, sk, sizeof(sk))) && rc != -ENOENT)
-			return txn_fail(r->txn, rc);
+			return store_txn_fail(r->txn, rc);
 	}
 	return 0;
 }
@@ -585,7 +587,7 @@ int cs_restore(cs_store *st, cs_read_fn *read, void *ctx, const cs_restore_opts 
 		return -ENOTSUP;
 	}
 	r.chain = hash_xxh64(hdr, DF_HDR, 0);
-	if ((rc = cs_txn_begin(st, 0, &r.txn)) || (rc = txn_seq(r.txn, &r.seq)))
+	if ((rc = cs_txn_begin(st, 0, &r.txn)) || (rc = store_txn_seq(r.txn, &r.seq)))
 		goto out;
 	for (;;) {
 		if ((kind = next_frame(&r)) < 0) {
@@ -625,7 +627,7 @@ out:
 	return rc;
 }
 
-int stage_live_ids(cs_txn *txn, uint32_t **ids, size_t *n)
+int restore_live_ids(cs_txn *txn, uint32_t **ids, size_t *n)
 {
 	kv_cursor *c;
 	uint32_t *v = NULL;

@@ -6,14 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "schema.h"
 #include "aggregate.h"
 #include "codec.h"
 #include "keys.h"
 #include "mem.h"
-#include "store_internal.h"
+#include "store.h"
 
-/* 2 added the creation time, 3 a value type per family (written only when a family has one, so a store
- * without aggregate families stays readable by older versions); 1 and 2 are still read. */
+/* Record versions: 1 has no creation time; 2 has one; 3 adds a value type per family. A table is written
+ * as 3 only when a family has a value type, else as 2; all three are read. */
 #define REC_VERSION 2
 #define REC_VERSION_TYPED 3
 static const char META_NEXT_ID[] = "Mnextid";
@@ -106,9 +107,27 @@ static void table_free(struct sch_table *t)
  * reads the very same bytes. Drop lists are read again (their records change without the table's). */
 #define SPARES_MAX 16
 
+void sch_spares_init(struct sch_spares *sp)
+{
+	pthread_mutex_init(&sp->lock, NULL);
+	sp->list = NULL;
+	sp->n = 0;
+}
+
+void sch_spares_release(struct sch_spares *sp)
+{
+	while (sp->list) {
+		struct sch_table *n = sp->list->next;
+		table_free(sp->list);
+		sp->list = n;
+	}
+	sp->n = 0;
+	pthread_mutex_destroy(&sp->lock);
+}
+
 void sch_cache_release(cs_txn *txn, bool keep)
 {
-	cs_store *st = txn->st;
+	struct sch_spares *sp = &txn->st->spares;
 	while (txn->tables) {
 		struct sch_table *t = txn->tables, *old = NULL;
 		txn->tables = t->next;
@@ -116,49 +135,39 @@ void sch_cache_release(cs_txn *txn, bool keep)
 			table_free(t);
 			continue;
 		}
-		pthread_mutex_lock(&st->spare_lock);
-		t->next = st->spare;
-		st->spare = t;
-		if (++st->nspare > SPARES_MAX) { /* the oldest goes */
-			struct sch_table **pp = &st->spare;
+		pthread_mutex_lock(&sp->lock);
+		t->next = sp->list;
+		sp->list = t;
+		if (++sp->n > SPARES_MAX) { /* the oldest goes */
+			struct sch_table **pp = &sp->list;
 			while ((*pp)->next)
 				pp = &(*pp)->next;
 			old = *pp;
 			*pp = NULL;
-			st->nspare--;
+			sp->n--;
 		}
-		pthread_mutex_unlock(&st->spare_lock);
+		pthread_mutex_unlock(&sp->lock);
 		table_free(old);
 	}
 }
 
-/* The spare parsed from record V (VN bytes) of table NAME, taken out of the spares; NULL if none. */
-static struct sch_table *spare_take(cs_store *st, const char *name, const void *v, size_t vn)
+/* The spare parsed from record V (VN bytes) of table NAME, taken out of SP; NULL if none. */
+static struct sch_table *spare_take(struct sch_spares *sp, const char *name, const void *v, size_t vn)
 {
 	struct sch_table *t, **pp;
-	pthread_mutex_lock(&st->spare_lock);
-	for (pp = &st->spare; (t = *pp); pp = &t->next)
+	pthread_mutex_lock(&sp->lock);
+	for (pp = &sp->list; (t = *pp); pp = &t->next)
 		if (t->recn == vn && !strcmp(t->name, name) && !memcmp(t->rec, v, vn)) {
 			*pp = t->next;
-			st->nspare--;
+			sp->n--;
 			break;
 		}
-	pthread_mutex_unlock(&st->spare_lock);
+	pthread_mutex_unlock(&sp->lock);
 	if (t) {
 		t->next = NULL;
 		drops_free(t); /* read again when a scan needs them */
 	}
 	return t;
-}
-
-void sch_spares_free(cs_store *st)
-{
-	while (st->spare) {
-		struct sch_table *n = st->spare->next;
-		table_free(st->spare);
-		st->spare = n;
-	}
-	st->nspare = 0;
 }
 
 static size_t table_key(uint8_t *out, const char *name)
@@ -264,7 +273,7 @@ int sch_table_put(cs_txn *txn, struct sch_table *t)
 		typed |= t->fam[i].type != CS_TYPE_BYTES;
 	}
 	if (!(v = mem_malloc(cap)))
-		return txn_fail(txn, -ENOMEM);
+		return store_txn_fail(txn, -ENOMEM);
 	v[0] = typed ? REC_VERSION_TYPED : REC_VERSION;
 	key_put_u32(v + 1, t->id);
 	v[5] = (uint8_t)t->delim;
@@ -287,7 +296,7 @@ int sch_table_put(cs_txn *txn, struct sch_table *t)
 	free(v);
 	free(t->rec); /* changed: never a spare (an abort would leave it unlike its record) */
 	t->rec = NULL;
-	return txn_fail(txn, rc);
+	return store_txn_fail(txn, rc);
 }
 
 int sch_table_get(cs_txn *txn, const char *name, struct sch_table **out)
@@ -307,7 +316,7 @@ int sch_table_get(cs_txn *txn, const char *name, struct sch_table **out)
 	rc = kv_get(txn->kv, txn->kbuf2, table_key(txn->kbuf2, name), &v, &vn);
 	if (rc)
 		return rc;
-	if (!(t = spare_take(txn->st, name, v, vn))) {
+	if (!(t = spare_take(&txn->st->spares, name, v, vn))) {
 		if ((rc = parse_record(name, v, vn, &t)))
 			return rc;
 		if ((t->rec = mem_malloc(vn ? vn : 1))) { /* (without it, only not kept) */
@@ -359,13 +368,13 @@ static int next_table_id(cs_txn *txn, uint32_t *id)
 
 int sch_new_table_id(cs_txn *txn, uint32_t *id)
 {
-	return txn_fail(txn, next_table_id(txn, id));
+	return store_txn_fail(txn, next_table_id(txn, id));
 }
 
 int cs_table_create(cs_txn *txn, const char *name, char delim)
 {
 	struct sch_table *t;
-	int rc = txn_write_check(txn);
+	int rc = store_txn_write_check(txn);
 
 	if (rc)
 		return rc;
@@ -375,10 +384,10 @@ int cs_table_create(cs_txn *txn, const char *name, char delim)
 	if (!rc)
 		return -EEXIST;
 	if (rc != -ENOENT)
-		return txn_fail(txn, rc);
+		return store_txn_fail(txn, rc);
 	if (!(t = mem_calloc(1, sizeof(*t))) || !(t->name = mem_strdup(name))) {
 		free(t);
-		return txn_fail(txn, -ENOMEM);
+		return store_txn_fail(txn, -ENOMEM);
 	}
 	t->delim = delim ? delim : CS_DEFAULT_DELIM;
 	t->created = cs_now_us();
@@ -394,14 +403,14 @@ int cs_table_create(cs_txn *txn, const char *name, char delim)
 int cs_table_delete(cs_txn *txn, const char *name)
 {
 	struct sch_table *t, **pp;
-	int rc = txn_write_check(txn);
+	int rc = store_txn_write_check(txn);
 
 	if (rc)
 		return rc;
 	if ((rc = sch_table_get(txn, name, &t)))
-		return rc == -ENOENT ? rc : txn_fail(txn, rc);
+		return rc == -ENOENT ? rc : store_txn_fail(txn, rc);
 	if ((rc = kv_del(txn->kv, txn->kbuf2, table_key(txn->kbuf2, name))))
-		return txn_fail(txn, rc);
+		return store_txn_fail(txn, rc);
 	for (pp = &txn->tables; *pp != t; pp = &(*pp)->next)
 		;
 	*pp = t->next;
@@ -416,24 +425,24 @@ int cs_table_rename(cs_txn *txn, const char *from, const char *to)
 {
 	struct sch_table *t, *u;
 	char *name;
-	int rc = txn_write_check(txn);
+	int rc = store_txn_write_check(txn);
 
 	if (rc)
 		return rc;
 	if ((rc = sch_table_get(txn, from, &t)))
-		return rc == -ENOENT ? rc : txn_fail(txn, rc);
+		return rc == -ENOENT ? rc : store_txn_fail(txn, rc);
 	if (cs_check_table_name(to))
 		return -EINVAL;
 	rc = sch_table_get(txn, to, &u);
 	if (!rc)
 		return -EEXIST;
 	if (rc != -ENOENT)
-		return txn_fail(txn, rc);
+		return store_txn_fail(txn, rc);
 	if (!(name = mem_strdup(to)))
-		return txn_fail(txn, -ENOMEM);
+		return store_txn_fail(txn, -ENOMEM);
 	if ((rc = kv_del(txn->kv, txn->kbuf2, table_key(txn->kbuf2, t->name)))) {
 		free(name);
-		return txn_fail(txn, rc);
+		return store_txn_fail(txn, rc);
 	}
 	free(t->name);
 	t->name = name;
@@ -525,7 +534,7 @@ void cs_table_info_free(cs_table_info *info)
 
 /* ---- families ---- */
 
-static int parse_policy(const char *gc, gcp **p, char **canon)
+int sch_policy_parse(const char *gc, gcp **p, char **canon)
 {
 	int rc = gcp_parse(gc ? gc : "never", p, NULL);
 	if (rc)
@@ -548,28 +557,28 @@ int cs_family_create_typed(cs_txn *txn, const char *table, const char *family, c
 	struct sch_table *t;
 	struct sch_family nf = { 0 }, *fam;
 	size_t i;
-	int rc = txn_write_check(txn);
+	int rc = store_txn_write_check(txn);
 
 	if (rc)
 		return rc;
 	if (cs_check_family_name(family) || !agg_type_valid(type))
 		return -EINVAL;
 	if ((rc = sch_table_get(txn, table, &t)))
-		return rc == -ENOENT ? rc : txn_fail(txn, rc);
+		return rc == -ENOENT ? rc : store_txn_fail(txn, rc);
 	if (sch_family_find(t, family))
 		return -EEXIST;
-	if ((rc = parse_policy(gc, &nf.policy, &nf.gc)))
-		return rc == -ENOMEM ? txn_fail(txn, rc) : rc;
+	if ((rc = sch_policy_parse(gc, &nf.policy, &nf.gc)))
+		return rc == -ENOMEM ? store_txn_fail(txn, rc) : rc;
 	nf.type = type;
 	if (!(nf.name = mem_strdup(family)) || !(fam = mem_realloc(t->fam, (t->nfam + 1) * sizeof(*fam)))) {
 		family_release(&nf);
-		return txn_fail(txn, -ENOMEM);
+		return store_txn_fail(txn, -ENOMEM);
 	}
 	t->fam = fam;
 	/* Cells left by an earlier family of this name are older than this sequence. */
-	if ((rc = txn_seq_bump(txn, &nf.since))) {
+	if ((rc = store_txn_seq_bump(txn, &nf.since))) {
 		family_release(&nf);
-		return txn_fail(txn, rc);
+		return store_txn_fail(txn, rc);
 	}
 	for (i = t->nfam; i > 0 && strcmp(t->fam[i - 1].name, family) > 0; i--)
 		t->fam[i] = t->fam[i - 1];
@@ -578,49 +587,34 @@ int cs_family_create_typed(cs_txn *txn, const char *table, const char *family, c
 	return sch_table_put(txn, t);
 }
 
+int sch_family_get(cs_txn *txn, const char *table, const char *family, struct sch_table **t,
+		   struct sch_family **f)
+{
+	int rc = store_txn_write_check(txn);
+
+	if (rc)
+		return rc;
+	if ((rc = sch_table_get(txn, table, t)))
+		return rc == -ENOENT ? rc : store_txn_fail(txn, rc);
+	return (*f = sch_family_find(*t, family)) ? 0 : -ENOENT;
+}
+
 int cs_family_delete(cs_txn *txn, const char *table, const char *family)
 {
 	struct sch_table *t;
 	struct sch_family *f;
-	int rc = txn_write_check(txn);
+	int rc = sch_family_get(txn, table, family, &t, &f);
 
 	if (rc)
 		return rc;
-	if ((rc = sch_table_get(txn, table, &t)))
-		return rc == -ENOENT ? rc : txn_fail(txn, rc);
-	if (!(f = sch_family_find(t, family)))
-		return -ENOENT;
 	family_release(f);
 	memmove(f, f + 1, (size_t)(t->fam + t->nfam - (f + 1)) * sizeof(*f));
 	t->nfam--;
 	return sch_table_put(txn, t);
 }
 
-int cs_family_set_gc(cs_txn *txn, const char *table, const char *family, const char *gc)
+int sch_family_set_policy(cs_txn *txn, struct sch_table *t, struct sch_family *f, gcp *p, char *canon)
 {
-	struct sch_table *t;
-	struct sch_family *f;
-	gcp *p;
-	char *canon;
-	int rc = txn_write_check(txn);
-
-	if (rc)
-		return rc;
-	if ((rc = sch_table_get(txn, table, &t)))
-		return rc == -ENOENT ? rc : txn_fail(txn, rc);
-	if (!(f = sch_family_find(t, family)))
-		return -ENOENT;
-	if ((rc = parse_policy(gc, &p, &canon)))
-		return rc == -ENOMEM ? txn_fail(txn, rc) : rc;
-	if (!gcp_is_never(f->policy)) {
-		/* Remove what the old policy collected: a looser new one must not bring it back. */
-		cs_gc_stats st;
-		if ((rc = gc_table_now(txn, t, &st))) {
-			gcp_free(p);
-			free(canon);
-			return rc;
-		}
-	}
 	gcp_free(f->policy);
 	free(f->gc);
 	f->policy = p;

@@ -1,6 +1,6 @@
 /* stats.c — cs_table_stats_get(): one pass over a table's stored cells, counting what reads return
  * (rows, cells, raw and stored bytes per family) and what they no longer do (garbage awaiting cs_gc()).
- * Visibility is decided by cell_visible() (read.c), as for reads and cs_gc(). */
+ * Visibility is decided by vis.c, as for reads and cs_gc(). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +8,9 @@
 #include "codec.h"
 #include "keys.h"
 #include "mem.h"
-#include "store_internal.h"
+#include "schema.h"
+#include "store.h"
+#include "vis.h"
 
 void cs_table_stats_free(cs_table_stats *s)
 {
@@ -26,7 +28,7 @@ int cs_table_stats_get(cs_txn *txn, const char *table, cs_table_stats **out)
 	struct sch_table *t;
 	cs_table_stats *s;
 	kv_cursor *c = NULL;
-	struct cell_walk w = { .now = cs_now_us(), .col = txn->kbuf2 };
+	struct vis_walk w = { .now = cs_now_us(), .col = txn->kbuf2 };
 	uint8_t pfx[5];
 	bool row_counted = false;
 	int rc, vis;
@@ -63,7 +65,7 @@ int cs_table_stats_get(cs_txn *txn, const char *table, cs_table_stats **out)
 			rc = -EIO;
 			break;
 		}
-		if ((vis = cell_walk_step(&w, k, kn, &kp, h.seq, &f)) < 0) {
+		if ((vis = vis_walk_step(&w, k, kn, &kp, h.seq, &f)) < 0) {
 			rc = vis;
 			break;
 		}
@@ -83,7 +85,7 @@ int cs_table_stats_get(cs_txn *txn, const char *table, cs_table_stats **out)
 			s->garbage_bytes += kn + vn;
 		}
 	}
-	cell_walk_end(&w);
+	vis_walk_end(&w);
 	if (rc == -ENOENT)
 		rc = 0;
 	for (size_t i = 0; i < s->nfamilies; i++) {

@@ -7,9 +7,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "store.h"
 #include "keys.h"
 #include "mem.h"
-#include "store_internal.h"
+#include "schema.h"
 
 static const char META_SEQ[] = "Mseq";
 
@@ -26,12 +27,12 @@ int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out)
 	st = mem_calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
-	pthread_mutex_init(&st->spare_lock, NULL);
+	sch_spares_init(&st->spares);
 	st->rdonly = opts->flags & CS_OPEN_RDONLY;
 	st->max_value = opts->max_value ? opts->max_value : CS_DEFAULT_MAX_VALUE;
 	rc = kv_env_open(dir, st->rdonly, opts->flags & CS_OPEN_CREATE, &st->kv);
 	if (rc) {
-		pthread_mutex_destroy(&st->spare_lock);
+		sch_spares_release(&st->spares);
 		free(st);
 		return rc;
 	}
@@ -45,8 +46,7 @@ void cs_store_close(cs_store *st)
 	if (!st)
 		return;
 	kv_env_close(st->kv);
-	sch_spares_free(st);
-	pthread_mutex_destroy(&st->spare_lock);
+	sch_spares_release(&st->spares);
 	free(st);
 }
 
@@ -263,14 +263,14 @@ uint64_t cs_store_version(cs_store *st)
 	return kv_env_version(st->kv);
 }
 
-int txn_write_check(cs_txn *t)
+int store_txn_write_check(cs_txn *t)
 {
 	if (t->rdonly)
 		return -EROFS;
 	return t->err;
 }
 
-int txn_fail(cs_txn *t, int rc)
+int store_txn_fail(cs_txn *t, int rc)
 {
 	if (rc < 0 && !t->err)
 		t->err = rc;
@@ -279,11 +279,10 @@ int txn_fail(cs_txn *t, int rc)
 
 /* Write sequences. A write transaction's cells carry F + its LMDB txnid, F being the floor stored at
  * META_SEQ (0 when absent): txnids only grow, so sequences do, and a plain write stores nothing more than
- * its cells (a counter rewritten by every commit cost a second B-tree path a commit). A drop or a new
- * family needs a sequence later than the cells written before it in the same transaction: it raises F by
- * one (stored), and the transaction's later cells follow it. Where txnids start again (a compacted copy)
- * cs_store_compact() raises F past every sequence used. Stores that kept a counter at META_SEQ read it as
- * their floor. */
+ * its cells (no counter rewritten by every commit, which would cost a second B-tree path). A drop or a
+ * new family needs a sequence later than the cells written before it in the same transaction: it raises
+ * F by one (stored), and the transaction's later cells follow it. Where txnids start again (a compacted
+ * copy) cs_store_compact() raises F past every sequence used. */
 static int seq_floor(cs_txn *t, uint64_t *floor)
 {
 	const void *v;
@@ -304,7 +303,7 @@ static int seq_floor_store(cs_txn *t, uint64_t floor)
 	return kv_put(t->kv, META_SEQ, sizeof(META_SEQ) - 1, v, 8);
 }
 
-int txn_seq(cs_txn *t, uint64_t *seq)
+int store_txn_seq(cs_txn *t, uint64_t *seq)
 {
 	if (!t->seq_loaded) {
 		uint64_t floor;
@@ -318,10 +317,10 @@ int txn_seq(cs_txn *t, uint64_t *seq)
 	return 0;
 }
 
-int txn_seq_bump(cs_txn *t, uint64_t *seq)
+int store_txn_seq_bump(cs_txn *t, uint64_t *seq)
 {
 	uint64_t s, floor;
-	int rc = txn_seq(t, &s);
+	int rc = store_txn_seq(t, &s);
 	if (rc || (rc = seq_floor(t, &floor)) || (rc = seq_floor_store(t, floor + 1)))
 		return rc;
 	t->seq++;

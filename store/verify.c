@@ -12,7 +12,8 @@
 #include "codec.h"
 #include "keys.h"
 #include "mem.h"
-#include "store_internal.h"
+#include "schema.h"
+#include "store.h"
 
 struct vtab {
 	uint32_t id;

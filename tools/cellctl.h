@@ -78,12 +78,11 @@ int cc_args_kv(int argc, char *const argv[], const char *const valid[], const ch
 const char *cc_q(const void *s, size_t n);
 const char *cc_qs(const char *s);
 
-struct rx;
-/* Compile PAT, a regular expression in cbt's dialect (store/rx.h) given as WHAT ("regex=", "columns="),
- * into *RE (free with rx_free()), or only check it when RE is NULL. A refused pattern is reported as
+/* Compile PAT, a regular expression in cbt's dialect (cs_regex_compile()) given as WHAT ("regex=",
+ * "columns="), into *RE (free with cs_regex_free()), or only check it when RE is NULL. A refused pattern is reported as
  * "bad regex PAT in WHAT: error parsing regexp: ..." with Go's words, as cbt reports it. Returns CC_OK
  * or CC_FAIL (printed). (cmd_read.c) */
-int cc_regex(const char *pat, const char *what, struct rx **re);
+int cc_regex(const char *pat, const char *what, cs_regex **re);
 
 /* A store error for TABLE (and FAMILY, if not NULL) in words: -ENOENT becomes "table "t" not found" or
  * "family "f" not found in table "t"" (whichever is missing), the rest strerror. Returns CC_FAIL. */

@@ -4,7 +4,7 @@
  * matches it; the store returns each cell once, so the selectors are matched again here to print each
  * cell as often as cbt would. cbt's patterns are RE2 over raw bytes and must match whole names; they
  * are compiled here (a refused one is reported naming it, with Go's words) and matched with the store's
- * own matcher (store/rx.h), so both agree.
+ * own matcher (cs_regex_match()), so both agree.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,13 +16,12 @@
 #include "cbtfmt.h"
 #include "cellctl.h"
 #include "jsonfmt.h"
-#include "rx.h"
 
 /* One half of a columns= selector. */
 struct matcher {
 	const char *pat; /* as given (RE2); NULL: anything */
 	bool literal;    /* no RE2 metacharacter: compare bytes */
-	rx *re;          /* otherwise: PAT compiled */
+	cs_regex *re;    /* otherwise: PAT compiled */
 };
 
 struct selector {
@@ -47,11 +46,11 @@ struct readspec {
 	size_t last_len, last_cap;
 };
 
-int cc_regex(const char *pat, const char *what, rx **re)
+int cc_regex(const char *pat, const char *what, cs_regex **re)
 {
-	rx_error e;
-	rx *spare;
-	int rc = rx_compile(pat, re ? re : &spare, &e);
+	cs_regex_error e;
+	cs_regex *spare;
+	int rc = cs_regex_compile(pat, re ? re : &spare, &e);
 	const char *frag = pat + e.off;
 	bool plain = true;
 
@@ -59,7 +58,7 @@ int cc_regex(const char *pat, const char *what, rx **re)
 		return cc_error("%s", strerror(ENOMEM));
 	if (rc == 0) {
 		if (!re)
-			rx_free(spare);
+			cs_regex_free(spare);
 		return CC_OK;
 	}
 	/* Go's message; the part it names in backquotes, or Go-quoted where it holds what would not print */
@@ -90,14 +89,14 @@ static int matcher_match(const struct matcher *m, const void *p, size_t n)
 		return 1;
 	if (m->literal)
 		return strlen(m->pat) == n && !memcmp(m->pat, p, n);
-	return rx_match(m->re, p, n);
+	return cs_regex_match(m->re, p, n);
 }
 
 static void readspec_release(struct readspec *rs)
 {
 	for (size_t i = 0; rs->sels && i < rs->nspecs; i++) {
-		rx_free(rs->sels[i].fam.re);
-		rx_free(rs->sels[i].qual.re);
+		cs_regex_free(rs->sels[i].fam.re);
+		cs_regex_free(rs->sels[i].qual.re);
 	}
 	free(rs->last);
 	free(rs->sels);

@@ -431,7 +431,7 @@ err 'cellctl read: bad count "9223372036854775808": value out of range' read t c
 err 'cellctl read: bad number of cells per column "0x1": invalid syntax' read t cells-per-column=0x1
 err 'cellctl read: bad reversed "maybe": want true or false' read t reversed=maybe
 err 'cellctl read: bad keys-only "2": want true or false' read t keys-only=2
-# Regular expressions are RE2's (store/rx.h), refused with Go's words as cbt reports them.
+# Regular expressions are RE2's (cs_regex_compile(), store/include/cellstore.h), refused with Go's words as cbt reports them.
 err 'cellctl read: bad regex "(" in regex=: error parsing regexp: missing closing ): `(`' read t 'regex=('
 err 'cellctl read: bad regex "k1)|(x" in regex=: error parsing regexp: unexpected ): `k1)|(x`' read t 'regex=k1)|(x'
 err 'cellctl read: bad regex "a\\1" in regex=: error parsing regexp: invalid escape sequence: `\1`' read t 'regex=a\1'

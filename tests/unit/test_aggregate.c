@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store_internal.h"
+#include "store.h"
 
 #define LIT(s) { (s), sizeof(s) - 1 }
 #define ADD(f, q, t, n) { .op = CS_ADD_TO_CELL, .family = (f), .qualifier = LIT(q), .ts = (t), .input = (n) }

@@ -16,7 +16,7 @@
 #include "dumpfmt.h"
 #include "hash.h"
 #include "keys.h"
-#include "store_internal.h"
+#include "store.h"
 
 struct mem {
 	uint8_t *p;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "keys.h"
-#include "store_internal.h"
+#include "store.h"
 
 #define DAY (24 * 3600LL * 1000000)
 

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "cellstore.h"
-#include "rx.h"
 
 /* Subjects are byte strings given with their length (sizeof - 1), so they may hold NUL. */
 #define S(x) x, sizeof(x) - 1
@@ -59,18 +58,18 @@ static const struct {
 static void test_rx__matches_whole_subject_bytes(void **state)
 {
 	for (size_t i = 0; i < TU_ARRAY_SIZE(matches); i++) {
-		rx *re = NULL;
-		int rc = rx_compile(matches[i].re, &re, NULL);
+		cs_regex *re = NULL;
+		int rc = cs_regex_compile(matches[i].re, &re, NULL);
 
 		if (rc < 0) {
 			if (rc != matches[i].want)
 				fail_msg("%s: compile %d", matches[i].re, rc);
 			continue;
 		}
-		rc = rx_match(re, matches[i].s, matches[i].n);
+		rc = cs_regex_match(re, matches[i].s, matches[i].n);
 		if (rc != matches[i].want)
 			fail_msg("%s on case %zu: got %d, want %d", matches[i].re, i, rc, matches[i].want);
-		rx_free(re);
+		cs_regex_free(re);
 	}
 }
 
@@ -124,9 +123,9 @@ static void test_rx__refuses_as_re2(void **state)
 		{ "\\p{Greek", "invalid character class range", "\\p{Greek" },
 	};
 	for (size_t i = 0; i < TU_ARRAY_SIZE(bad); i++) {
-		rx_error e = { 0 };
-		rx *re = (rx *)1;
-		int rc = rx_compile(bad[i].re, &re, &e);
+		cs_regex_error e = { 0 };
+		cs_regex *re = (cs_regex *)1;
+		int rc = cs_regex_compile(bad[i].re, &re, &e);
 
 		if (rc != -EINVAL || re)
 			fail_msg("%s: got %d", bad[i].re, rc);
@@ -138,10 +137,10 @@ static void test_rx__refuses_as_re2(void **state)
 	static const char *const good[] = { "x{1000}", "(a{10}){100}", "(?P<n_1>a)", "(?i-m:a)", "(?)", "\\_",
 					    "\\x{10FFFF}", "[\\x00-\\x{10FFFF}]", "\\C", "\\pL\\p{^Greek}\\P{^Lu}" };
 	for (size_t i = 0; i < TU_ARRAY_SIZE(good); i++) {
-		rx *re;
-		if (rx_compile(good[i], &re, NULL) != 0)
+		cs_regex *re;
+		if (cs_regex_compile(good[i], &re, NULL) != 0)
 			fail_msg("%s refused", good[i]);
-		rx_free(re);
+		cs_regex_free(re);
 	}
 }
 
@@ -149,8 +148,8 @@ static void test_rx__refuses_as_re2(void **state)
 static void test_rx__nesting(void **state)
 {
 	static char re[8 * 1001];
-	rx_error e;
-	rx *r;
+	cs_regex_error e;
+	cs_regex *r;
 	char *p = re;
 
 	/* (?:b(a|(?:b(a|...)*)...)* */
@@ -158,9 +157,9 @@ static void test_rx__nesting(void **state)
 		p = stpcpy(p, i % 2 ? "(a|" : "(?:b");
 	for (int i = 999; i >= 0; i--)
 		p = stpcpy(p, i % 2 ? ")" : ")*");
-	assert_int_equal(rx_compile(re, &r, &e), 0);
-	assert_int_equal(rx_match(r, "bab", 3), 1);
-	rx_free(r);
+	assert_int_equal(cs_regex_compile(re, &r, &e), 0);
+	assert_int_equal(cs_regex_match(r, "bab", 3), 1);
+	cs_regex_free(r);
 
 	for (int depth = 1000; depth <= 1001; depth++) {
 		memset(re, '(', (size_t)depth);
@@ -168,11 +167,11 @@ static void test_rx__nesting(void **state)
 		memset(re + depth + 1, ')', (size_t)depth);
 		re[2 * depth + 1] = 0;
 		if (depth == 1000) {
-			assert_int_equal(rx_compile(re, &r, &e), 0);
-			assert_int_equal(rx_match(r, "a", 1), 1);
-			rx_free(r);
+			assert_int_equal(cs_regex_compile(re, &r, &e), 0);
+			assert_int_equal(cs_regex_match(r, "a", 1), 1);
+			cs_regex_free(r);
 		} else {
-			assert_int_equal(rx_compile(re, &r, &e), -EINVAL);
+			assert_int_equal(cs_regex_compile(re, &r, &e), -EINVAL);
 			assert_string_equal(e.what, "expression nests too deeply");
 		}
 	}
@@ -183,30 +182,30 @@ static void test_rx__nesting(void **state)
 static void test_rx__long_subject(void **state)
 {
 	static char key[CS_MAX_ROW_KEY];
-	rx *re;
+	cs_regex *re;
 
 	memset(key, 'a', sizeof key);
-	assert_int_equal(rx_compile("(?:a|aa)*[a-z]{0,300}(?:a{3}|b)", &re, NULL), 0);
-	assert_int_equal(rx_match(re, key, sizeof key), 1);
+	assert_int_equal(cs_regex_compile("(?:a|aa)*[a-z]{0,300}(?:a{3}|b)", &re, NULL), 0);
+	assert_int_equal(cs_regex_match(re, key, sizeof key), 1);
 	key[sizeof key - 1] = 'c';
-	assert_int_equal(rx_match(re, key, sizeof key), 0);
-	rx_free(re);
+	assert_int_equal(cs_regex_match(re, key, sizeof key), 0);
+	cs_regex_free(re);
 }
 
 /* Each allocation of a compile failing in turn: -ENOMEM and nothing leaked (ASan), or a working rx. */
 static void test_rx__allocation_failures(void **state)
 {
 	for (uint64_t n = 1;; n++) {
-		rx *re = NULL;
+		cs_regex *re = NULL;
 		int rc;
 
 		cs_fault_arm(CS_FAULT_ALLOC, n);
-		rc = rx_compile("(?i)a[b-d]+\\pL|(?m)^x$", &re, NULL);
+		rc = cs_regex_compile("(?i)a[b-d]+\\pL|(?m)^x$", &re, NULL);
 		if (!cs_fault_fired()) {
 			cs_fault_arm(0, 0);
 			assert_int_equal(rc, 0);
-			assert_int_equal(rx_match(re, "ABCe", 4), 1);
-			rx_free(re);
+			assert_int_equal(cs_regex_match(re, "ABCe", 4), 1);
+			cs_regex_free(re);
 			break;
 		}
 		cs_fault_arm(0, 0);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store_internal.h"
+#include "store.h"
 
 static char *repeat(char c, size_t n)
 {
@@ -640,7 +640,7 @@ static void test_schema__spares_are_bounded(void **state)
 		assert_int_equal(sch_table_get(r, name, &t), 0);
 	}
 	tu_commit(r);
-	assert_true(ts->st->nspare > 0 && ts->st->nspare <= 16);
+	assert_true(ts->st->spares.n > 0 && ts->st->spares.n <= 16);
 }
 
 int main(void)

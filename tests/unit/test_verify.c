@@ -10,7 +10,7 @@
 
 #include "codec.h"
 #include "keys.h"
-#include "store_internal.h"
+#include "store.h"
 
 struct seen {
 	int n;

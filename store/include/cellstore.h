@@ -374,7 +374,7 @@ void cs_bulk_close(cs_bulk *b);
 
 typedef struct cs_column_sel {
 	const char *family;          /* exact family name, or NULL */
-	const char *family_regex;    /* a regex (rx.h: RE2, bytes) matching the whole name, or NULL */
+	const char *family_regex;    /* a regex (cs_regex_compile()) matching the whole name, or NULL */
 	const cs_bytes *qualifier;   /* exact qualifier, or NULL */
 	const char *qualifier_regex; /* regex matching the whole qualifier, or NULL */
 } cs_column_sel;
@@ -409,7 +409,7 @@ typedef struct cs_row {
 
 /* Start reading TABLE's rows as OPTS (NULL = everything) says. Rows without a selected cell are skipped.
  * Cells a GC policy has collected are never returned. The scan lives inside TXN.
- * Errors: -ENOENT (no table), -EINVAL (a regex rx_compile() refuses), -ENOMEM. Close *OUT with
+ * Errors: -ENOENT (no table), -EINVAL (a regex cs_regex_compile() refuses), -ENOMEM. Close *OUT with
  * cs_scan_close(). */
 int cs_scan_open(cs_txn *txn, const char *table, const cs_read_opts *opts, cs_scan **out);
 
@@ -423,6 +423,37 @@ void cs_scan_close(cs_scan *scan); /* accepts NULL */
  * between: how a caller jumps over the rows under a prefix. Errors: -EINVAL (a reversed scan), -ENOMEM. */
 int cs_scan_seek(cs_scan *scan, cs_bytes row);
 
+/* ---- Regular expressions (rx.c) ------------------------------------------------------------------- */
+
+/* The dialect of cbt and Bigtable, which the read filters above use: RE2's syntax (Go's regexp/syntax
+ * with the Perl flags, \C included), matched against raw bytes, one byte one character, and only against
+ * the whole subject. A byte of the pattern at or above 0x80 stands for itself (as if written \xHH).
+ * Classes and case folding are Go's Unicode ones, restricted to the runes 0-255 a byte can be: \pL
+ * matches the byte 0xE9, [\p{Han}] matches nothing, (?i)k matches K, (?i)\x{212A} (the Kelvin sign)
+ * matches k and K. Matching takes time polynomial in the subject, whatever the pattern. */
+typedef struct cs_regex cs_regex;
+
+/* Why a pattern was refused: Go's regexp words for it ("missing closing )", "invalid escape sequence")
+ * and the part of the pattern they are about, as Go's error names it. */
+typedef struct cs_regex_error {
+	const char *what;  /* static string */
+	size_t off, len;   /* the offending bytes: PATTERN[off .. off + len) */
+} cs_regex_error;
+
+/* Compile PATTERN (NUL-terminated). On success *OUT is the compiled expression; free it with
+ * cs_regex_free(). Errors: -EINVAL (the pattern is refused; *ERR, if ERR is not NULL, says why),
+ * -ENOMEM. Refused as RE2 refuses them: bad syntax, backreferences, lookaround, possessive quantifiers,
+ * repetition counts over 1000 (also in product, as (a{100}){11}); and groups nested over 1000 deep or a
+ * pattern too large to compile ("expression too large"). */
+int cs_regex_compile(const char *pattern, cs_regex **out, cs_regex_error *err);
+
+/* Whether RE matches all of the N bytes at P (P may be NULL when N is 0). Returns 1 (it does), 0 (it
+ * does not) or -ENOMEM. A cs_regex is used by one thread at a time (it holds the matcher's workspace). */
+int cs_regex_match(cs_regex *re, const void *p, size_t n);
+
+/* Free RE. Accepts NULL. */
+void cs_regex_free(cs_regex *re);
+
 /* ---- Maintenance ---------------------------------------------------------------------------------- */
 
 typedef struct cs_gc_stats {
@@ -434,7 +465,7 @@ typedef struct cs_gc_stats {
  * GC-collected cells and dropped rows. STATS may be NULL. Errors: -ENOENT, -EROFS. */
 int cs_gc(cs_txn *txn, const char *table, cs_gc_stats *stats);
 
-/* ---- Dump and restore (dump.c, restore.c; the format is specified in tools/README.md) ------------- */
+/* ---- Dump and restore (dump.c, restore.c; the format is specified in store/dump-format.md) ------ */
 
 /* Where a dump goes: write all N bytes at P. Returns 0 or a negative errno (which the caller gets). */
 typedef int cs_write_fn(void *ctx, const void *p, size_t n);

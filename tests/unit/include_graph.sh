@@ -1,0 +1,148 @@
+#!/bin/sh
+# include_graph.sh STOREDIR [--edges] — the store's modules depend on each other in one direction only:
+# fails, naming the cycle, if the graph among STOREDIR's modules has one other than store <-> schema
+# (the store's struct holds the schema cache; the schema writes through the store's transactions).
+#
+# A module is x.c with x.h. Module A depends on module B when a file of A (a.c or a.h) includes "b.h",
+# or a.c calls a function that b.c defines (calls through the public cellstore.h count, the header itself
+# does not). A header without a .c of its name stands for the modules that define what it declares.
+# With --edges, prints the edges ("a b" per line) and checks nothing.
+dir=${1:?usage: include_graph.sh STOREDIR [--edges]}
+edges_only=${2:-}
+LC_ALL=C
+export LC_ALL
+
+for f in "$dir"/*.c "$dir"/*.h; do
+	[ -e "$f" ] || continue
+	printf '@file %s\n' "${f##*/}"
+	cat "$f"
+done | awk -v edges_only="$edges_only" '
+# Code without comments, string and character literals (they may name functions without calling them).
+function strip(line,    out, i, c, n) {
+	out = ""
+	n = length(line)
+	for (i = 1; i <= n; i++) {
+		c = substr(line, i, 1)
+		if (incomment) {
+			if (c == "*" && substr(line, i + 1, 1) == "/") { incomment = 0; i++ }
+			continue
+		}
+		if (quote != "") {
+			if (c == "\\") i++
+			else if (c == quote) quote = ""
+			continue
+		}
+		if (c == "/" && substr(line, i + 1, 1) == "*") { incomment = 1; i++; continue }
+		if (c == "/" && substr(line, i + 1, 1) == "/") break
+		if (c == "\"" || c == "\047") { quote = c; out = out " "; continue }
+		out = out c
+	}
+	quote = ""
+	return out
+}
+function module(file) { sub(/\.[ch]$/, "", file); return file }
+function edge(a, b) {
+	if (a == "store" || a == "schema") a = "store+schema"
+	if (b == "store" || b == "schema") b = "store+schema"
+	if (a != b) adj[a, b] = 1
+}
+function dfs(u,    v, k, i, s) {
+	state[u] = 1
+	path[++depth] = u
+	for (k in adj) {
+		split(k, e, SUBSEP)
+		if (e[1] != u) continue
+		v = e[2]
+		if (state[v] == 1) {
+			s = v
+			for (i = depth; path[i] != v; i--) ;
+			for (i++; i <= depth; i++) s = s " -> " path[i]
+			cycle = s " -> " v
+			return 1
+		}
+		if (!state[v] && dfs(v)) return 1
+	}
+	depth--
+	state[u] = 2
+	return 0
+}
+/^@file / { file = $2; ncode[file] = 0; incomment = 0; files[file] = 1; next }
+{
+	if (match($0, /^#include "[^"]+"/))
+		inc[file, substr($0, 11, RLENGTH - 11)] = 1
+	code[file, ++ncode[file]] = strip($0)
+}
+END {
+	for (f in files) if (f ~ /\.c$/) ismod[module(f)] = 1
+	# Functions each .c defines: a signature begun at column 0, then "{" alone at column 0.
+	for (f in files) {
+		if (f !~ /\.c$/) continue
+		sig = ""
+		for (i = 1; i <= ncode[f]; i++) {
+			l = code[f, i]
+			if (l == "{" && sig != "") {
+				if (match(sig, /[A-Za-z_][A-Za-z0-9_]*[ \t]*\(/)) {
+					name = substr(sig, RSTART, RLENGTH)
+					sub(/[ \t]*\($/, "", name)
+					own[f, name] = 1
+					if (sig !~ /^static /) defined[name] = module(f)
+				}
+				sig = ""
+			} else if (l ~ /^[A-Za-z_]/ && l ~ /\(/ && l !~ /;[ \t]*$/ && l !~ /^(typedef|struct|enum|union)[ \t]/) {
+				sig = l
+			} else if (l ~ /;[ \t]*$/ || l ~ /^}/) {
+				sig = ""
+			}
+		}
+	}
+	# Calls from each file: identifiers followed by "(" that another module defines.
+	for (f in files) {
+		for (i = 1; i <= ncode[f]; i++) {
+			l = code[f, i]
+			while (match(l, /[A-Za-z_][A-Za-z0-9_]*[ \t]*\(/)) {
+				name = substr(l, RSTART, RLENGTH)
+				l = substr(l, RSTART + RLENGTH)
+				sub(/[ \t]*\($/, "", name)
+				if (name in defined && !((f, name) in own)) {
+					if (f ~ /\.c$/) edge(module(f), defined[name])
+					else declares[f, defined[name]] = 1
+				}
+			}
+		}
+	}
+	# Includes: "x.h" is module x if x.c exists; else the modules whose functions it declares.
+	for (k in inc) {
+		split(k, e, SUBSEP)
+		from = module(e[1])
+		h = e[2]
+		if (h == "cellstore.h")
+			continue
+		if (ismod[module(h)]) {
+			edge(from, module(h))
+			continue
+		}
+		for (d in declares) {
+			split(d, g, SUBSEP)
+			if (g[1] == h) edge(from, g[2])
+		}
+	}
+	if (edges_only != "") {
+		for (k in adj) {
+			split(k, e, SUBSEP)
+			print e[1], e[2]
+		}
+		exit 0
+	}
+	for (k in adj) {
+		split(k, e, SUBSEP)
+		nodes[e[1]] = 1
+	}
+	for (u in nodes)
+		if (!state[u] && dfs(u)) {
+			print "include_graph: a cycle among the store'"'"'s modules (store and schema count as one): " cycle
+			exit 1
+		}
+	n = 0
+	for (k in adj) n++
+	print "include_graph: " n " edges, no cycle beyond store <-> schema"
+}'
