@@ -6,7 +6,7 @@
 # two windows wait at once (the old pin is let go when the next sync point has anchored), so the file
 # is the live data plus about two windows' worth. The bound follows from the daemon's rule, not from
 # the machine's speed: its watch thread makes a sync point after 256 commits, and if it falls behind (a
-# loaded machine, a slow disk) the committing thread makes it itself after 384 (kv.c, SYNC_BG_MAX);
+# loaded machine, a slow disk) the committing thread makes it itself after 384 (kv_env.c, SYNC_BG_MAX);
 # this workload writes about 18 KiB a commit, so two windows are at most 14 MiB, plus the live data and
 # LMDB's own pages (with every window at the cap, fdatasync slowed to 0.1-3 s by an LD_PRELOAD shim:
 # 17-21 MB). A daemon whose windows grew with the time each sync took (up to 4,096 commits: 130 MB so)
