@@ -470,7 +470,7 @@ static int search_ge(kv_cursor *c, const void *key, size_t klen)
 /* The first key >= KEY as a walk finds it. LMDB's search goes by the keys in branch pages, which a walk
  * never reads: one damaged sends it to a leaf before or after the place, and a scan that believed it
  * would read rows another scan does not, or go back over rows it had passed (a listing that seeks past
- * rows went round forever). So step from where the search landed: forward past keys below KEY, back
+ * rows would go round forever). So step from where the search landed: forward past keys below KEY, back
  * over keys at or above it. In an intact store that is one step back and one forward. */
 int kv_seek(kv_cursor *c, const void *key, size_t klen)
 {

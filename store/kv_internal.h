@@ -56,7 +56,7 @@ struct kv_txn {
 	bool reset;       /* a read-only txn whose snapshot is released (mdb_txn_reset) */
 	bool faulted;     /* a damaged page was met: nothing more is read or committed through this txn */
 	bool nospace;     /* a write into the map found the disk full (then faulted too) */
-	uintptr_t map, map_end, file_end; /* the map, and the part of it this snapshot may use (in_file) */
+	uintptr_t map, map_end, file_end; /* the map, and the part of it this snapshot may use (kv_guard.c) */
 	uint64_t writes;
 };
 
