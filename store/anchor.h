@@ -4,7 +4,7 @@
  * Commits are not synced one by one (MDB_NOSYNC): after a power loss the newest meta page may point at
  * pages that never reached the disk. At every sync the store saves here, and syncs, the two meta pages
  * of the snapshot it just synced, together with the machine's boot id; while unsynced commits follow,
- * the writer keeps that snapshot's pages from reuse (kv.c). Opened after a reboot, a store whose anchor
+ * the writer keeps that snapshot's pages from reuse (kv_env.c). Opened after a reboot, a store whose anchor
  * was written in an earlier boot gets those meta pages back: its last synced state, whole.
  *
  * The file, DIR/anchor, holds two slots written alternately, each checksummed, so a write cut short by

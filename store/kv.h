@@ -1,5 +1,6 @@
 /* kv.h — an ordered byte-string map on LMDB whose keys may be of any length (LMDB's own limit is 511
- * bytes). The only module that includes lmdb.h; nothing LMDB leaves it.
+ * bytes). The only module that includes lmdb.h (its files, store/kv*.c, share kv_internal.h); nothing
+ * LMDB leaves it.
  *
  * Keys up to KV_INLINE_MAX bytes are stored as themselves. A longer key L is stored as L[:KV_INLINE_MAX]
  * followed by an 8-byte hash slot, with the rest of L at the front of its value; such keys sharing their
@@ -22,21 +23,21 @@ typedef struct kv_cursor kv_cursor;
 
 /* Open (CREATE: creating, directory 0700 and files 0600) the environment in DIR, first giving it back
  * its anchored meta pages if the anchor is from another boot (anchor.h). Writable and on tmpfs or ramfs:
- * MDB_WRITEMAP, the data file cut back to its pages under the writer lock, and kv_catch_faults()
- * installed (kv.c, "The file grows on a fault").
+ * MDB_WRITEMAP, the data file cut back to its pages under the writer lock, and kv_guard_catch_faults()
+ * installed (kv_grow.c).
  * Errors: -ENOENT, -EACCES, -EINVAL (not a store), -EIO, -ENOMEM. Close with kv_env_close(). */
 int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out);
 
 /* 0 if DIR holds nothing (a lock file left by an earlier attempt aside), else -ENOTEMPTY or -errno: where
  * a new environment may be made. */
-int kv_dir_is_empty(const char *dir);
+int kv_env_dir_is_empty(const char *dir);
 void kv_env_close(kv_env *env); /* accepts NULL */
 /* A sync point: everything committed on disk and anchored (anchor.h). -EIO, -ENOSPC, -EROFS, -ENOMEM. A
- * writable env also makes one before its first write, every so many commits (kv.c, SYNC_MIN) and when
+ * writable env also makes one before its first write, every so many commits (kv_env.c, SYNC_MIN) and when
  * space is low. */
 int kv_env_sync(kv_env *env);
 /* If this process has committed nothing since its last sync point, let go of the snapshot pinned there
- * (kv.c, the pin), so other processes' commits may reuse the pages freed after it; the next write makes
+ * (kv_env.c, the pin), so other processes' commits may reuse the pages freed after it; the next write makes
  * a sync point first. Returns whether this process's commits are all synced (true for a read-only env).
  * No lock or system call when there is nothing to let go of. */
 bool kv_env_unpin(kv_env *env);
@@ -66,8 +67,8 @@ uint64_t kv_txn_writes(const kv_txn *txn);
 /* Move a read-only TXN to the newest snapshot. Cursors must be closed. Errors: -EIO, -EAGAIN. */
 int kv_txn_renew(kv_txn *txn);
 /* cs_store_catch_faults(): a fault inside LMDB fails that call with -EIO, and a write past the end of a
- * written map's file grows the file (see kv.c). */
-int kv_catch_faults(void);
+ * written map's file grows the file (kv_guard.c, kv_grow.c). 0 or -errno (sigaction's). */
+int kv_guard_catch_faults(void);
 void kv_txn_reset(kv_txn *txn); /* release a read-only TXN's snapshot until kv_txn_renew() */
 /* The id of the last committed transaction (any process). */
 uint64_t kv_env_version(kv_env *env);

@@ -122,7 +122,7 @@ int cs_store_compact(cs_store *st, const char *dest, uint64_t *size)
 		free(data);
 		return -EEXIST;
 	}
-	if ((rc = kv_dir_is_empty(dest))) {
+	if ((rc = kv_env_dir_is_empty(dest))) {
 		free(data);
 		return rc;
 	}
@@ -157,7 +157,7 @@ uint64_t cs_store_max_value(const cs_store *st)
 
 int cs_store_catch_faults(void)
 {
-	return kv_catch_faults();
+	return kv_guard_catch_faults();
 }
 
 int cs_default_path(char **out)

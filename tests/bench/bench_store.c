@@ -192,6 +192,8 @@ static void rm_tmpdir(char *dir)
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/lock.mdb", dir);
 	unlink(path);
+	snprintf(path, sizeof(path), "%s/anchor", dir); /* the store's (store/anchor.h) */
+	unlink(path);
 	rmdir(dir);
 	free(dir);
 	cur_dir = NULL;

@@ -6,7 +6,7 @@
 # two windows wait at once (the old pin is let go when the next sync point has anchored), so the file
 # is the live data plus about two windows' worth. The bound follows from the daemon's rule, not from
 # the machine's speed: its watch thread makes a sync point after 256 commits, and if it falls behind (a
-# loaded machine, a slow disk) the committing thread makes it itself after 384 (kv*.c, SYNC_BG_MAX);
+# loaded machine, a slow disk) the committing thread makes it itself after 384 (kv_env.c, SYNC_BG_MAX);
 # this workload's commits are small, so two windows at the cap, the live data and LMDB's own pages stay
 # well under the bound, while windows that grew with the time each sync took would pass it on a quiet
 # disk as on a loaded one. Meant for a store on a disk (TMPDIR as given; in tmpfs a sync point takes

@@ -1,5 +1,5 @@
 /* test_powerloss.c — a power loss never leaves a torn store: opened in another boot, a store is its last
- * synced state, whole, whichever of the later unsynced writes reached the disk (anchor.h, kv*.c).
+ * synced state, whole, whichever of the later unsynced writes reached the disk (anchor.h, kv_env.c).
  *
  * A power loss is simulated on files: the data file as it stood right after a sync (what the disk surely
  * holds), the data file later (what the page cache held), and images mixing the two page by page, with
