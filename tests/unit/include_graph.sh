@@ -6,6 +6,7 @@
 # A module is x.c with x.h. Module A depends on module B when a file of A (a.c or a.h) includes "b.h",
 # or a.c calls a function that b.c defines (calls through the public cellstore.h count, the header itself
 # does not). A header without a .c of its name stands for the modules that define what it declares.
+# A module may span files: x.c and every x_*.c that include "x_internal.h" (its private header) are one.
 # With --edges, prints the edges ("a b" per line) and checks nothing.
 dir=${1:?usage: include_graph.sh STOREDIR [--edges]}
 edges_only=${2:-}
@@ -42,6 +43,8 @@ function strip(line,    out, i, c, n) {
 }
 function module(file) { sub(/\.[ch]$/, "", file); return file }
 function edge(a, b) {
+	if (a in part) a = part[a]
+	if (b in part) b = part[b]
 	if (a == "store" || a == "schema") a = "store+schema"
 	if (b == "store" || b == "schema") b = "store+schema"
 	if (a != b) adj[a, b] = 1
@@ -74,6 +77,17 @@ function dfs(u,    v, k, i, s) {
 }
 END {
 	for (f in files) if (f ~ /\.c$/) ismod[module(f)] = 1
+	for (k in inc) {
+		split(k, e, SUBSEP)
+		if (e[2] ~ /_internal\.h$/) {
+			m = e[2]
+			sub(/_internal\.h$/, "", m)
+			if (module(e[1]) != m && index(module(e[1]), m "_") != 1)
+				continue
+			part[module(e[1])] = m
+			part[module(e[2])] = m
+		}
+	}
 	# Functions each .c defines: a signature begun at column 0, then "{" alone at column 0.
 	for (f in files) {
 		if (f !~ /\.c$/) continue
