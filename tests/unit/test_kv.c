@@ -1,8 +1,7 @@
 /* test_kv.c — the ordered map under the store: keys of any length and any bytes must store, seek and
  * iterate in exact bytewise order, against a qsort-with-memcmp model; long keys sharing their first
  * KV_INLINE_MAX bytes (one "group"), keys of exactly 479/480/481 bytes, and colliding hash slots; seeks
- * that land where a walk does when a damaged branch page misleads LMDB's search; a written map's file
- * that grows as it is written, not to the map's size, and a full disk that is ENOSPC. */
+ * that land where a walk does when a damaged branch page misleads LMDB's search; open errors. */
 #include "testutil.h"
 
 #include <errno.h>
@@ -10,68 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
-#include <linux/magic.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "kv.h"
-
-struct kv_fixture {
-	char *dir;
-	kv_env *env;
-};
-
-static int kv_setup(void **state)
-{
-	struct kv_fixture *f = calloc(1, sizeof(*f));
-	assert_non_null(f);
-	f->dir = tu_mkdtemp();
-	assert_int_equal(kv_env_open(f->dir, false, true, &f->env), 0);
-	*state = f;
-	return 0;
-}
-
-/* kv_setup on a memory file system (TMPDIR if it is one, else /dev/shm), where a writable env writes
- * its map (MDB_WRITEMAP); skipped where there is none. */
-static int kv_setup_mem(void **state)
-{
-	const char *tmp = getenv("TMPDIR"), *shm = "/dev/shm";
-	struct statfs sf;
-	char *dir;
-
-	if (!tmp || statfs(tmp, &sf) || sf.f_type != TMPFS_MAGIC)
-		tmp = shm;
-	if (statfs(tmp, &sf) || sf.f_type != TMPFS_MAGIC)
-		skip();
-	assert_true(asprintf(&dir, "%s/cellfs-unit-XXXXXX", tmp) > 0);
-	assert_non_null(mkdtemp(dir));
-	struct kv_fixture *f = calloc(1, sizeof(*f));
-	assert_non_null(f);
-	f->dir = dir;
-	assert_int_equal(kv_env_open(f->dir, false, true, &f->env), 0);
-	*state = f;
-	return 0;
-}
-
-static int kv_teardown(void **state)
-{
-	struct kv_fixture *f = *state;
-	kv_env_close(f->env);
-	tu_rmtree(f->dir);
-	free(f->dir);
-	free(f);
-	return 0;
-}
-
-static kv_txn *begin(struct kv_fixture *f, bool rdonly)
-{
-	kv_txn *t = NULL;
-	assert_int_equal(kv_txn_begin(f->env, rdonly, &t), 0);
-	return t;
-}
 
 /* ---- the model: keys sorted by memcmp, shorter first on a tie ---- */
 
@@ -356,7 +297,7 @@ static void build_keys(struct model *m, uint64_t *seed)
 }
 
 /* Insert M's keys into the map in a random order over three transactions. */
-static void insert_shuffled(struct kv_fixture *f, struct model *m, uint64_t *seed)
+static void insert_shuffled(struct tu_kv *f, struct model *m, uint64_t *seed)
 {
 	size_t *ord = malloc(m->n * sizeof(*ord));
 	assert_non_null(ord);
@@ -368,7 +309,7 @@ static void insert_shuffled(struct kv_fixture *f, struct model *m, uint64_t *see
 		ord[j] = x;
 	}
 	for (size_t part = 0; part < 3; part++) {
-		kv_txn *t = begin(f, false);
+		kv_txn *t = tu_kv_begin(f, false);
 		for (size_t i = part * m->n / 3; i < (part + 1) * m->n / 3; i++)
 			put_model(t, &m->k[ord[i]]);
 		assert_int_equal(kv_txn_commit(t), 0);
@@ -378,7 +319,7 @@ static void insert_shuffled(struct kv_fixture *f, struct model *m, uint64_t *see
 
 static void test_kv__order_matches_memcmp_model(void **state)
 {
-	struct kv_fixture *f = *state;
+	struct tu_kv *f = *state;
 	struct model m = { 0 };
 	uint64_t seed = 20240601;
 	kv_txn *t;
@@ -386,13 +327,13 @@ static void test_kv__order_matches_memcmp_model(void **state)
 	build_keys(&m, &seed);
 	insert_shuffled(f, &m, &seed);
 
-	t = begin(f, true);
+	t = tu_kv_begin(f, true);
 	check_walk(t, &m);
 	check_probes(t, &m, &seed, 1);
 	kv_txn_abort(t);
 
 	/* Delete a third, in a write transaction, and check there (cursors re-seek after writes). */
-	t = begin(f, false);
+	t = tu_kv_begin(f, false);
 	for (size_t i = 0; i < m.n; i++) {
 		if (tu_rand(&seed) % 3)
 			continue;
@@ -403,7 +344,7 @@ static void test_kv__order_matches_memcmp_model(void **state)
 	check_probes(t, &m, &seed, 3);
 	assert_int_equal(kv_txn_commit(t), 0);
 
-	t = begin(f, true);
+	t = tu_kv_begin(f, true);
 	check_walk(t, &m);
 	for (size_t i = 0; i < m.n; i++) {
 		const void *v;
@@ -418,9 +359,9 @@ static void test_kv__order_matches_memcmp_model(void **state)
 static void test_kv__put_get_del_at_lengths(void **state)
 {
 	static const size_t lens[] = { 1, 2, 8, 479, 480, 481, 487, 488, 489, 511, 512, 4096, 16384, 41000 };
-	struct kv_fixture *f = *state;
+	struct tu_kv *f = *state;
 	uint64_t seed = 7;
-	kv_txn *t = begin(f, false);
+	kv_txn *t = tu_kv_begin(f, false);
 
 	for (size_t i = 0; i < TU_ARRAY_SIZE(lens); i++) {
 		size_t n = lens[i];
@@ -452,7 +393,7 @@ static void test_kv__put_get_del_at_lengths(void **state)
 	assert_int_equal(kv_txn_commit(t), 0);
 
 	/* One key per length survives the commit, each exactly once. */
-	t = begin(f, true);
+	t = tu_kv_begin(f, true);
 	kv_cursor *c;
 	size_t cnt = 0;
 	int rc;
@@ -468,8 +409,8 @@ static void test_kv__put_get_del_at_lengths(void **state)
 /* kv_reserve gives the caller room to fill; a long key's hidden tail must not show in the value. */
 static void test_kv__reserve_fills_value(void **state)
 {
-	struct kv_fixture *f = *state;
-	kv_txn *t = begin(f, false);
+	struct tu_kv *f = *state;
+	kv_txn *t = tu_kv_begin(f, false);
 	uint8_t *k = tu_filled(1000, 0xAB);
 	const void *v;
 	size_t vn;
@@ -489,8 +430,8 @@ static void test_kv__reserve_fills_value(void **state)
 /* A cursor that read a group must see the group change after a write in its transaction. */
 static void test_kv__cursor_sees_writes_to_loaded_group(void **state)
 {
-	struct kv_fixture *f = *state;
-	kv_txn *t = begin(f, false);
+	struct tu_kv *f = *state;
+	kv_txn *t = tu_kv_begin(f, false);
 	uint8_t k[600];
 	const void *key, *v;
 	size_t kn, vn;
@@ -625,7 +566,7 @@ static void test_kv__backshift_keeps_probe_runs_findable(void **state)
 	/* Home slots (offsets from H): several keys per slot, and runs that pass through other homes. */
 	static const unsigned home[NCOLL] = { 0, 0, 1, 0, 2, 1, 5, 0, 3, 9, 2, 0 };
 	const uint64_t H = 0x0123456789ABCDEFull;
-	struct kv_fixture *f = *state;
+	struct tu_kv *f = *state;
 	struct model m = { 0 };
 	uint8_t k[KLEN], slotkey[488];
 	uint64_t seed = 99;
@@ -640,7 +581,7 @@ static void test_kv__backshift_keeps_probe_runs_findable(void **state)
 	model_sort(&m);
 	assert_int_equal(m.n, NCOLL);
 
-	t = begin(f, false);
+	t = tu_kv_begin(f, false);
 	for (int i = 0; i < NCOLL; i++) { /* insert in home order, as built */
 		memset(k + 480, 'a' + i, 8);
 		force_hash(k, KLEN, H + home[i]);
@@ -664,7 +605,7 @@ static void test_kv__backshift_keeps_probe_runs_findable(void **state)
 		const void *v;
 		size_t vn;
 
-		t = begin(f, false);
+		t = tu_kv_begin(f, false);
 		if (m.k[i].live) {
 			assert_int_equal(kv_del(t, m.k[i].p, m.k[i].n), 0);
 			m.k[i].live = false;
@@ -687,32 +628,32 @@ static void test_kv__backshift_keeps_probe_runs_findable(void **state)
 
 static void test_kv__abort_discards_and_commit_persists(void **state)
 {
-	struct kv_fixture *f = *state;
+	struct tu_kv *f = *state;
 	uint8_t big[700];
 	const void *v;
 	size_t vn;
 	kv_txn *t;
 
 	memset(big, 0, sizeof(big));
-	t = begin(f, false);
+	t = tu_kv_begin(f, false);
 	assert_int_equal(kv_put(t, "a", 1, "1", 1), 0);
 	assert_int_equal(kv_put(t, big, sizeof(big), "2", 1), 0);
 	kv_txn_abort(t);
-	t = begin(f, true);
+	t = tu_kv_begin(f, true);
 	assert_int_equal(kv_get(t, "a", 1, &v, &vn), -ENOENT);
 	assert_int_equal(kv_get(t, big, sizeof(big), &v, &vn), -ENOENT);
 	assert_int_equal(kv_put(t, "a", 1, "1", 1), -EROFS);
 	assert_int_equal(kv_del(t, "a", 1), -EROFS);
 	kv_txn_abort(t);
 
-	t = begin(f, false);
+	t = tu_kv_begin(f, false);
 	assert_int_equal(kv_put(t, "a", 1, "1", 1), 0);
 	assert_int_equal(kv_put(t, big, sizeof(big), "2", 1), 0);
 	assert_int_equal(kv_txn_commit(t), 0);
 	assert_int_equal(kv_env_sync(f->env), 0);
 	kv_env_close(f->env);
 	assert_int_equal(kv_env_open(f->dir, true, false, &f->env), 0);
-	t = begin(f, true);
+	t = tu_kv_begin(f, true);
 	assert_int_equal(kv_get(t, big, sizeof(big), &v, &vn), 0);
 	assert_int_equal(vn, 1);
 	assert_memory_equal(v, "2", 1);
@@ -752,7 +693,7 @@ static void damage_branch_key(const char *dir, const char *key)
  * leaf after the place (the separator made smaller) or before it (made larger). */
 static void test_kv__seek_lands_where_a_walk_does_despite_a_damaged_branch_key(void **state)
 {
-	struct kv_fixture *f = *state;
+	struct tu_kv *f = *state;
 	static const char *const bad[] = { "k00001", "k01999" };
 	char k[16], probe[16];
 	const void *p;
@@ -761,7 +702,7 @@ static void test_kv__seek_lands_where_a_walk_does_despite_a_damaged_branch_key(v
 	kv_cursor *c;
 
 	for (int b = 0; b < 2; b++) {
-		t = begin(f, false);
+		t = tu_kv_begin(f, false);
 		for (int i = 0; i < 2000; i++) {
 			snprintf(k, sizeof(k), "k%05d", i);
 			assert_int_equal(kv_put(t, k, 6, "value-value-value-value", 23), 0);
@@ -771,7 +712,7 @@ static void test_kv__seek_lands_where_a_walk_does_despite_a_damaged_branch_key(v
 		kv_env_close(f->env);
 		damage_branch_key(f->dir, bad[b]);
 		assert_int_equal(kv_env_open(f->dir, false, false, &f->env), 0);
-		t = begin(f, true);
+		t = tu_kv_begin(f, true);
 		assert_int_equal(kv_cursor_open(t, &c), 0);
 		for (int i = 0; i < 2000; i += 7) {
 			snprintf(k, sizeof(k), "k%05d", i);
@@ -804,7 +745,7 @@ static void test_kv__seek_lands_where_a_walk_does_despite_a_damaged_branch_key(v
 
 static void test_kv__open_errors(void **state)
 {
-	struct kv_fixture *f = *state;
+	struct tu_kv *f = *state;
 	char *missing, *file, *junkdir, *junk;
 	kv_env *e = NULL;
 	FILE *fp;
@@ -836,265 +777,18 @@ static void test_kv__open_errors(void **state)
 	free(junk);
 }
 
-/* ---- the file of a written map (MDB_WRITEMAP) ---- */
-
-static uint64_t data_size(const char *dir)
-{
-	char *path;
-	struct stat sb;
-	assert_true(asprintf(&path, "%s/data.mdb", dir) > 0);
-	assert_int_equal(stat(path, &sb), 0);
-	free(path);
-	return (uint64_t)sb.st_size;
-}
-
-static void set_data_size(const char *dir, uint64_t size)
-{
-	char *path;
-	assert_true(asprintf(&path, "%s/data.mdb", dir) > 0);
-	assert_int_equal(truncate(path, (off_t)size), 0);
-	free(path);
-}
-
-/* Where the last page LMDB wrote ends: every page it uses begins with its own number, not zero; the
- * file past its pages is zeros. */
-static uint64_t pages_end(const char *dir)
-{
-	char *path;
-	uint8_t pg[4096];
-	uint64_t end = 0, off = 0;
-	FILE *fp;
-	assert_true(asprintf(&path, "%s/data.mdb", dir) > 0);
-	assert_non_null(fp = fopen(path, "rb"));
-	for (; fread(pg, 1, sizeof(pg), fp) == sizeof(pg); off += sizeof(pg))
-		for (size_t i = 0; i < sizeof(pg); i++)
-			if (pg[i]) {
-				end = off + sizeof(pg);
-				break;
-			}
-	fclose(fp);
-	free(path);
-	return end;
-}
-
-/* Values FROM..TO-1 of N bytes, each its own commit: key "vNNN", value bytes = its number. */
-static void put_values(struct kv_fixture *f, int from, int to, size_t n)
-{
-	char key[16];
-	for (int i = from; i < to; i++) {
-		uint8_t *val = tu_filled(n, (uint8_t)i);
-		kv_txn *t = begin(f, false);
-		snprintf(key, sizeof(key), "v%03d", i);
-		assert_int_equal(kv_put(t, key, strlen(key), val, n), 0);
-		assert_int_equal(kv_txn_commit(t), 0);
-		free(val);
-	}
-}
-
-/* KEY holds exactly the N bytes at WANT. */
-static void expect_stored(struct kv_fixture *f, const char *key, const void *want, size_t n)
-{
-	const void *v;
-	size_t vn;
-	kv_txn *t = begin(f, true);
-	assert_int_equal(kv_get(t, key, strlen(key), &v, &vn), 0);
-	assert_int_equal(vn, n);
-	assert_memory_equal(v, want, n);
-	kv_txn_abort(t);
-}
-
-static void expect_values(struct kv_fixture *f, int from, int to, size_t n)
-{
-	char key[16];
-	kv_txn *t = begin(f, true);
-	for (int i = from; i < to; i++) {
-		uint8_t *want = tu_filled(n, (uint8_t)i);
-		const void *v;
-		size_t vn;
-		snprintf(key, sizeof(key), "v%03d", i);
-		assert_int_equal(kv_get(t, key, strlen(key), &v, &vn), 0);
-		assert_int_equal(vn, n);
-		assert_memory_equal(v, want, n);
-		free(want);
-	}
-	kv_txn_abort(t);
-}
-
-/* On a disk (TMPDIR, if it is one) the map is not written: the file grows as LMDB pwrite()s pages, not
- * to the map's size, and a reopen leaves it as it is. */
-static void test_kv__a_store_on_a_disk_writes_its_pages_not_its_map(void **state)
-{
-	struct kv_fixture *f = *state;
-	struct statfs sf;
-	assert_int_equal(statfs(f->dir, &sf), 0);
-	if (sf.f_type == TMPFS_MAGIC)
-		skip(); /* (TMPDIR is in memory) */
-	assert_true(data_size(f->dir) <= (64u << 10));
-	put_values(f, 0, 40, 256 << 10);
-	uint64_t size = data_size(f->dir);
-	assert_true(size >= 10u << 20 && size <= 16u << 20);
-	kv_env_close(f->env);
-	set_data_size(f->dir, 32u << 20);
-	assert_int_equal(kv_env_open(f->dir, false, false, &f->env), 0);
-	assert_int_equal(data_size(f->dir), 32u << 20);
-	expect_values(f, 0, 40, 256 << 10);
-}
-
-/* On a memory file system LMDB makes a written map's file as large as the map (1 TiB here); the store's file holds what it
- * stores and grows as it is written, stays as it was across a reopen, and is cut back when an opener
- * died before cutting it. */
-static void test_kv__the_file_grows_as_written_not_to_the_maps_size(void **state)
-{
-	struct kv_fixture *f = *state;
-	uint64_t size;
-
-	assert_true(data_size(f->dir) <= (1u << 20)); /* a new store: one MiB */
-	put_values(f, 0, 40, 256 << 10);               /* 10 MiB */
-	size = data_size(f->dir);
-	assert_true(size >= 10u << 20);
-	assert_true(size <= 16u << 20);
-	expect_values(f, 0, 40, 256 << 10);
-
-	kv_env_close(f->env);
-	assert_int_equal(kv_env_open(f->dir, false, false, &f->env), 0);
-	assert_int_equal(data_size(f->dir), size);
-
-	kv_env_close(f->env);
-	set_data_size(f->dir, (uint64_t)1 << 40); /* as LMDB's open leaves it */
-	assert_int_equal(kv_env_open(f->dir, false, false, &f->env), 0);
-	assert_true(data_size(f->dir) >= 10u << 20);
-	assert_true(data_size(f->dir) <= 16u << 20);
-	expect_values(f, 0, 40, 256 << 10);
-	put_values(f, 40, 48, 256 << 10);
-	expect_values(f, 0, 48, 256 << 10);
-}
-
-/* Another process's open cuts the file back to the pages in use while this one has it open (its record
- * of the file's size is then too large): this one's next writes grow it again, and nothing is lost. */
-static void test_kv__a_file_cut_back_meanwhile_grows_again(void **state)
-{
-	struct kv_fixture *f = *state;
-
-	put_values(f, 0, 12, 256 << 10);
-	set_data_size(f->dir, pages_end(f->dir));
-	put_values(f, 12, 24, 256 << 10);
-	kv_txn *t = begin(f, false); /* several MiB in one commit */
-	uint8_t *big = tu_filled(5u << 20, 0x5a);
-	assert_int_equal(kv_put(t, "big", 3, big, 5u << 20), 0);
-	assert_int_equal(kv_txn_commit(t), 0);
-	expect_values(f, 0, 24, 256 << 10);
-
-	kv_env_close(f->env);
-	assert_int_equal(kv_env_open(f->dir, false, false, &f->env), 0);
-	expect_values(f, 0, 24, 256 << 10);
-	expect_stored(f, "big", big, 5u << 20);
-	free(big);
-}
-
-/* A file left at the map's size (an opener killed between LMDB's open and its cut) is cut back by the
- * next open of any kind: a read-only one (which may write the file) too, on a disk and in memory. The
- * pages stay, and the store reads and writes as before. */
-static void test_kv__a_file_left_at_the_maps_size_is_cut_back_by_any_open(void **state)
-{
-	struct kv_fixture *f = *state;
-	uint64_t pages;
-
-	put_values(f, 0, 8, 64 << 10);
-	kv_env_close(f->env);
-	pages = pages_end(f->dir);
-	for (int rdonly = 1; rdonly >= 0; rdonly--) {
-		set_data_size(f->dir, (uint64_t)1 << 40);
-		assert_int_equal(kv_env_open(f->dir, rdonly, false, &f->env), 0);
-		assert_true(data_size(f->dir) >= pages);
-		assert_true(data_size(f->dir) <= (pages + (1u << 20)) / (1u << 20) * (1u << 20));
-		expect_values(f, 0, 8, 64 << 10);
-		kv_env_close(f->env);
-	}
-	assert_int_equal(kv_env_open(f->dir, false, false, &f->env), 0);
-	put_values(f, 8, 16, 64 << 10);
-	expect_values(f, 0, 16, 64 << 10);
-	/* A file that is merely larger than its pages is not the map's size: it stays. */
-	kv_env_close(f->env);
-	set_data_size(f->dir, 64u << 20);
-	assert_int_equal(kv_env_open(f->dir, true, false, &f->env), 0);
-	assert_int_equal(data_size(f->dir), 64u << 20);
-	expect_values(f, 0, 16, 64 << 10);
-}
-
-/* A write that needs the file to grow when it cannot (the disk is full; here a file size limit) fails
- * with ENOSPC, whether LMDB or the copy of the value meets the end, and leaves the store as it was; the
- * same write succeeds once there is room. With a written map (in memory) the fault handler is SIGBUS's
- * again after something else took it over; on a disk LMDB's pwrite() fails. */
-static void test_kv__a_write_the_file_cannot_grow_for_is_enospc_and_changes_nothing(void **state)
-{
-	struct kv_fixture *f = *state;
-	struct rlimit old, lim;
-	uint8_t *big = tu_filled(3u << 20, 0xa5);
-	const void *v;
-	size_t vn;
-	kv_txn *t;
-
-	put_values(f, 0, 4, 256 << 10);
-	signal(SIGBUS, SIG_DFL); /* as a test framework does: the store puts its handler back */
-	signal(SIGXFSZ, SIG_IGN);
-	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
-	lim = old;
-	lim.rlim_cur = data_size(f->dir);
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
-
-	for (int i = 0; i < 2; i++) { /* the file can grow neither for the value's pages nor for its copy */
-		t = begin(f, false);
-		int rc = kv_put(t, "big", 3, big, 3u << 20);
-		if (!rc)
-			rc = kv_txn_commit(t);
-		else
-			kv_txn_abort(t);
-		assert_int_equal(rc, -ENOSPC);
-	}
-	t = begin(f, false);
-	assert_int_equal(kv_put(t, "v000", 4, "x", 1), 0); /* within the file: fits */
-	kv_txn_abort(t);
-
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
-	signal(SIGXFSZ, SIG_DFL);
-	expect_values(f, 0, 4, 256 << 10);
-	t = begin(f, true);
-	assert_int_equal(kv_get(t, "big", 3, &v, &vn), -ENOENT);
-	kv_txn_abort(t);
-
-	t = begin(f, false);
-	assert_int_equal(kv_put(t, "big", 3, big, 3u << 20), 0);
-	assert_int_equal(kv_txn_commit(t), 0);
-	expect_stored(f, "big", big, 3u << 20);
-	free(big);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_kv__order_matches_memcmp_model, kv_setup, kv_teardown),
-		cmocka_unit_test_setup_teardown(test_kv__put_get_del_at_lengths, kv_setup, kv_teardown),
-		cmocka_unit_test_setup_teardown(test_kv__reserve_fills_value, kv_setup, kv_teardown),
-		cmocka_unit_test_setup_teardown(test_kv__cursor_sees_writes_to_loaded_group, kv_setup, kv_teardown),
-		cmocka_unit_test_setup_teardown(test_kv__backshift_keeps_probe_runs_findable, kv_setup, kv_teardown),
-		cmocka_unit_test_setup_teardown(test_kv__abort_discards_and_commit_persists, kv_setup, kv_teardown),
+		cmocka_unit_test_setup_teardown(test_kv__order_matches_memcmp_model, tu_kv_setup, tu_kv_teardown),
+		cmocka_unit_test_setup_teardown(test_kv__put_get_del_at_lengths, tu_kv_setup, tu_kv_teardown),
+		cmocka_unit_test_setup_teardown(test_kv__reserve_fills_value, tu_kv_setup, tu_kv_teardown),
+		cmocka_unit_test_setup_teardown(test_kv__cursor_sees_writes_to_loaded_group, tu_kv_setup, tu_kv_teardown),
+		cmocka_unit_test_setup_teardown(test_kv__backshift_keeps_probe_runs_findable, tu_kv_setup, tu_kv_teardown),
+		cmocka_unit_test_setup_teardown(test_kv__abort_discards_and_commit_persists, tu_kv_setup, tu_kv_teardown),
 		cmocka_unit_test_setup_teardown(test_kv__seek_lands_where_a_walk_does_despite_a_damaged_branch_key,
-						kv_setup, kv_teardown),
-		cmocka_unit_test_setup_teardown(test_kv__open_errors, kv_setup, kv_teardown),
-		cmocka_unit_test_setup_teardown(test_kv__the_file_grows_as_written_not_to_the_maps_size, kv_setup_mem,
-						kv_teardown),
-		cmocka_unit_test_setup_teardown(test_kv__a_file_cut_back_meanwhile_grows_again, kv_setup_mem,
-						kv_teardown),
-		cmocka_unit_test_setup_teardown(test_kv__a_write_the_file_cannot_grow_for_is_enospc_and_changes_nothing,
-						kv_setup_mem, kv_teardown),
-		cmocka_unit_test_setup_teardown(test_kv__a_write_the_file_cannot_grow_for_is_enospc_and_changes_nothing,
-						kv_setup, kv_teardown),
-		cmocka_unit_test_setup_teardown(test_kv__a_store_on_a_disk_writes_its_pages_not_its_map, kv_setup,
-						kv_teardown),
-		cmocka_unit_test_setup_teardown(test_kv__a_file_left_at_the_maps_size_is_cut_back_by_any_open, kv_setup,
-						kv_teardown),
-		cmocka_unit_test_setup_teardown(test_kv__a_file_left_at_the_maps_size_is_cut_back_by_any_open,
-						kv_setup_mem, kv_teardown),
+						tu_kv_setup, tu_kv_teardown),
+		cmocka_unit_test_setup_teardown(test_kv__open_errors, tu_kv_setup, tu_kv_teardown),
 	};
 	return cmocka_run_group_tests_name("kv", tests, NULL, NULL);
 }

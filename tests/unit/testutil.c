@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kv.h"
+
 char *tu_mkdtemp(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -222,4 +224,85 @@ uint8_t *tu_filled(size_t n, uint8_t fill)
 	assert_non_null(p);
 	memset(p, fill, n);
 	return p;
+}
+
+/* ---- the mutation tests' table "t" ---- */
+
+int tu_mutate_setup(void **state)
+{
+	struct tu_store *ts;
+	tu_store_setup(state);
+	ts = *state;
+	tu_table(ts->st, "t", "a", NULL, "ab", NULL, "b", NULL, "v1", "maxversions=1", NULL);
+	return 0;
+}
+
+void tu_mutate_ok(cs_store *st, const char *row, const cs_mutation *m, size_t n)
+{
+	cs_txn *txn = tu_begin(st, 0);
+	assert_int_equal(cs_row_mutate(txn, "t", CS_STR(row), m, n), 0);
+	tu_commit(txn);
+}
+
+void tu_expect_dump(cs_store *st, const cs_read_opts *o, const char *want)
+{
+	char *s = tu_dump_st(st, "t", o);
+	assert_string_equal(s, want);
+	free(s);
+}
+
+char *tu_newest(cs_txn *txn, const char *row, const char *fam, const char *q, int64_t *ts, size_t *n)
+{
+	cs_bytes r = CS_STR(row), qq = CS_STR(q);
+	cs_column_sel sel = { .family = fam, .qualifier = &qq };
+	cs_read_opts o = { .row = &r, .ncolumns = 1, .columns = &sel, .cells_per_column = 1 };
+	const cs_row *rw;
+	cs_scan *scan;
+	char *v = NULL;
+	int rc;
+
+	assert_int_equal(cs_scan_open(txn, "t", &o, &scan), 0);
+	rc = cs_scan_next(scan, &rw);
+	assert_true(rc >= 0);
+	if (rc == 1) {
+		assert_int_equal(rw->ncells, 1);
+		v = malloc(rw->cells[0].value.len + 1);
+		memcpy(v, rw->cells[0].value.data, rw->cells[0].value.len);
+		v[rw->cells[0].value.len] = 0;
+		if (ts)
+			*ts = rw->cells[0].ts;
+		if (n)
+			*n = rw->cells[0].value.len;
+	}
+	cs_scan_close(scan);
+	return v;
+}
+
+/* ---- a bare kv environment ---- */
+
+int tu_kv_setup(void **state)
+{
+	struct tu_kv *f = calloc(1, sizeof(*f));
+	assert_non_null(f);
+	f->dir = tu_mkdtemp();
+	assert_int_equal(kv_env_open(f->dir, false, true, &f->env), 0);
+	*state = f;
+	return 0;
+}
+
+int tu_kv_teardown(void **state)
+{
+	struct tu_kv *f = *state;
+	kv_env_close(f->env);
+	tu_rmtree(f->dir);
+	free(f->dir);
+	free(f);
+	return 0;
+}
+
+kv_txn *tu_kv_begin(struct tu_kv *f, bool rdonly)
+{
+	kv_txn *t = NULL;
+	assert_int_equal(kv_txn_begin(f->env, rdonly, &t), 0);
+	return t;
 }

@@ -6,6 +6,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,5 +72,38 @@ void tu_rand_bytes(uint64_t *seed, uint8_t *p, size_t n, int special);
 
 /* A malloc'd buffer of N bytes, each FILL. */
 uint8_t *tu_filled(size_t n, uint8_t fill);
+
+/* Mutations from string literals, usable in static tables. */
+#define TU_LIT(s) { (s), sizeof(s) - 1 }
+#define TU_SET(f, q, t, v) { .op = CS_SET_CELL, .family = (f), .qualifier = TU_LIT(q), .ts = (t), .value = TU_LIT(v) }
+#define TU_DELCOL(f, q, s, e) \
+	{ .op = CS_DELETE_COLUMN, .family = (f), .qualifier = TU_LIT(q), .ts_start = (s), .ts_end = (e) }
+#define TU_DELFAM(f) { .op = CS_DELETE_FAMILY, .family = (f) }
+#define TU_DELROW() { .op = CS_DELETE_ROW }
+
+/* The fixture of the mutation tests (test_mutate, test_rmw, test_drops, test_move): tu_store_setup, then
+ * table "t" with families a, ab, b (no GC policy) and v1 (maxversions=1). Always returns 0. */
+int tu_mutate_setup(void **state);
+/* Apply M[0..N) to ROW of table "t" in a transaction of its own; asserts success. */
+void tu_mutate_ok(cs_store *st, const char *row, const cs_mutation *m, size_t n);
+/* Assert that table "t" read with O (NULL: all of it) dumps (tu_dump) as WANT. */
+void tu_expect_dump(cs_store *st, const cs_read_opts *o, const char *want);
+/* The newest cell of a column of table "t": its value (NUL-terminated, caller frees), its timestamp in
+ * *TS and length in *N (either may be NULL); NULL if there is none. */
+char *tu_newest(cs_txn *txn, const char *row, const char *fam, const char *q, int64_t *ts, size_t *n);
+
+/* A bare kv environment (store/kv.h) in its own temporary directory: the cmocka state of tu_kv_setup. */
+struct kv_env;
+struct kv_txn;
+struct tu_kv {
+	char *dir;
+	struct kv_env *env;
+};
+/* cmocka fixtures: *STATE becomes a struct tu_kv with a writable env; teardown closes it and removes
+ * the directory. Always return 0. */
+int tu_kv_setup(void **state);
+int tu_kv_teardown(void **state);
+/* Begin a transaction on F's env (RDONLY: read-only); asserts success. */
+struct kv_txn *tu_kv_begin(struct tu_kv *f, bool rdonly);
 
 #endif
