@@ -79,7 +79,7 @@ bool node_id_equal(const struct node_id *a, const struct node_id *b)
 	return a->kind != NODE_VERSION || a->ts == b->ts;
 }
 
-static void *dupb(const void *p, size_t n)
+void *node_dup_bytes(const void *p, size_t n)
 {
 	void *d = malloc(n ? n : 1);
 	if (d && n)
@@ -106,9 +106,9 @@ int node_id_copy(struct node_id *dst, const struct node_id *src)
 	dst->ts = src->ts;
 	if (src->kind == NODE_ROOT)
 		return 0;
-	if (!(dst->table = strdup(src->table)) || !(dst->key = dupb(src->key, src->keyn)) ||
+	if (!(dst->table = strdup(src->table)) || !(dst->key = node_dup_bytes(src->key, src->keyn)) ||
 	    (src->kind >= NODE_FAMILY && !(dst->family = strdup(src->family))) ||
-	    (src->kind >= NODE_COLUMN && !(dst->qual = dupb(src->qual, src->qualn)))) {
+	    (src->kind >= NODE_COLUMN && !(dst->qual = node_dup_bytes(src->qual, src->qualn)))) {
 		node_id_free(dst);
 		return -ENOMEM;
 	}

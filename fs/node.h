@@ -34,6 +34,9 @@ struct node_id {
 /* Copy SRC into DST, which then owns its strings (free with node_id_free()). Errors: -ENOMEM (DST is
  * left empty). */
 int node_id_copy(struct node_id *dst, const struct node_id *src);
+/* A malloc'd copy of the N bytes at P (one byte allocated when N is 0), or NULL (out of memory). The
+ * caller frees it. */
+void *node_dup_bytes(const void *p, size_t n);
 void node_id_free(struct node_id *id); /* frees what an owning ID holds and zeroes it */
 bool node_id_equal(const struct node_id *a, const struct node_id *b);
 

@@ -48,14 +48,6 @@ int view_table_load(cs_txn *txn, const char *table, struct view_table *t)
 	return 0;
 }
 
-static void *dupb(const void *p, size_t n)
-{
-	void *d = malloc(n ? n : 1);
-	if (d && n)
-		memcpy(d, p, n);
-	return d;
-}
-
 /* ---- existence checks, each one small scan ---- */
 
 /* The newest timestamp of row KEY's cells (in FAMILY, or any), or -ENOENT if it has none. */
@@ -176,7 +168,7 @@ static int cell_get(cs_txn *txn, const struct node_id *id, int64_t ts, struct vi
 		rc = 0;
 		if (val) {
 			*vlen = c->value.len;
-			if (!(*val = dupb(c->value.data, c->value.len)))
+			if (!(*val = node_dup_bytes(c->value.data, c->value.len)))
 				rc = -ENOMEM;
 		}
 	} else if (rc >= 0) {
@@ -600,7 +592,7 @@ int view_find_qualifier(cs_txn *txn, const struct node_id *dir, const name_resul
 		for (size_t i = 0; i < r->ncells; i++)
 			if (name_match(res, NULL, r->cells[i].qualifier.data, r->cells[i].qualifier.len)) {
 				*qn = r->cells[i].qualifier.len;
-				rc = (*q = dupb(r->cells[i].qualifier.data, *qn)) ? 0 : -ENOMEM;
+				rc = (*q = node_dup_bytes(r->cells[i].qualifier.data, *qn)) ? 0 : -ENOMEM;
 				break;
 			}
 	} else if (rc == 0) {

@@ -12,10 +12,8 @@
 /* A copy of the N bytes at P into *OUT (caller frees) and *OUTN. Errors: -ENOMEM. */
 static int bytes_dup(const void *p, size_t n, char **out, size_t *outn)
 {
-	if (!(*out = malloc(n ? n : 1)))
+	if (!(*out = node_dup_bytes(p, n)))
 		return -ENOMEM;
-	if (n)
-		memcpy(*out, p, n);
 	*outn = n;
 	return 0;
 }
