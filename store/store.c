@@ -155,6 +155,13 @@ uint64_t cs_store_max_value(const cs_store *st)
 	return st->max_value;
 }
 
+unsigned cs_store_caps(const cs_store *st)
+{
+	(void)st;
+	return CS_CAP_TXN | CS_CAP_MOVE | CS_CAP_TABLE_RENAME | CS_CAP_TS_MICROS | CS_CAP_WATCH | CS_CAP_MAINT |
+	       CS_CAP_SYNC;
+}
+
 int cs_store_catch_faults(void)
 {
 	return kv_guard_catch_faults();

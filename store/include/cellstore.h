@@ -62,6 +62,8 @@ enum {
 typedef struct cs_open_opts {
 	unsigned flags;     /* CS_OPEN_* */
 	uint64_t max_value; /* value size limit in bytes; 0 = CS_DEFAULT_MAX_VALUE */
+	unsigned version_ttl_ms; /* a store without CS_CAP_WATCH: how often cs_store_version() changes by
+	                          * itself, for callers that cache what they read (0 = 5000) */
 } cs_open_opts;
 
 /* Open the store in directory DIR. OPTS may be NULL (defaults, no CS_OPEN_CREATE).
@@ -123,6 +125,29 @@ int64_t cs_now_us(void);
 
 /* The value size limit the store was opened with. */
 uint64_t cs_store_max_value(const cs_store *st);
+
+/* What a store can do (cs_store_caps()). A store on the local disk (LMDB) can do all of it; a store on
+ * Cloud Bigtable (a STORE named bigtable://PROJECT/INSTANCE) lacks the flags its comment names. Callers
+ * ask for the capability, never for the kind of store. */
+enum {
+	CS_CAP_TXN = 1 << 0,          /* a write transaction is atomic across rows and abort undoes it; a read
+	                               * transaction is a snapshot. Without it (Bigtable) each call that writes
+	                               * is applied when made, atomically per row; commit reports the first
+	                               * error, abort undoes nothing, and reads see the newest data */
+	CS_CAP_MOVE = 1 << 1,         /* cs_move_prefix() (else -EXDEV) */
+	CS_CAP_TABLE_RENAME = 1 << 2, /* cs_table_rename() (else -EXDEV) */
+	CS_CAP_TS_MICROS = 1 << 3,    /* cell timestamps of any microsecond; without it (Bigtable keeps whole
+	                               * milliseconds) a timestamp not a multiple of 1000 is -EINVAL */
+	CS_CAP_WATCH = 1 << 4,        /* cs_store_version() changes with every process's writes; without it
+	                               * only with this process's, and every cs_open_opts.version_ttl_ms */
+	CS_CAP_MAINT = 1 << 5,        /* cs_gc(), cs_verify(), cs_store_compact(), cs_store_size(),
+	                               * cs_restore(), cs_table_stats_get() (else -EOPNOTSUPP) */
+	CS_CAP_SYNC = 1 << 6,         /* cs_store_sync() has work to do; without it every commit is already
+	                               * durable when it returns (the service acknowledged it) */
+};
+
+/* The CS_CAP_* flags of ST. */
+unsigned cs_store_caps(const cs_store *st);
 
 /* ---- Transactions ----------------------------------------------------------------------------------- */
 
