@@ -20,6 +20,7 @@
 
 struct cs_bulk {
 	cs_txn *txn;
+	void *impl;       /* a remote store's: the backend's loader (and nothing else here is used) */
 	struct sch_table *t;
 	const struct sch_family *fam; /* the family of the last put, checked again by name */
 	uint64_t seq;
@@ -39,6 +40,19 @@ int cs_bulk_open(cs_txn *txn, const char *table, cs_bulk **out)
 
 	if (rc)
 		return rc;
+	if (txn->st->be) {
+		if (!txn->st->be->bulk_open)
+			return -EOPNOTSUPP;
+		if (!(b = mem_calloc(1, sizeof(*b))))
+			return -ENOMEM;
+		if ((rc = txn->st->be->bulk_open(txn->impl, table, &b->impl))) {
+			free(b);
+			return rc;
+		}
+		b->txn = txn;
+		*out = b;
+		return 0;
+	}
 	if (!(b = mem_calloc(1, sizeof(*b))) || !(b->top = mem_malloc(KEY_MAX))) {
 		free(b);
 		return store_txn_fail(txn, -ENOMEM);
@@ -56,6 +70,8 @@ void cs_bulk_close(cs_bulk *b)
 {
 	if (!b)
 		return;
+	if (b->impl)
+		b->txn->st->be->bulk_close(b->impl);
 	free(b->top);
 	free(b->row);
 	free(b);
@@ -63,6 +79,10 @@ void cs_bulk_close(cs_bulk *b)
 
 void cs_bulk_get_stats(const cs_bulk *b, cs_bulk_stats *stats)
 {
+	if (b->impl) {
+		b->txn->st->be->bulk_get_stats(b->impl, stats);
+		return;
+	}
 	*stats = b->stats;
 }
 
@@ -145,6 +165,8 @@ int cs_bulk_put(cs_bulk *b, cs_bytes row, const char *family, cs_bytes qualifier
 	size_t kn, recn;
 	int rc;
 
+	if (b->impl)
+		return txn->st->be->bulk_put(b->impl, row, family, qualifier, ts, value);
 	if ((rc = store_txn_write_check(txn)))
 		return rc;
 	if (row.len == 0 || (ts < 0 && ts != CS_TS_NOW))

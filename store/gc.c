@@ -143,6 +143,8 @@ static int gc_table_now(cs_txn *txn, struct sch_table *t, cs_gc_stats *stats)
 
 int cs_gc(cs_txn *txn, const char *table, cs_gc_stats *stats)
 {
+	if (txn->st->be)
+		return -EOPNOTSUPP; /* (no CS_CAP_MAINT: the service collects) */
 	cs_gc_stats local = { 0 };
 	struct sch_table *t;
 	kv_cursor *c = NULL;
@@ -196,6 +198,7 @@ out:
 
 int cs_family_set_gc(cs_txn *txn, const char *table, const char *family, const char *gc)
 {
+	REMOTE_CALL(txn, family_set_gc, table, family, gc);
 	struct sch_table *t;
 	struct sch_family *f;
 	gcp *p;

@@ -237,6 +237,7 @@ static int apply_all(cs_txn *txn, struct sch_table *t, cs_bytes row, const cs_mu
 
 int cs_row_mutate(cs_txn *txn, const char *table, cs_bytes row, const cs_mutation *m, size_t n)
 {
+	REMOTE_CALL(txn, row_mutate, table, row, m, n);
 	struct sch_table *t;
 	int rc = write_begin(txn, table, row, &t);
 	if (rc)
@@ -291,6 +292,7 @@ static int rmw_plain_begin(cs_txn *txn, const char *table, cs_bytes row, const c
 int cs_rmw_append(cs_txn *txn, const char *table, cs_bytes row, const char *family, cs_bytes qualifier,
 		  cs_bytes suffix, int64_t *ts)
 {
+	REMOTE_CALL(txn, rmw_append, table, row, family, qualifier, suffix, ts);
 	struct sch_table *t;
 	void *old, *nv;
 	size_t oldn;
@@ -319,6 +321,7 @@ int cs_rmw_append(cs_txn *txn, const char *table, cs_bytes row, const char *fami
 int cs_rmw_increment(cs_txn *txn, const char *table, cs_bytes row, const char *family,
 		     cs_bytes qualifier, int64_t delta, int64_t *result)
 {
+	REMOTE_CALL(txn, rmw_increment, table, row, family, qualifier, delta, result);
 	struct sch_table *t;
 	void *old;
 	size_t oldn;
@@ -349,6 +352,7 @@ int cs_check_and_mutate(cs_txn *txn, const char *table, cs_bytes row, const cs_p
 			const cs_mutation *true_m, size_t n_true, const cs_mutation *false_m, size_t n_false,
 			bool *matched)
 {
+	REMOTE_CALL(txn, check_and_mutate, table, row, pred, true_m, n_true, false_m, n_false, matched);
 	struct sch_table *t;
 	void *val;
 	size_t vn;
@@ -372,6 +376,7 @@ int cs_check_and_mutate(cs_txn *txn, const char *table, cs_bytes row, const cs_p
 
 int cs_drop_prefix(cs_txn *txn, const char *table, cs_bytes prefix)
 {
+	REMOTE_CALL(txn, drop_prefix, table, prefix);
 	struct sch_table *t;
 	uint8_t *k = txn->kbuf, *v;
 	size_t kn, endn;
@@ -620,6 +625,8 @@ static size_t mv_prefix(uint8_t *out, uint32_t tid, cs_bytes r, char delim, bool
 int cs_move_prefix(cs_txn *txn, const char *table, cs_bytes from, cs_bytes to, uint64_t max_cells,
 		   uint64_t *moved)
 {
+	if (txn->st->be)
+		return -EXDEV; /* (no CS_CAP_MOVE) */
 	struct sch_table *t;
 	struct mv m = { 0 };
 	/* Prefixes: source row, source subtree, destination row, destination subtree. */

@@ -23,6 +23,7 @@ struct colsel {
 
 struct cs_scan {
 	cs_txn *txn;
+	void *impl;       /* a remote store's: the backend's scan (and nothing else here is used) */
 	struct sch_table *t;
 	kv_cursor *c;
 	int64_t now;
@@ -70,6 +71,11 @@ void cs_scan_close(cs_scan *s)
 {
 	if (!s)
 		return;
+	if (s->impl) {
+		s->txn->st->be->scan_close(s->impl);
+		free(s);
+		return;
+	}
 	for (size_t i = 0; i < s->nowned; i++)
 		free(s->owned[i]);
 	for (size_t i = 0; i < s->ncols; i++) {
@@ -216,10 +222,29 @@ fail:
 	return rc;
 }
 
+/* A remote store's scan: the backend's, in a cs_scan of its own. */
+static int scan_open_remote(cs_txn *txn, const char *table, const cs_read_opts *opts, cs_scan **out)
+{
+	cs_scan *s = mem_calloc(1, sizeof(*s));
+	int rc;
+	if (!s)
+		return -ENOMEM;
+	if ((rc = txn->st->be->scan_open(txn->impl, table, opts, &s->impl))) {
+		free(s);
+		return rc;
+	}
+	s->txn = txn;
+	*out = s;
+	return 0;
+}
+
 int cs_scan_open(cs_txn *txn, const char *table, const cs_read_opts *opts, cs_scan **out)
 {
 	struct sch_table *t;
-	int rc = sch_table_get(txn, table, &t);
+	int rc;
+	if (txn->st->be)
+		return scan_open_remote(txn, table, opts, out);
+	rc = sch_table_get(txn, table, &t);
 	if (rc)
 		return rc;
 	return scan_open_table(txn, t, opts, out);
@@ -623,6 +648,8 @@ static int next_reversed(cs_scan *s)
 int cs_scan_seek(cs_scan *s, cs_bytes row)
 {
 	uint8_t *at;
+	if (s->impl)
+		return s->txn->st->be->scan_seek(s->impl, row);
 	if (s->reversed)
 		return -EINVAL;
 	if (kv_key_cmp(row.data, row.len, s->lo, s->lon) <= 0)
@@ -642,6 +669,8 @@ int cs_scan_seek(cs_scan *s, cs_bytes row)
 int cs_scan_next(cs_scan *s, const cs_row **row)
 {
 	int rc;
+	if (s->impl)
+		return s->txn->st->be->scan_next(s->impl, row);
 	if (s->err)
 		return s->err;
 	if (s->state == 2 || (s->limit && s->rows_out >= s->limit))

@@ -563,6 +563,8 @@ out:
 
 int cs_restore(cs_store *st, cs_read_fn *read, void *ctx, const cs_restore_opts *opts, cs_restore_result *res)
 {
+	if (st->be)
+		return -EOPNOTSUPP; /* (no CS_CAP_MAINT: tables cannot be renamed into place) */
 	static const cs_restore_opts defaults;
 	cs_restore_result local;
 	struct rs r = { .st = st, .read = read, .ctx = ctx };

@@ -373,6 +373,7 @@ int sch_new_table_id(cs_txn *txn, uint32_t *id)
 
 int cs_table_create(cs_txn *txn, const char *name, char delim)
 {
+	REMOTE_CALL(txn, table_create, name, delim);
 	struct sch_table *t;
 	int rc = store_txn_write_check(txn);
 
@@ -402,6 +403,7 @@ int cs_table_create(cs_txn *txn, const char *name, char delim)
 
 int cs_table_delete(cs_txn *txn, const char *name)
 {
+	REMOTE_CALL(txn, table_delete, name);
 	struct sch_table *t, **pp;
 	int rc = store_txn_write_check(txn);
 
@@ -423,6 +425,8 @@ int cs_table_delete(cs_txn *txn, const char *name)
  * so scans already open in TXN go on, and the old name misses the cache and the store alike. */
 int cs_table_rename(cs_txn *txn, const char *from, const char *to)
 {
+	if (txn->st->be)
+		return -EXDEV; /* (no CS_CAP_TABLE_RENAME) */
 	struct sch_table *t, *u;
 	char *name;
 	int rc = store_txn_write_check(txn);
@@ -451,6 +455,7 @@ int cs_table_rename(cs_txn *txn, const char *from, const char *to)
 
 int cs_table_list(cs_txn *txn, char ***names, size_t *n)
 {
+	REMOTE_CALL(txn, table_list, names, n);
 	kv_cursor *c;
 	char **v = NULL;
 	size_t cnt = 0, cap = 0;
@@ -491,6 +496,7 @@ int cs_table_list(cs_txn *txn, char ***names, size_t *n)
 
 int cs_table_info_get(cs_txn *txn, const char *name, cs_table_info **out)
 {
+	REMOTE_CALL(txn, table_info_get, name, out);
 	struct sch_table *t;
 	cs_table_info *info;
 	int rc = sch_table_get(txn, name, &t);
@@ -554,6 +560,7 @@ int cs_family_create(cs_txn *txn, const char *table, const char *family, const c
 int cs_family_create_typed(cs_txn *txn, const char *table, const char *family, const char *gc,
 			   cs_value_type type)
 {
+	REMOTE_CALL(txn, family_create_typed, table, family, gc, type);
 	struct sch_table *t;
 	struct sch_family nf = { 0 }, *fam;
 	size_t i;
@@ -601,6 +608,7 @@ int sch_family_get(cs_txn *txn, const char *table, const char *family, struct sc
 
 int cs_family_delete(cs_txn *txn, const char *table, const char *family)
 {
+	REMOTE_CALL(txn, family_delete, table, family);
 	struct sch_table *t;
 	struct sch_family *f;
 	int rc = sch_family_get(txn, table, family, &t, &f);

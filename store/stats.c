@@ -25,6 +25,8 @@ void cs_table_stats_free(cs_table_stats *s)
 
 int cs_table_stats_get(cs_txn *txn, const char *table, cs_table_stats **out)
 {
+	if (txn->st->be)
+		return -EOPNOTSUPP; /* (no CS_CAP_MAINT) */
 	struct sch_table *t;
 	cs_table_stats *s;
 	kv_cursor *c = NULL;

@@ -10,9 +10,34 @@
 #include "store.h"
 #include "keys.h"
 #include "mem.h"
+#include "remote.h"
 #include "schema.h"
 
 static const char META_SEQ[] = "Mseq";
+
+/* A remote store (backend.h): the backend's store in a cs_store of its own. */
+static int open_remote(const char *name, const cs_open_opts *opts, cs_store **out)
+{
+	const struct cs_backend *be;
+	const char *why = NULL;
+	cs_store *st;
+	int rc;
+
+	if ((rc = remote_backend(name, &be)))
+		return rc;
+	if (!(st = mem_calloc(1, sizeof(*st))))
+		return -ENOMEM;
+	st->be = be;
+	st->rdonly = opts->flags & CS_OPEN_RDONLY;
+	st->max_value = opts->max_value ? opts->max_value : CS_DEFAULT_MAX_VALUE;
+	if ((rc = be->open(name, opts, &st->impl, &why))) {
+		remote_open_failed(be, why);
+		free(st);
+		return rc;
+	}
+	*out = st;
+	return 0;
+}
 
 int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out)
 {
@@ -24,6 +49,8 @@ int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out)
 		opts = &def;
 	if (!dir || !*dir)
 		return -EINVAL;
+	if (remote_is_name(dir))
+		return open_remote(dir, opts, out);
 	st = mem_calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
@@ -45,6 +72,11 @@ void cs_store_close(cs_store *st)
 {
 	if (!st)
 		return;
+	if (st->be) {
+		st->be->close(st->impl);
+		free(st);
+		return;
+	}
 	kv_env_close(st->kv);
 	sch_spares_release(&st->spares);
 	free(st);
@@ -52,21 +84,32 @@ void cs_store_close(cs_store *st)
 
 int cs_store_sync(cs_store *st)
 {
+	if (st->be) /* (no CS_CAP_SYNC: every commit is acknowledged by the service) */
+		return 0;
 	return kv_env_sync(st->kv);
 }
 
 bool cs_store_unpin(cs_store *st)
 {
+	if (st->be)
+		return true;
 	return kv_env_unpin(st->kv);
 }
 
 bool cs_store_sync_due(cs_store *st)
 {
+	if (st->be)
+		return false;
 	return kv_env_sync_due(st->kv);
 }
 
 bool cs_store_sync_wait(cs_store *st, unsigned ms)
 {
+	if (st->be) {
+		struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+		nanosleep(&ts, NULL);
+		return false;
+	}
 	return kv_env_sync_wait(st->kv, ms);
 }
 
@@ -104,6 +147,8 @@ static int compact_floor(cs_store *st, const char *dest)
 
 int cs_store_compact(cs_store *st, const char *dest, uint64_t *size)
 {
+	if (st->be)
+		return -EOPNOTSUPP;
 	struct stat sb;
 	char *data;
 	int rc;
@@ -147,6 +192,8 @@ int cs_store_compact(cs_store *st, const char *dest, uint64_t *size)
 
 int cs_store_size(cs_store *st, uint64_t *size)
 {
+	if (st->be)
+		return -EOPNOTSUPP;
 	return kv_env_size(st->kv, size);
 }
 
@@ -157,7 +204,8 @@ uint64_t cs_store_max_value(const cs_store *st)
 
 unsigned cs_store_caps(const cs_store *st)
 {
-	(void)st;
+	if (st->be)
+		return st->be->caps;
 	return CS_CAP_TXN | CS_CAP_MOVE | CS_CAP_TABLE_RENAME | CS_CAP_TS_MICROS | CS_CAP_WATCH | CS_CAP_MAINT |
 	       CS_CAP_SYNC;
 }
@@ -198,6 +246,18 @@ int cs_txn_begin(cs_store *st, unsigned flags, cs_txn **out)
 
 	if (!rdonly && st->rdonly)
 		return -EROFS;
+	if (st->be) {
+		if (!(t = mem_calloc(1, sizeof(*t))))
+			return -ENOMEM;
+		if ((rc = st->be->txn_begin(st->impl, flags, &t->impl))) {
+			free(t);
+			return rc;
+		}
+		t->st = st;
+		t->rdonly = rdonly;
+		*out = t;
+		return 0;
+	}
 	t = mem_calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
@@ -233,6 +293,11 @@ static void txn_free(cs_txn *t, bool keep)
 int cs_txn_commit(cs_txn *t)
 {
 	int rc = t->err;
+	if (t->st->be) {
+		rc = t->st->be->txn_commit(t->impl);
+		free(t);
+		return rc;
+	}
 	if (rc)
 		kv_txn_abort(t->kv);
 	else
@@ -245,6 +310,11 @@ void cs_txn_abort(cs_txn *t)
 {
 	if (!t)
 		return;
+	if (t->st->be) {
+		t->st->be->txn_abort(t->impl);
+		free(t);
+		return;
+	}
 	kv_txn_abort(t->kv);
 	txn_free(t, t->rdonly); /* a write's changes are undone: what it parsed may be unlike its record */
 }
@@ -253,13 +323,15 @@ int cs_txn_renew(cs_txn *t)
 {
 	if (!t->rdonly)
 		return -EINVAL;
+	if (t->st->be) /* (no CS_CAP_TXN: reads see the newest data anyway) */
+		return 0;
 	sch_cache_release(t, true); /* the schema may have changed too: read again (or a spare) */
 	return kv_txn_renew(t->kv);
 }
 
 void cs_txn_reset(cs_txn *t)
 {
-	if (!t || !t->rdonly)
+	if (!t || !t->rdonly || t->st->be)
 		return;
 	sch_cache_release(t, true);
 	kv_txn_reset(t->kv);
@@ -267,6 +339,8 @@ void cs_txn_reset(cs_txn *t)
 
 uint64_t cs_store_version(cs_store *st)
 {
+	if (st->be)
+		return st->be->version(st->impl);
 	return kv_env_version(st->kv);
 }
 

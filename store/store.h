@@ -10,11 +10,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "backend.h"
 #include "cellstore.h"
 #include "kv.h"
 #include "schema.h"
 
 struct cs_store {
+	const struct cs_backend *be; /* a remote store's backend (backend.h), else NULL */
+	void *impl;                  /* the backend's store */
 	kv_env *kv;
 	uint64_t max_value;
 	bool rdonly;
@@ -23,6 +26,7 @@ struct cs_store {
 
 struct cs_txn {
 	cs_store *st;
+	void *impl;                /* a remote store's: the backend's transaction */
 	kv_txn *kv;
 	bool rdonly;
 	int err;                   /* a failed write transaction: the error commit returns */

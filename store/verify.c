@@ -219,6 +219,8 @@ static int check_cell(struct vs *v, const uint8_t *k, size_t kn, const uint8_t *
 
 int cs_verify(cs_txn *txn, cs_problem_fn *report, void *ctx, cs_verify_stats *stats)
 {
+	if (txn->st->be)
+		return -EOPNOTSUPP; /* (no CS_CAP_MAINT) */
 	cs_verify_stats local;
 	struct vs v = { .txn = txn, .report = report, .ctx = ctx, .st = stats ? stats : &local };
 	uint8_t *prev = mem_malloc(KEY_MAX);

@@ -305,6 +305,8 @@ int cc_store_error(cs_txn *txn, int err, const char *what, const char *table, co
 	cs_table_info *info = NULL;
 	int found;
 
+	if (err != -ENOENT && err != -EEXIST && cs_last_error())
+		return cc_error("%s: %s", what, cs_last_error());
 	if (err != -ENOENT && err != -EEXIST)
 		return cc_error("%s: %s", what, strerror(-err));
 	found = txn ? cs_table_info_get(txn, table, &info) : -ENOENT;
@@ -361,6 +363,8 @@ int cellctl_open(struct cellctl *cc)
 		status = cc_error("cannot create a store in %s: the directory holds other files", cc_qs(path));
 	else if (rc == -EIO)
 		status = cc_error("cannot open store %s: not a valid cellfs store, or an I/O error", cc_qs(path));
+	else if (rc < 0 && cs_last_error())
+		status = cc_error("cannot open store %s: %s", cc_qs(path), cs_last_error());
 	else if (rc < 0)
 		status = cc_error("cannot open store %s: %s", cc_qs(path), strerror(-rc));
 	else

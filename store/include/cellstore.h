@@ -66,7 +66,13 @@ typedef struct cs_open_opts {
 	                          * itself, for callers that cache what they read (0 = 5000) */
 } cs_open_opts;
 
-/* Open the store in directory DIR. OPTS may be NULL (defaults, no CS_OPEN_CREATE).
+/* Open the store in directory DIR, or, for a DIR of the form bigtable://PROJECT/INSTANCE[?app_profile=ID],
+ * the Cloud Bigtable instance (store/bigtable/README.md: with $BIGTABLE_EMULATOR_HOST set, the emulator
+ * there; else the service, with Application Default Credentials). Such a store lacks some capabilities
+ * (cs_store_caps()); its calls may also fail with -EIO when the service cannot be reached in time, with
+ * the service's own words in cs_last_error(). -EPROTONOSUPPORT: no backend for the name's scheme (this
+ * build has none, or its module is not installed; cs_last_error() says which).
+ * Open the store in directory DIR. OPTS may be NULL (defaults, no CS_OPEN_CREATE).
  * Several processes may have one store open at once; writers are serialised. The first open after a
  * reboot gives the store back its last synced state if commits after it were lost (store/anchor.h).
  * A writable open of a store on tmpfs or ramfs waits for a commit in progress in another process (it
@@ -77,6 +83,11 @@ typedef struct cs_open_opts {
  * Errors: -ENOENT (no store there and no CS_OPEN_CREATE), -ENOTEMPTY (creating a store in a directory
  *         that holds other files), -ENOTDIR, -EACCES, -EIO (DIR is not a valid store), -ENOMEM. On success *OUT is the caller's; close it with cs_store_close(). */
 int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out);
+
+/* Why this thread's last call that failed on a remote store failed, in the service's own words, or why
+ * its last cs_store_open() of a remote store failed; NULL when there is nothing to add to the errno (a
+ * local store's calls never set it). Borrowed: valid until this thread's next call into the store. */
+const char *cs_last_error(void);
 
 /* Close a store. Every transaction and scan on it must be finished. Accepts NULL. */
 void cs_store_close(cs_store *st);

@@ -1,0 +1,151 @@
+/* remote.c — stores kept elsewhere than in LMDB: finding a scheme's backend module and loading it
+ * (backend.h). A module, once loaded, stays loaded for the life of the process (its libraries start
+ * threads of their own). */
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "remote.h"
+
+#ifndef CELLFS_MODULE_DIR
+#define CELLFS_MODULE_DIR "/usr/local/lib/cellfs"
+#endif
+
+static __thread char open_why[512];
+
+bool remote_is_name(const char *name)
+{
+	const char *p = strstr(name, "://");
+	if (!p || p == name)
+		return false;
+	for (const char *q = name; q < p; q++)
+		if (!((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '+' || *q == '-'))
+			return false;
+	return true;
+}
+
+static const struct cs_backend *try_load(const char *path, char *why, size_t whyn)
+{
+	const struct cs_backend *(*get)(void);
+	const struct cs_backend *be;
+	void *h;
+
+	if (access(path, F_OK))
+		return NULL;
+	if (!(h = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
+		snprintf(why, whyn, "cannot load %s: %s", path, dlerror());
+		return NULL;
+	}
+	*(void **)&get = dlsym(h, CS_BACKEND_SYMBOL);
+	if (!get || !(be = get()) || be->abi != CS_BACKEND_ABI) {
+		snprintf(why, whyn, "%s is not a cellfs backend of this version", path);
+		dlclose(h);
+		return NULL;
+	}
+	return be;
+}
+
+/* The directory this program's binary is in, or "" (for a build tree: EXE/../store/SCHEME). */
+static void exe_dir(char *buf, size_t n)
+{
+	ssize_t len = readlink("/proc/self/exe", buf, n - 1);
+	char *slash;
+	buf[len > 0 ? len : 0] = '\0';
+	if ((slash = strrchr(buf, '/')))
+		*slash = '\0';
+	else
+		buf[0] = '\0';
+}
+
+/* The backend for SCHEME: $CELLFS_MODULE_DIR, then beside the program in a build tree, then where
+ * `meson install` puts modules. */
+static const struct cs_backend *find_backend(const char *scheme, char *why, size_t whyn)
+{
+	char path[PATH_MAX + 64], dir[PATH_MAX];
+	const char *env = getenv("CELLFS_MODULE_DIR");
+	const struct cs_backend *be = NULL;
+
+	why[0] = '\0';
+	if (env && *env) {
+		snprintf(path, sizeof(path), "%s/cellstore-%s.so", env, scheme);
+		be = try_load(path, why, whyn);
+	}
+	if (!be && !why[0]) {
+		exe_dir(dir, sizeof(dir));
+		if (dir[0]) {
+			snprintf(path, sizeof(path), "%s/../store/%s/cellstore-%s.so", dir, scheme, scheme);
+			be = try_load(path, why, whyn);
+		}
+	}
+	if (!be && !why[0]) {
+		snprintf(path, sizeof(path), "%s/cellstore-%s.so", CELLFS_MODULE_DIR, scheme);
+		be = try_load(path, why, whyn);
+	}
+	if (!be && !why[0])
+		snprintf(why, whyn, "no backend for %s:// stores (cellstore-%s.so is not installed: this "
+			 "cellfs was built without it, or it is missing from %s)", scheme, scheme, CELLFS_MODULE_DIR);
+	return be;
+}
+
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	char scheme[16];
+	const struct cs_backend *be;
+} loaded[4];
+
+int remote_backend(const char *name, const struct cs_backend **out)
+{
+	const struct cs_backend *be = NULL;
+	size_t sn = (size_t)(strstr(name, "://") - name);
+	char scheme[16];
+
+	open_why[0] = '\0';
+	if (sn >= sizeof(scheme)) {
+		snprintf(open_why, sizeof(open_why), "no backend for stores named %.40s", name);
+		return -EPROTONOSUPPORT;
+	}
+	memcpy(scheme, name, sn);
+	scheme[sn] = '\0';
+	pthread_mutex_lock(&load_lock);
+	for (size_t i = 0; i < sizeof(loaded) / sizeof(loaded[0]) && loaded[i].be; i++)
+		if (!strcmp(loaded[i].scheme, scheme))
+			be = loaded[i].be;
+	if (!be && (be = find_backend(scheme, open_why, sizeof(open_why))))
+		for (size_t i = 0; i < sizeof(loaded) / sizeof(loaded[0]); i++)
+			if (!loaded[i].be) {
+				strcpy(loaded[i].scheme, scheme);
+				loaded[i].be = be;
+				break;
+			}
+	pthread_mutex_unlock(&load_lock);
+	if (!be)
+		return -EPROTONOSUPPORT;
+	*out = be;
+	return 0;
+}
+
+void remote_open_failed(const struct cs_backend *be, const char *why)
+{
+	if (!why && be->last_error)
+		why = be->last_error();
+	if (why)
+		snprintf(open_why, sizeof(open_why), "%s", why);
+}
+
+const char *cs_last_error(void)
+{
+	const char *why = NULL;
+	if (open_why[0])
+		return open_why;
+	pthread_mutex_lock(&load_lock);
+	for (size_t i = 0; i < sizeof(loaded) / sizeof(loaded[0]) && loaded[i].be && !why; i++)
+		if (loaded[i].be->last_error)
+			why = loaded[i].be->last_error();
+	pthread_mutex_unlock(&load_lock);
+	return why;
+}
