@@ -21,8 +21,6 @@
 #define GCP_MAX_VERSIONS 65535u
 #define GCP_MAX_DURATION_NUMBER 4294967295u
 
-enum gcp_kind { GCP_NEVER, GCP_MAXVERSIONS, GCP_MAXAGE, GCP_CHAIN };
-enum gcp_op { GCP_AND, GCP_OR };
 
 /* Invariant: a chain has n >= 2 terms and n - 1 operators, applied strictly left to right — cbt gives
  * "and" and "or" the same precedence and folds to the left, so "a or b and c" is "(a or b) and c".
@@ -741,6 +739,36 @@ bool gcp_collects(const gcp *p, uint32_t version, int64_t ts, int64_t now)
 bool gcp_is_never(const gcp *p)
 {
 	return !p || p->kind == GCP_NEVER;
+}
+
+enum gcp_kind gcp_kind_of(const gcp *p)
+{
+	return p ? p->kind : GCP_NEVER;
+}
+
+uint32_t gcp_max_versions(const gcp *p)
+{
+	return p->max_versions;
+}
+
+int64_t gcp_max_age_ms(const gcp *p)
+{
+	return p->max_age_ms;
+}
+
+size_t gcp_nterms(const gcp *p)
+{
+	return p->chain.n;
+}
+
+const gcp *gcp_term(const gcp *p, size_t i)
+{
+	return p->chain.terms[i];
+}
+
+enum gcp_op gcp_op_before(const gcp *p, size_t i)
+{
+	return (enum gcp_op)p->chain.ops[i - 1];
 }
 
 /* ---- Printing ----------------------------------------------------------------------------------- */

@@ -8,9 +8,16 @@
 #define CELLFS_GCPOLICY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct gcp gcp;
+
+/* A policy's structure, for translating it into another form (Bigtable's GcRule): a leaf, or a chain of
+ * n >= 2 terms joined by n - 1 operators applied strictly left to right ("a or b and c" is
+ * "(a or b) and c", as cbt reads it). */
+enum gcp_kind { GCP_NEVER, GCP_MAXVERSIONS, GCP_MAXAGE, GCP_CHAIN };
+enum gcp_op { GCP_AND, GCP_OR };
 
 /* Parse TEXT. Errors: -EINVAL (syntax; if ERR is not NULL it gets a one-line message naming what is
  * wrong, caller frees), -ENOMEM. On success the caller frees *OUT with gcp_free(). */
@@ -23,6 +30,16 @@ bool gcp_collects(const gcp *p, uint32_t version, int64_t ts, int64_t now);
 
 /* True if P can never collect anything (never, or NULL). */
 bool gcp_is_never(const gcp *p);
+
+/* P's kind (GCP_NEVER for NULL); a GCP_MAXVERSIONS leaf's N; a GCP_MAXAGE leaf's age in ms; a
+ * GCP_CHAIN's number of terms, its term I (borrowed), and the operator joining term I (I >= 1) to the
+ * result of the terms before it. */
+enum gcp_kind gcp_kind_of(const gcp *p);
+uint32_t gcp_max_versions(const gcp *p);
+int64_t gcp_max_age_ms(const gcp *p);
+size_t gcp_nterms(const gcp *p);
+const gcp *gcp_term(const gcp *p, size_t i);
+enum gcp_op gcp_op_before(const gcp *p, size_t i);
 
 /* Canonical text in the input syntax, re-parsable to the same policy. Caller frees. NULL on ENOMEM. */
 char *gcp_format(const gcp *p);
