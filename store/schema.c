@@ -19,54 +19,6 @@
 #define REC_VERSION_TYPED 3
 static const char META_NEXT_ID[] = "Mnextid";
 
-static int check_name(const char *s, size_t max)
-{
-	size_t n = s ? strlen(s) : 0;
-	if (n == 0 || n > max)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-			  (i > 0 && (c == '-' || c == '.'));
-		if (!ok)
-			return -EINVAL;
-	}
-	return 0;
-}
-
-int cs_check_table_name(const char *name)
-{
-	return check_name(name, CS_MAX_TABLE);
-}
-
-int cs_check_family_name(const char *name)
-{
-	return check_name(name, CS_MAX_FAMILY);
-}
-
-int cs_check_gc_policy(const char *text, char **canon)
-{
-	gcp *p;
-	int rc = gcp_parse(text, &p, NULL);
-	if (rc)
-		return rc;
-	if (canon && !(*canon = gcp_format(p)))
-		rc = -ENOMEM;
-	gcp_free(p);
-	return rc;
-}
-
-char *cs_gc_policy_error(const char *text)
-{
-	gcp *p = NULL;
-	char *err = NULL;
-	if (!gcp_parse(text, &p, &err)) {
-		gcp_free(p);
-		return NULL;
-	}
-	return err;
-}
-
 static void family_release(struct sch_family *f)
 {
 	free(f->name);
@@ -306,7 +258,7 @@ int sch_table_get(cs_txn *txn, const char *name, struct sch_table **out)
 	size_t vn;
 	int rc;
 
-	if (check_name(name, CS_MAX_TABLE))
+	if (cs_check_table_name(name))
 		return -ENOENT;
 	for (t = txn->tables; t; t = t->next)
 		if (!strcmp(t->name, name)) {
@@ -522,20 +474,6 @@ int cs_table_info_get(cs_txn *txn, const char *name, cs_table_info **out)
 nomem:
 	cs_table_info_free(info);
 	return -ENOMEM;
-}
-
-void cs_table_info_free(cs_table_info *info)
-{
-	if (!info)
-		return;
-	for (size_t i = 0; i < info->nfamilies; i++) {
-		free(info->families[i].name);
-		free(info->families[i].gc);
-		free(info->families[i].gc_cbt);
-	}
-	free(info->families);
-	free(info->name);
-	free(info);
 }
 
 /* ---- families ---- */

@@ -408,12 +408,3 @@ int store_txn_seq_bump(cs_txn *t, uint64_t *seq)
 	*seq = t->seq;
 	return 0;
 }
-
-void cs_strv_free(char **v, size_t n)
-{
-	if (!v)
-		return;
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
