@@ -25,6 +25,7 @@ struct conf {
 	int help, version;
 	int strict_schema;
 	char *delimiter;
+	unsigned cache_ttl;
 	bool ro, allow_other;
 };
 
@@ -38,6 +39,7 @@ static const struct fuse_opt conf_opts[] = {
 	OPT("--version", version),
 	OPT("strict_schema", strict_schema),
 	{ "delimiter=%s", offsetof(struct conf, delimiter), 0 },
+	{ "cache_ttl=%u", offsetof(struct conf, cache_ttl), 0 },
 	FUSE_OPT_KEY("ro", KEY_RO),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	/* What /etc/fstab lines carry for mount(8) and systemd, not for the filesystem. mount.fuse3 drops
@@ -75,7 +77,8 @@ static void usage(const char *prog)
 {
 	printf("usage: %s [STORE] MOUNTPOINT [-o options] [-f] [-d] [-s]\n"
 	       "Mount the cellfs store in directory STORE (default: the default store, $CELLFS_DB or\n"
-	       "~/.local/share/cellfs/default) at MOUNTPOINT. Unmount with: fusermount3 -u MOUNTPOINT\n"
+	       "~/.local/share/cellfs/default), or the Cloud Bigtable instance bigtable://PROJECT/INSTANCE,\n"
+	       "at MOUNTPOINT. Unmount with: fusermount3 -u MOUNTPOINT\n"
 	       "A new path or an empty directory STORE gets a new store (not with -o ro).\n\n"
 	       "  -f            stay in the foreground\n"
 	       "  -d            debug: print every FUSE request (implies -f)\n"
@@ -83,6 +86,8 @@ static void usage(const char *prog)
 	       "  -o ro         read-only\n"
 	       "  -o strict_schema  refuse to create a family for a file written in an unknown one\n"
 	       "  -o delimiter=C  the row-key delimiter of tables made with mkdir (default '#')\n"
+	       "  -o cache_ttl=N  a remote store (bigtable://): keep listings and attributes N seconds\n"
+	       "                (default 5); other clients' writes show within that time\n"
 	       "  -o allow_other  let other users in (needs user_allow_other in /etc/fuse.conf)\n"
 	       "  -o _netdev,noauto,nofail,x-*  /etc/fstab's options for mount(8) and systemd: ignored\n"
 	       "Other -o options are libfuse's and the kernel's (rw, nosuid, nodev, noexec, ...).\n",
@@ -92,15 +97,16 @@ static void usage(const char *prog)
 /* Open the store (checking it is usable). CREATE: make a store there if there is none (the default store,
  * or a named one whose path is new or an empty directory; never read-only). Returns 0 or -errno with a
  * message printed; says on stderr when it made the store (SAY_NEW). */
-static int open_store(const char *path, bool create, bool ro, bool say_new, cs_store **st)
+static int open_store(const char *path, bool create, bool ro, bool say_new, unsigned ttl, cs_store **st)
 {
-	cs_open_opts o = { .flags = (ro ? CS_OPEN_RDONLY : CS_OPEN_BG_SYNC) | (create && !ro ? CS_OPEN_CREATE : 0) };
+	cs_open_opts o = { .flags = (ro ? CS_OPEN_RDONLY : CS_OPEN_BG_SYNC) | (create && !ro ? CS_OPEN_CREATE : 0),
+			   .version_ttl_ms = ttl * 1000 };
 	bool is_new = false;
-	cs_txn *t;
+	cs_txn *t = NULL;
 	char *data;
 	int rc;
 
-	if (o.flags & CS_OPEN_CREATE) {
+	if ((o.flags & CS_OPEN_CREATE) && !strstr(path, "://")) { /* (a remote store's name is no path) */
 		if (asprintf(&data, "%s/data.mdb", path) < 0)
 			return -ENOMEM;
 		is_new = access(data, F_OK) && errno == ENOENT;
@@ -114,15 +120,24 @@ static int open_store(const char *path, bool create, bool ro, bool say_new, cs_s
 	else if (rc == -ENOTEMPTY)
 		fprintf(stderr, "cellfs: \"%s\" is not a cellfs store (it holds other files)\n", path);
 	else if (rc)
-		fprintf(stderr, "cellfs: cannot open store \"%s\": %s\n", path, strerror(-rc));
+		fprintf(stderr, "cellfs: cannot open store \"%s\": %s\n", path,
+			cs_last_error() ? cs_last_error() : strerror(-rc));
 	if (rc)
 		return rc;
-	if ((rc = cs_txn_begin(*st, CS_TXN_RDONLY, &t))) {
-		fprintf(stderr, "cellfs: cannot read store \"%s\": %s\n", path, strerror(-rc));
+	{ /* (a remote store: the first call is the first contact, so a dead instance fails here) */
+		char **names = NULL;
+		size_t n = 0;
+		if (!(rc = cs_txn_begin(*st, CS_TXN_RDONLY, &t)))
+			rc = cs_table_list(t, &names, &n);
+		cs_strv_free(names, n);
+		cs_txn_abort(t);
+	}
+	if (rc) {
+		fprintf(stderr, "cellfs: cannot read store \"%s\": %s\n", path,
+			cs_last_error() ? cs_last_error() : strerror(-rc));
 		cs_store_close(*st);
 		return rc;
 	}
-	cs_txn_abort(t);
 	if (is_new && say_new)
 		fprintf(stderr, "cellfs: created a new store at \"%s\"\n", path);
 	return 0;
@@ -248,7 +263,7 @@ int main(int argc, char *argv[])
 	/* Check the store before going to the background, where errors could not be seen; LMDB handles
 	 * must not cross fork(), so it is opened again after daemonising. A new store is made here, unless
 	 * the mount point is missing (libfuse says so below; nothing is left behind). */
-	if (!stat(opts.mountpoint, &sb) && open_store(store, true, fs.ro, !is_default, &fs.st))
+	if (!stat(opts.mountpoint, &sb) && open_store(store, true, fs.ro, !is_default, conf.cache_ttl ? conf.cache_ttl : 5, &fs.st))
 		goto free_opts;
 	cs_store_close(fs.st);
 	fs.st = NULL;
@@ -271,7 +286,7 @@ int main(int argc, char *argv[])
 		goto remove_handlers;
 	if (fuse_daemonize(opts.foreground))
 		goto unmount;
-	if (open_store(store, true, fs.ro, false, &fs.st))
+	if (open_store(store, true, fs.ro, false, conf.cache_ttl ? conf.cache_ttl : 5, &fs.st))
 		goto unmount;
 	if (watch_start(&fs))
 		goto close_store;

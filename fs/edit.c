@@ -298,8 +298,14 @@ int edit_move(cs_store *st, const struct node_id *from, const struct node_id *to
 			del.ts_start = from->ts;
 			del.ts_end = from->ts == INT64_MAX ? CS_TS_MAX : from->ts + 1;
 		}
-		/* the source first: the target may be in the same row (and column) */
-		if (!(rc = cs_row_mutate(txn, from->table, frow, &del, 1)))
+		/* the source first: the target may be in the same row (and column); within one row, one
+		 * mutation, atomic on every store; across rows only in a store with transactions */
+		cs_mutation both[2] = { del, set };
+		if (!strcmp(from->table, to->table) && from->keyn == to->keyn && !memcmp(from->key, to->key, from->keyn))
+			rc = cs_row_mutate(txn, from->table, frow, both, 2);
+		else if (!(cs_store_caps(st) & CS_CAP_TXN))
+			rc = -EXDEV; /* mv copies and unlinks instead */
+		else if (!(rc = cs_row_mutate(txn, from->table, frow, &del, 1)))
 			rc = cs_row_mutate(txn, to->table, (cs_bytes){ to->key, to->keyn }, &set, 1);
 	}
 	free(val);

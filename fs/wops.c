@@ -336,7 +336,10 @@ static int fs_do_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int 
 	 * tar, rsync restore directories' times) succeeds without effect, as chmod and chown do. */
 	if (!rc && (to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW)) && n->id.kind >= NODE_COLUMN) {
 		bool now = to_set & FUSE_SET_ATTR_MTIME_NOW;
-		rc = set_mtime(fs, n, ino, now ? cs_now_us() / 1000 * 1000 : ts_of(&attr->st_mtim), now, &a, &have);
+		int64_t t = now ? cs_now_us() / 1000 * 1000 : ts_of(&attr->st_mtim);
+		if (!(cs_store_caps(fs->st) & CS_CAP_TS_MICROS))
+			t -= t % 1000; /* a store of whole milliseconds keeps times as a coarser filesystem would */
+		rc = set_mtime(fs, n, ino, t, now, &a, &have);
 	}
 	if (!rc)
 		rc = attr_now(fs, n, ino, h, have, &a);

@@ -56,7 +56,13 @@ export BIGTABLE_EMULATOR_HOST=$addr
 mkdir "$tmp/home"
 
 cbt() { HOME=$tmp/home command "$cbt_bin" -project oracle -instance oracle -creds /dev/null "$@"; }
-cc() { "$cellctl" --db "$tmp/store" "$@"; }
+# ORACLE_STORE=bigtable (the suite bigtable): cellctl's store is an instance of the same emulator, through
+# the Bigtable backend, instead of a local store.
+if [ "${ORACLE_STORE:-}" = bigtable ]; then
+	cc() { "$cellctl" --db "bigtable://oracle/cellctl" "$@"; }
+else
+	cc() { "$cellctl" --db "$tmp/store" "$@"; }
+fi
 
 failures=0
 checks=0

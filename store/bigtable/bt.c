@@ -1,0 +1,238 @@
+/* bt.c — the Cloud Bigtable backend's entry: the store's name, opening and closing it, transactions, the
+ * version callers poll, the thread's last error, and the table of calls the store's seam goes through
+ * (backend.h). The only symbol the module exports is that table's getter. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bt.h"
+
+static __thread char why[600];
+
+int bt_fail(int rc, const btr_status *status, const char *what)
+{
+	if (rc >= 0)
+		return rc;
+	if (status && status->message[0])
+		snprintf(why, sizeof(why), "%s", status->message);
+	else if (what)
+		snprintf(why, sizeof(why), "%s", what);
+	return rc;
+}
+
+void bt_clear_error(void)
+{
+	why[0] = '\0';
+}
+
+static const char *last_error(void)
+{
+	return why[0] ? why : NULL;
+}
+
+int64_t bt_mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t bt_now_ts(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000) * 1000;
+}
+
+/* Copy the N bytes at P to OUT (SIZE bytes) as a string, if they are a name Bigtable accepts for a
+ * project, an instance or an app profile: letters, digits, '-', '_', '.', ':' (a domain-scoped project). */
+static bool take_id(const char *p, size_t n, char *out, size_t size)
+{
+	if (n == 0 || n >= size)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char ch = p[i];
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		      ch == '-' || ch == '_' || ch == '.' || ch == ':'))
+			return false;
+	}
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return true;
+}
+
+/* bigtable://PROJECT/INSTANCE[?app_profile=ID] */
+static int parse_name(const char *name, char *project, char *instance, char *profile, size_t size,
+		      const char **fault)
+{
+	static const char scheme[] = "bigtable://";
+	const char *p, *slash, *q;
+
+	profile[0] = '\0';
+	if (strncmp(name, scheme, sizeof(scheme) - 1)) {
+		*fault = "not a bigtable://PROJECT/INSTANCE name";
+		return -EINVAL;
+	}
+	p = name + sizeof(scheme) - 1;
+	slash = strchr(p, '/');
+	q = strchr(p, '?');
+	if (!slash || (q && q < slash) || !take_id(p, (size_t)(slash - p), project, size)) {
+		*fault = "a bigtable:// name is bigtable://PROJECT/INSTANCE: the project is missing or malformed";
+		return -EINVAL;
+	}
+	p = slash + 1;
+	if (!take_id(p, q ? (size_t)(q - p) : strlen(p), instance, size)) {
+		*fault = "a bigtable:// name is bigtable://PROJECT/INSTANCE: the instance is missing or malformed";
+		return -EINVAL;
+	}
+	if (q) {
+		static const char opt[] = "app_profile=";
+		q++;
+		if (strncmp(q, opt, sizeof(opt) - 1) || !take_id(q + sizeof(opt) - 1, strlen(q + sizeof(opt) - 1),
+								    profile, size)) {
+			*fault = "the only option of a bigtable:// name is ?app_profile=ID";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int bt_open(const char *name, const cs_open_opts *opts, void **out, const char **fault)
+{
+	char project[128], instance[128], profile[128];
+	bt_store *st;
+	int rc;
+
+	bt_clear_error();
+	if ((rc = parse_name(name, project, instance, profile, sizeof(project), fault)))
+		return rc;
+	if (!(st = calloc(1, sizeof(*st))))
+		return -ENOMEM;
+	st->rdonly = opts->flags & CS_OPEN_RDONLY;
+	st->max_value = opts->max_value ? opts->max_value : CS_DEFAULT_MAX_VALUE;
+	st->ttl_ms = opts->version_ttl_ms ? opts->version_ttl_ms : 5000;
+	if ((rc = bt_cache_new(&st->cache))) {
+		free(st);
+		return rc;
+	}
+	if ((rc = btr_connect(project, instance, profile, &st->c))) {
+		if (rc == -EACCES)
+			*fault = "no Application Default Credentials (set GOOGLE_APPLICATION_CREDENTIALS, run `gcloud auth "
+				 "application-default login`, or set BIGTABLE_EMULATOR_HOST for the emulator)";
+		bt_cache_free(st->cache);
+		free(st);
+		return rc;
+	}
+	*out = st;
+	return 0;
+}
+
+static void bt_close(void *p)
+{
+	bt_store *st = p;
+	btr_close(st->c);
+	bt_cache_free(st->cache);
+	free(st);
+}
+
+/* This process's writes, and a tick every TTL: nobody tells us of other clients' writes, so callers that
+ * cache what they read (the mount) drop it that often. */
+static uint64_t bt_version(void *p)
+{
+	bt_store *st = p;
+	uint64_t tick = (uint64_t)bt_mono_ms() / st->ttl_ms;
+	return (tick << 32) + __atomic_load_n(&st->writes, __ATOMIC_RELAXED);
+}
+
+static int bt_txn_begin(void *p, unsigned flags, void **out)
+{
+	bt_store *st = p;
+	bt_txn *t;
+	bt_clear_error();
+	if (!(flags & CS_TXN_RDONLY) && st->rdonly)
+		return -EROFS;
+	if (!(t = calloc(1, sizeof(*t))))
+		return -ENOMEM;
+	t->st = st;
+	t->rdonly = flags & CS_TXN_RDONLY;
+	*out = t;
+	return 0;
+}
+
+static int bt_txn_commit(void *p)
+{
+	bt_txn *t = p;
+	int rc = t->err;
+	if (t->wrote)
+		__atomic_add_fetch(&t->st->writes, 1, __ATOMIC_RELAXED);
+	free(t);
+	return rc;
+}
+
+static void bt_txn_abort(void *p)
+{
+	bt_txn *t = p;
+	if (!t)
+		return;
+	if (t->wrote) /* (what it wrote stays: no CS_CAP_TXN) */
+		__atomic_add_fetch(&t->st->writes, 1, __ATOMIC_RELAXED);
+	free(t);
+}
+
+int bt_write_check(bt_txn *t)
+{
+	if (t->rdonly)
+		return -EROFS;
+	return t->err;
+}
+
+int bt_wrote(bt_txn *t, int rc)
+{
+	t->wrote = true;
+	if (rc < 0 && !t->err && rc != -EINVAL && rc != -ENOENT && rc != -EEXIST && rc != -ENAMETOOLONG &&
+	    rc != -EFBIG)
+		t->err = rc;
+	return rc;
+}
+
+static const struct cs_backend table = {
+	.abi = CS_BACKEND_ABI,
+	.caps = 0, /* none: see cellstore.h, and store/bigtable/README.md for what each lack means */
+	.open = bt_open,
+	.close = bt_close,
+	.version = bt_version,
+	.last_error = last_error,
+	.txn_begin = bt_txn_begin,
+	.txn_commit = bt_txn_commit,
+	.txn_abort = bt_txn_abort,
+	.table_create = bt_table_create,
+	.table_create_as = bt_table_create_as,
+	.table_delete = bt_table_delete,
+	.table_list = bt_table_list,
+	.table_info_get = bt_table_info_get,
+	.family_create_typed = bt_family_create_typed,
+	.family_delete = bt_family_delete,
+	.family_set_gc = bt_family_set_gc,
+	.row_mutate = bt_row_mutate,
+	.rmw_append = bt_rmw_append,
+	.rmw_increment = bt_rmw_increment,
+	.check_and_mutate = bt_check_and_mutate,
+	.drop_prefix = bt_drop_prefix,
+	.bulk_open = bt_bulk_open,
+	.bulk_put = bt_bulk_put,
+	.bulk_get_stats = bt_bulk_get_stats,
+	.bulk_close = bt_bulk_close,
+	.scan_open = bt_scan_open,
+	.scan_next = bt_scan_next,
+	.scan_seek = bt_scan_seek,
+	.scan_close = bt_scan_close,
+};
+
+__attribute__((visibility("default"))) const struct cs_backend *cs_backend_table(void);
+
+const struct cs_backend *cs_backend_table(void)
+{
+	return &table;
+}

@@ -1,0 +1,112 @@
+/* bt.h — the Cloud Bigtable backend's shared state: the store and transaction structs, the schema cache,
+ * the thread's last error (bt.c), and what the read, write and schema files call of each other.
+ * Internal to store/bigtable/; the store reaches it only through backend.h's table. */
+#ifndef CELLFS_BT_H
+#define CELLFS_BT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "btr.h"
+#include "cellstore.h"
+#include "gcpolicy.h"
+
+/* The table where cellfs keeps what Bigtable's schema has no place for (a table's row-key delimiter and
+ * creation time): one row per table, keyed by its name, family META_FAMILY. Hidden from cs_table_list(). */
+#define BT_META_TABLE "_cellfs"
+#define BT_META_FAMILY "m"
+
+/* A table's schema as the backend uses it: the public info (families sorted by name) and each family's
+ * parsed GC policy. Shared by reference (bt_schema_get/put), never changed once made. */
+struct bt_schema {
+	int refs; /* atomic */
+	int64_t fetched_ms; /* monotonic, when it was read */
+	cs_table_info *info;
+	gcp **gc; /* [info->nfamilies] */
+};
+
+struct bt_cache; /* bt_schema.c: the schema cache */
+
+typedef struct bt_store {
+	btr_conn *c;
+	bool rdonly;
+	uint64_t max_value;
+	unsigned ttl_ms;            /* cs_open_opts.version_ttl_ms */
+	uint64_t writes;            /* atomic: this process's write transactions that wrote */
+	struct bt_cache *cache;
+} bt_store;
+
+typedef struct bt_txn {
+	bt_store *st;
+	bool rdonly;
+	bool wrote;
+	int err; /* the first failed write's error: commit returns it */
+} bt_txn;
+
+/* ---- bt.c */
+
+/* Note why the current call failed: STATUS's message (if not NULL, and not empty), else WHAT, for
+ * cs_last_error(). Returns RC. */
+int bt_fail(int rc, const btr_status *status, const char *what);
+/* Forget the thread's last error (every public entry calls it first). */
+void bt_clear_error(void);
+/* Milliseconds on the monotonic clock. */
+int64_t bt_mono_ms(void);
+/* A write of TXN: -EROFS for a read-only one, else the error an earlier write failed with (commit
+ * returns it), else 0. */
+int bt_write_check(bt_txn *t);
+/* Record that TXN wrote (or failed with RC < 0); returns RC. */
+int bt_wrote(bt_txn *t, int rc);
+
+/* Whole-milliseconds "now", in µs: the timestamp a CS_TS_NOW cell gets (Bigtable keeps milliseconds). */
+int64_t bt_now_ts(void);
+
+/* ---- bt_schema.c */
+
+int bt_cache_new(struct bt_cache **out);
+void bt_cache_free(struct bt_cache *c);
+/* TABLE's schema, from the cache while younger than the store's TTL, else from Bigtable (GetTable and
+ * the meta row). Errors: -ENOENT (no such table), -EINVAL (a bad name), the service's. *OUT is a
+ * reference: give it back with bt_schema_put(). */
+int bt_schema_get(bt_store *st, const char *table, struct bt_schema **out);
+void bt_schema_put(struct bt_schema *s);
+/* The index of FAMILY in S's families, or -1. */
+int bt_schema_family(const struct bt_schema *s, const char *family);
+/* Forget TABLE's cached schema (after a change of it). */
+void bt_schema_forget(bt_store *st, const char *table);
+
+int bt_table_create(void *txn, const char *name, char delim);
+int bt_table_create_as(void *txn, const cs_table_info *info);
+int bt_table_delete(void *txn, const char *name);
+int bt_table_list(void *txn, char ***names, size_t *n);
+int bt_table_info_get(void *txn, const char *name, cs_table_info **out);
+int bt_family_create_typed(void *txn, const char *table, const char *family, const char *gc, cs_value_type type);
+int bt_family_delete(void *txn, const char *table, const char *family);
+int bt_family_set_gc(void *txn, const char *table, const char *family, const char *gc);
+int bt_drop_prefix(void *txn, const char *table, cs_bytes prefix);
+
+/* ---- bt_read.c */
+
+int bt_scan_open(void *txn, const char *table, const cs_read_opts *opts, void **scan);
+int bt_scan_next(void *scan, const cs_row **row);
+int bt_scan_seek(void *scan, cs_bytes row);
+void bt_scan_close(void *scan);
+
+/* ---- bt_write.c */
+
+int bt_row_mutate(void *txn, const char *table, cs_bytes row, const cs_mutation *m, size_t n);
+int bt_rmw_append(void *txn, const char *table, cs_bytes row, const char *family, cs_bytes qualifier,
+		  cs_bytes suffix, int64_t *ts);
+int bt_rmw_increment(void *txn, const char *table, cs_bytes row, const char *family, cs_bytes qualifier,
+		     int64_t delta, int64_t *result);
+int bt_check_and_mutate(void *txn, const char *table, cs_bytes row, const cs_predicate *pred,
+			const cs_mutation *true_m, size_t n_true, const cs_mutation *false_m, size_t n_false,
+			bool *matched);
+int bt_bulk_open(void *txn, const char *table, void **bulk);
+int bt_bulk_put(void *bulk, cs_bytes row, const char *family, cs_bytes qualifier, int64_t ts, cs_bytes value);
+void bt_bulk_get_stats(const void *bulk, cs_bulk_stats *stats);
+void bt_bulk_close(void *bulk);
+
+#endif

@@ -1,0 +1,677 @@
+/* bt_read.c — scans over ReadRows: the row range and the column filters go to Bigtable; the merged rows
+ * (btm) are sorted (families come in any order), and what Bigtable does not do on read is done here:
+ * cells collected by the GC policies are dropped (Bigtable collects lazily, the contract says they are
+ * gone), then the timestamp range, cells per column, values left out, the row limit. A broken stream
+ * resumes after the last committed row, a bounded number of times. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bigtable.pb-c.h"
+#include "bt.h"
+#include "btm.h"
+
+#define READ_ROWS "/google.bigtable.v2.Bigtable/ReadRows"
+#define RESUMES 8 /* stream breaks survived without a committed row in between */
+
+struct bt_scan {
+	bt_txn *txn;
+	bt_store *st;
+	struct bt_schema *sch;
+	char name[BTR_NAME_MAX];
+	char routing[BTR_NAME_MAX * 3 + 64];
+	/* what to read */
+	uint8_t *lo, *hi;  /* rows in [lo, hi); hi NULL = unbounded; lo_open: (lo, hi) */
+	size_t lon, hin;
+	bool lo_open, hi_closed, empty;
+	char *row_re;
+	bool reversed, keys_only;
+	uint64_t limit, rows_out;
+	uint32_t per_column;
+	int64_t ts_start, ts_end, now;
+	Google__Bigtable__V2__RowFilter *filter; /* NULL: every cell */
+	/* where it stands */
+	btr_stream *s;
+	Google__Bigtable__V2__ReadRowsResponse *resp;
+	size_t chunk;
+	btm *m;
+	bool done;
+	unsigned breaks;
+	int err;
+	/* the row handed out */
+	uint8_t *key;
+	size_t keyn, keycap;
+	cs_cell *cells;
+	size_t ncells, cellcap;
+	const btm_row *src;
+	size_t *order;
+	size_t ordercap;
+	cs_row row;
+};
+
+/* ---- filters ------------------------------------------------------------------------------------------ */
+
+static void filter_free(Google__Bigtable__V2__RowFilter *f)
+{
+	if (!f)
+		return;
+	switch (f->filter_case) {
+	case GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_CHAIN:
+		for (size_t i = 0; i < f->chain->n_filters; i++)
+			filter_free(f->chain->filters[i]);
+		free(f->chain->filters);
+		free(f->chain);
+		break;
+	case GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_INTERLEAVE:
+		for (size_t i = 0; i < f->interleave->n_filters; i++)
+			filter_free(f->interleave->filters[i]);
+		free(f->interleave->filters);
+		free(f->interleave);
+		break;
+	case GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_FAMILY_NAME_REGEX_FILTER:
+		free(f->family_name_regex_filter);
+		break;
+	case GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_COLUMN_QUALIFIER_REGEX_FILTER:
+		free(f->column_qualifier_regex_filter.data);
+		break;
+	case GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_ROW_KEY_REGEX_FILTER:
+		free(f->row_key_regex_filter.data);
+		break;
+	case GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_COLUMN_RANGE_FILTER:
+		free(f->column_range_filter->family_name);
+		free(f->column_range_filter->start_qualifier_closed.data);
+		free(f->column_range_filter);
+		break;
+	default:
+		break;
+	}
+	free(f);
+}
+
+static Google__Bigtable__V2__RowFilter *filter_new(void)
+{
+	Google__Bigtable__V2__RowFilter *f = malloc(sizeof(*f));
+	if (f)
+		google__bigtable__v2__row_filter__init(f);
+	return f;
+}
+
+static void *dup_bytes(const void *p, size_t n)
+{
+	void *d = malloc(n ? n : 1);
+	if (d && n)
+		memcpy(d, p, n);
+	return d;
+}
+
+/* A chain of A then B (both taken: freed on failure), or NULL (-ENOMEM). */
+static Google__Bigtable__V2__RowFilter *chain2(Google__Bigtable__V2__RowFilter *a, Google__Bigtable__V2__RowFilter *b)
+{
+	Google__Bigtable__V2__RowFilter *f = filter_new();
+	Google__Bigtable__V2__RowFilter__Chain *c = malloc(sizeof(*c));
+	Google__Bigtable__V2__RowFilter **v = malloc(2 * sizeof(*v));
+	if (!f || !c || !v) {
+		free(f);
+		free(c);
+		free(v);
+		filter_free(a);
+		filter_free(b);
+		return NULL;
+	}
+	google__bigtable__v2__row_filter__chain__init(c);
+	v[0] = a, v[1] = b;
+	c->n_filters = 2;
+	c->filters = v;
+	f->filter_case = GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_CHAIN;
+	f->chain = c;
+	return f;
+}
+
+/* A regex (cbt's dialect) matching exactly the N bytes at P: ASCII punctuation escaped, control bytes
+ * as \xHH, bytes at or above 0x80 as themselves (they stand for themselves in the dialect). */
+static char *bytes_regex(const uint8_t *p, size_t n, size_t *outn)
+{
+	char *r = malloc(4 * n + 1), *w = r;
+	if (!r)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = p[i];
+		if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80) {
+			*w++ = (char)c;
+		} else if (c < 0x20 || c == 0x7f) {
+			static const char hex[] = "0123456789abcdef";
+			*w++ = '\\', *w++ = 'x', *w++ = hex[c >> 4], *w++ = hex[c & 15];
+		} else {
+			*w++ = '\\', *w++ = (char)c;
+		}
+	}
+	*outn = (size_t)(w - r);
+	*w = '\0';
+	return r;
+}
+
+/* A regex matching exactly the family name NAME ([-_.a-zA-Z0-9]: only '.' needs escaping). */
+static char *family_regex(const char *name)
+{
+	size_t n = strlen(name);
+	char *r = malloc(2 * n + 1), *p = r;
+	if (!r)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (name[i] == '.' || name[i] == '-')
+			*p++ = '\\';
+		*p++ = name[i];
+	}
+	*p = '\0';
+	return r;
+}
+
+/* A filter for one column selector, or NULL with *RC set (-ENOMEM) or 0 (nothing to filter: pass all). */
+static Google__Bigtable__V2__RowFilter *sel_filter(const cs_column_sel *c, int *rc)
+{
+	Google__Bigtable__V2__RowFilter *parts[2] = { NULL, NULL }, *f;
+	size_t n = 0;
+
+	*rc = -ENOMEM;
+	if (c->family && c->qualifier) { /* one column: a closed range [q, q] */
+		Google__Bigtable__V2__ColumnRange *cr = malloc(sizeof(*cr));
+		if (!cr || !(parts[0] = filter_new())) {
+			free(cr);
+			return NULL;
+		}
+		google__bigtable__v2__column_range__init(cr);
+		parts[0]->filter_case = GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_COLUMN_RANGE_FILTER;
+		parts[0]->column_range_filter = cr;
+		cr->family_name = strdup(c->family);
+		cr->start_qualifier_case = GOOGLE__BIGTABLE__V2__COLUMN_RANGE__START_QUALIFIER_START_QUALIFIER_CLOSED;
+		cr->start_qualifier_closed = (ProtobufCBinaryData){ c->qualifier->len,
+								    dup_bytes(c->qualifier->data, c->qualifier->len) };
+		cr->end_qualifier_case = GOOGLE__BIGTABLE__V2__COLUMN_RANGE__END_QUALIFIER_END_QUALIFIER_CLOSED;
+		cr->end_qualifier_closed = cr->start_qualifier_closed; /* (freed once, as start) */
+		if (!cr->family_name || !cr->start_qualifier_closed.data) {
+			filter_free(parts[0]);
+			return NULL;
+		}
+		n = 1;
+	} else {
+		if (c->family || c->family_regex) {
+			if (!(parts[n] = filter_new()))
+				goto fail;
+			parts[n]->filter_case = GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_FAMILY_NAME_REGEX_FILTER;
+			parts[n]->family_name_regex_filter = c->family ? family_regex(c->family) : strdup(c->family_regex);
+			if (!parts[n++]->family_name_regex_filter)
+				goto fail;
+		}
+		if (c->qualifier_regex || c->qualifier) {
+			size_t qn = 0;
+			void *q = c->qualifier ? bytes_regex(c->qualifier->data, c->qualifier->len, &qn)
+					       : dup_bytes(c->qualifier_regex, qn = strlen(c->qualifier_regex));
+			if (!q || !(parts[n] = filter_new())) {
+				free(q);
+				goto fail;
+			}
+			parts[n]->filter_case = GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_COLUMN_QUALIFIER_REGEX_FILTER;
+			parts[n++]->column_qualifier_regex_filter = (ProtobufCBinaryData){ qn, q };
+		}
+	}
+	if (n == 0) {
+		*rc = 0;
+		return NULL;
+	}
+	if (n == 1) {
+		*rc = 0;
+		return parts[0];
+	}
+	if (!(f = chain2(parts[0], parts[1])))
+		return NULL; /* (chain2 freed them) */
+	*rc = 0;
+	return f;
+fail:
+	filter_free(parts[0]);
+	filter_free(parts[1]);
+	return NULL;
+}
+
+/* The filter of OPTS: the row regex and the union of the column selectors. NULL with 0: every cell. */
+static int build_filter(const cs_read_opts *o, Google__Bigtable__V2__RowFilter **out)
+{
+	Google__Bigtable__V2__RowFilter *cols = NULL, *re = NULL, *f;
+	int rc = 0;
+
+	*out = NULL;
+	if (o->ncolumns) {
+		Google__Bigtable__V2__RowFilter **v = calloc(o->ncolumns, sizeof(*v));
+		size_t n = 0;
+		bool all = false;
+		if (!v)
+			return -ENOMEM;
+		for (size_t i = 0; i < o->ncolumns && !rc; i++) {
+			Google__Bigtable__V2__RowFilter *one = sel_filter(&o->columns[i], &rc);
+			if (one)
+				v[n++] = one;
+			else if (!rc)
+				all = true;
+		}
+		if (rc || all || n == 0) {
+			for (size_t i = 0; i < n; i++)
+				filter_free(v[i]);
+			free(v);
+			if (rc)
+				return rc;
+		} else if (n == 1) {
+			cols = v[0];
+			free(v);
+		} else {
+			Google__Bigtable__V2__RowFilter__Interleave *il = malloc(sizeof(*il));
+			if (!il || !(cols = filter_new())) {
+				free(il);
+				for (size_t i = 0; i < n; i++)
+					filter_free(v[i]);
+				free(v);
+				return -ENOMEM;
+			}
+			google__bigtable__v2__row_filter__interleave__init(il);
+			il->n_filters = n;
+			il->filters = v;
+			cols->filter_case = GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_INTERLEAVE;
+			cols->interleave = il;
+		}
+	}
+	if (o->row_regex) {
+		size_t n = strlen(o->row_regex);
+		if (!(re = filter_new())) {
+			filter_free(cols);
+			return -ENOMEM;
+		}
+		re->filter_case = GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_ROW_KEY_REGEX_FILTER;
+		re->row_key_regex_filter = (ProtobufCBinaryData){ n, dup_bytes(o->row_regex, n) };
+		if (!re->row_key_regex_filter.data) {
+			filter_free(re);
+			filter_free(cols);
+			return -ENOMEM;
+		}
+	}
+	if (!re || !cols) {
+		*out = re ? re : cols;
+		return 0;
+	}
+	if (!(f = chain2(re, cols)))
+		return -ENOMEM;
+	*out = f;
+	return 0;
+}
+
+/* ---- the range ----------------------------------------------------------------------------------------- */
+
+static int key_cmp(const void *a, size_t an, const void *b, size_t bn)
+{
+	int c = memcmp(a, b, an < bn ? an : bn);
+	return c ? c : (an > bn) - (an < bn);
+}
+
+/* Narrow [lo, hi) to [A, B) (B NULL: unbounded). */
+static int narrow(struct bt_scan *s, const void *a, size_t an, const void *b, size_t bn, bool b_closed)
+{
+	if (an && key_cmp(a, an, s->lo, s->lon) > 0) {
+		free(s->lo);
+		if (!(s->lo = dup_bytes(a, an)))
+			return -ENOMEM;
+		s->lon = an;
+	}
+	int c = b && s->hi ? key_cmp(b, bn, s->hi, s->hin) : -1;
+	if (b && (c < 0 || (c == 0 && s->hi_closed && !b_closed))) {
+		free(s->hi);
+		if (!(s->hi = dup_bytes(b, bn)))
+			return -ENOMEM;
+		s->hin = bn;
+		s->hi_closed = b_closed;
+	}
+	return 0;
+}
+
+/* The first key after every key starting with P (N bytes) in *OUT, or NULL when there is none. */
+static int prefix_end(const uint8_t *p, size_t n, uint8_t **out, size_t *outn)
+{
+	while (n && p[n - 1] == 0xff)
+		n--;
+	*out = NULL;
+	*outn = 0;
+	if (!n)
+		return 0;
+	if (!(*out = dup_bytes(p, n)))
+		return -ENOMEM;
+	(*out)[n - 1]++;
+	*outn = n;
+	return 0;
+}
+
+static int set_range(struct bt_scan *s, const cs_read_opts *o)
+{
+	int rc;
+	if (!(s->lo = dup_bytes("", 0)))
+		return -ENOMEM;
+	if (o->row) {
+		if ((rc = narrow(s, o->row->data, o->row->len, o->row->data, o->row->len, true)))
+			return rc;
+		if (o->row->len == 0)
+			s->empty = true;
+	}
+	if ((rc = narrow(s, o->start.data, o->start.len, o->end.len ? o->end.data : NULL, o->end.len, false)))
+		return rc;
+	if (o->prefix.len) {
+		uint8_t *e;
+		size_t en;
+		if ((rc = prefix_end(o->prefix.data, o->prefix.len, &e, &en)))
+			return rc;
+		rc = narrow(s, o->prefix.data, o->prefix.len, e, en, false);
+		free(e);
+		if (rc)
+			return rc;
+	}
+	if (s->hi) {
+		int c = key_cmp(s->lo, s->lon, s->hi, s->hin);
+		if (c > 0 || (c == 0 && !s->hi_closed))
+			s->empty = true;
+	}
+	return 0;
+}
+
+/* ---- the stream ---------------------------------------------------------------------------------------- */
+
+static int stream_open(struct bt_scan *s)
+{
+	Google__Bigtable__V2__ReadRowsRequest req = GOOGLE__BIGTABLE__V2__READ_ROWS_REQUEST__INIT;
+	Google__Bigtable__V2__RowSet rows = GOOGLE__BIGTABLE__V2__ROW_SET__INIT;
+	Google__Bigtable__V2__RowRange range = GOOGLE__BIGTABLE__V2__ROW_RANGE__INIT, *rp = &range;
+	size_t lastn;
+	const uint8_t *last = btm_last_key(s->m, &lastn);
+
+	req.table_name = s->name;
+	req.app_profile_id = (char *)btr_app_profile(s->st->c);
+	req.filter = s->filter;
+	req.reversed = s->reversed;
+	if (s->lon) {
+		range.start_key_case = s->lo_open ? GOOGLE__BIGTABLE__V2__ROW_RANGE__START_KEY_START_KEY_OPEN
+						  : GOOGLE__BIGTABLE__V2__ROW_RANGE__START_KEY_START_KEY_CLOSED;
+		range.start_key_closed = (ProtobufCBinaryData){ s->lon, s->lo };
+		range.start_key_open = range.start_key_closed;
+	}
+	if (s->hi) {
+		range.end_key_case = s->hi_closed ? GOOGLE__BIGTABLE__V2__ROW_RANGE__END_KEY_END_KEY_CLOSED
+						  : GOOGLE__BIGTABLE__V2__ROW_RANGE__END_KEY_END_KEY_OPEN;
+		range.end_key_open = (ProtobufCBinaryData){ s->hin, s->hi };
+		range.end_key_closed = range.end_key_open;
+	}
+	/* resuming: only the rows beyond the last one committed (or scanned) */
+	if (last && !s->reversed) {
+		range.start_key_case = GOOGLE__BIGTABLE__V2__ROW_RANGE__START_KEY_START_KEY_OPEN;
+		range.start_key_open = (ProtobufCBinaryData){ lastn, (uint8_t *)last };
+	} else if (last) {
+		range.end_key_case = GOOGLE__BIGTABLE__V2__ROW_RANGE__END_KEY_END_KEY_OPEN;
+		range.end_key_open = (ProtobufCBinaryData){ lastn, (uint8_t *)last };
+	}
+	rows.n_row_ranges = 1;
+	rows.row_ranges = &rp;
+	req.rows = &rows;
+	return btr_stream_open(s->st->c, BTR_DATA, READ_ROWS, &req.base, s->routing, &s->s);
+}
+
+static void stream_drop(struct bt_scan *s)
+{
+	if (s->resp)
+		protobuf_c_message_free_unpacked(&s->resp->base, NULL);
+	s->resp = NULL;
+	s->chunk = 0;
+	btr_stream_close(s->s);
+	s->s = NULL;
+}
+
+/* The next committed row from the stream in *ROW (borrowed from the merger): 1, 0 at the end, or an error.
+ * A break of the stream (a retryable status) resumes after the last committed row. */
+static int next_merged(struct bt_scan *s, const btm_row **row)
+{
+	int rc;
+	for (;;) {
+		if (!s->s && (rc = stream_open(s)))
+			return rc;
+		if (s->resp && s->chunk < s->resp->n_chunks) {
+			const Google__Bigtable__V2__ReadRowsResponse__CellChunk *c = s->resp->chunks[s->chunk++];
+			btm_chunk ch = {
+				.row_key = c->row_key.data, .row_key_len = c->row_key.len,
+				.has_family = c->family_name != NULL,
+				.family = c->family_name ? c->family_name->value : NULL,
+				.family_len = c->family_name ? strlen(c->family_name->value) : 0,
+				.has_qualifier = c->qualifier != NULL,
+				.qualifier = c->qualifier ? c->qualifier->value.data : NULL,
+				.qualifier_len = c->qualifier ? c->qualifier->value.len : 0,
+				.timestamp_micros = c->timestamp_micros,
+				.labels = c->labels, .nlabels = c->n_labels,
+				.value = c->value.data, .value_len = c->value.len, .value_size = c->value_size,
+				.reset_row = c->row_status_case == GOOGLE__BIGTABLE__V2__READ_ROWS_RESPONSE__CELL_CHUNK__ROW_STATUS_RESET_ROW && c->reset_row,
+				.commit_row = c->row_status_case == GOOGLE__BIGTABLE__V2__READ_ROWS_RESPONSE__CELL_CHUNK__ROW_STATUS_COMMIT_ROW && c->commit_row,
+			};
+			rc = btm_feed(s->m, &ch, row);
+			if (rc == 1)
+				s->breaks = 0;
+			if (rc)
+				return rc < 0 ? bt_fail(rc, NULL, btm_error(s->m)) : 1;
+			continue;
+		}
+		if (s->resp) {
+			if (s->resp->last_scanned_row_key.len)
+				btm_scanned(s->m, s->resp->last_scanned_row_key.data, s->resp->last_scanned_row_key.len);
+			protobuf_c_message_free_unpacked(&s->resp->base, NULL);
+			s->resp = NULL;
+		}
+		rc = btr_stream_next(s->s, &google__bigtable__v2__read_rows_response__descriptor,
+				     (ProtobufCMessage **)&s->resp);
+		s->chunk = 0;
+		if (rc == 1)
+			continue;
+		if (rc == 0) {
+			s->done = true;
+			if ((rc = btm_end(s->m)))
+				return bt_fail(rc, NULL, btm_error(s->m));
+			return 0;
+		}
+		{
+			const btr_status *st = btr_stream_status(s->s);
+			if (!btr_retryable(st->code) || ++s->breaks > RESUMES)
+				return bt_fail(rc, st, NULL);
+			stream_drop(s);
+			btm_restart(s->m);
+			struct timespec ts = { 0, (long)btr_backoff_ms(s->breaks) * 1000000L };
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+/* ---- rows ------------------------------------------------------------------------------------------------- */
+
+static __thread const btm_row *cmp_row; /* (qsort has no context argument) */
+
+static int cmp_cells(const void *pa, const void *pb)
+{
+	const btm_cell *a = &cmp_row->cells[*(const size_t *)pa], *b = &cmp_row->cells[*(const size_t *)pb];
+	int c = strcmp(a->family, b->family);
+	if (!c)
+		c = key_cmp(a->qualifier, a->qualifier_len, b->qualifier, b->qualifier_len);
+	if (!c)
+		c = (a->ts < b->ts) - (a->ts > b->ts); /* newest first */
+	if (!c)
+		c = (*(const size_t *)pa > *(const size_t *)pb) - (*(const size_t *)pa < *(const size_t *)pb);
+	return c;
+}
+
+/* Make the public row of merged row R: sorted, duplicates (two selectors matching one cell) once, GC'd
+ * cells out, then the timestamp range, cells per column, values out. 1 if a cell is left, else 0. */
+static int take_row(struct bt_scan *s, const btm_row *r)
+{
+	size_t n = r->ncells, out = 0;
+	if (n > s->ordercap) {
+		size_t *o = realloc(s->order, n * sizeof(*o));
+		cs_cell *c = realloc(s->cells, n * sizeof(*c));
+		if (o)
+			s->order = o;
+		if (c)
+			s->cells = c;
+		if (!o || !c)
+			return -ENOMEM;
+		s->ordercap = s->cellcap = n;
+	}
+	for (size_t i = 0; i < n; i++)
+		s->order[i] = i;
+	cmp_row = r;
+	qsort(s->order, n, sizeof(*s->order), cmp_cells);
+	{
+		const btm_cell *prev = NULL;
+		uint32_t version = 0, kept = 0;
+		int fam = -1;
+		const char *famname = NULL;
+		for (size_t i = 0; i < n; i++) {
+			const btm_cell *c = &r->cells[s->order[i]];
+			bool same_col = prev && !strcmp(prev->family, c->family) &&
+					!key_cmp(prev->qualifier, prev->qualifier_len, c->qualifier, c->qualifier_len);
+			if (same_col && prev->ts == c->ts)
+				continue; /* the same cell again */
+			if (!same_col)
+				version = 0, kept = 0;
+			else
+				version++;
+			prev = c;
+			if (!famname || strcmp(famname, c->family)) {
+				famname = c->family;
+				fam = bt_schema_family(s->sch, c->family);
+			}
+			if (fam < 0) /* a family made since the schema was read: no policy known, show it */
+				;
+			else if (gcp_collects(s->sch->gc[fam], version, c->ts, s->now))
+				continue;
+			if ((s->ts_start || s->ts_end) && (c->ts < s->ts_start || c->ts >= s->ts_end))
+				continue;
+			if (s->per_column && kept >= s->per_column)
+				continue;
+			kept++;
+			s->cells[out++] = (cs_cell){
+				.family = c->family,
+				.qualifier = { c->qualifier, c->qualifier_len },
+				.ts = c->ts,
+				.value = s->keys_only ? (cs_bytes){ "", 0 } : (cs_bytes){ c->value, c->value_len },
+				.value_len = c->value_len,
+			};
+		}
+	}
+	if (!out)
+		return 0;
+	s->row.key = (cs_bytes){ r->key, r->key_len };
+	s->row.ncells = out;
+	s->row.cells = s->cells;
+	return 1;
+}
+
+int bt_scan_next(void *p, const cs_row **row)
+{
+	struct bt_scan *s = p;
+	const btm_row *r;
+	int rc;
+
+	bt_clear_error();
+	if (s->err)
+		return s->err;
+	if (s->empty || s->done || (s->limit && s->rows_out >= s->limit))
+		return 0;
+	for (;;) {
+		if ((rc = next_merged(s, &r)) <= 0) {
+			if (rc < 0)
+				s->err = rc;
+			return rc;
+		}
+		if ((rc = take_row(s, r)) < 0)
+			return s->err = rc;
+		if (rc) {
+			s->rows_out++;
+			*row = &s->row;
+			return 1;
+		}
+	}
+}
+
+int bt_scan_seek(void *p, cs_bytes row)
+{
+	struct bt_scan *s = p;
+	if (s->reversed)
+		return -EINVAL;
+	if (key_cmp(row.data, row.len, s->lo, s->lon) <= 0 && !s->lo_open)
+		row = (cs_bytes){ s->lo, s->lon };
+	{
+		uint8_t *lo = dup_bytes(row.data, row.len);
+		if (!lo)
+			return -ENOMEM;
+		free(s->lo);
+		s->lo = lo;
+		s->lon = row.len;
+		s->lo_open = false;
+	}
+	stream_drop(s);
+	btm_start(s->m, false);
+	s->done = false;
+	if (s->hi) {
+		int c = key_cmp(s->lo, s->lon, s->hi, s->hin);
+		if (c > 0 || (c == 0 && !s->hi_closed))
+			s->done = true;
+	}
+	return 0;
+}
+
+void bt_scan_close(void *p)
+{
+	struct bt_scan *s = p;
+	if (!s)
+		return;
+	stream_drop(s);
+	btm_free(s->m);
+	filter_free(s->filter);
+	bt_schema_put(s->sch);
+	free(s->lo);
+	free(s->hi);
+	free(s->row_re);
+	free(s->cells);
+	free(s->order);
+	free(s->key);
+	free(s);
+}
+
+int bt_scan_open(void *txn, const char *table, const cs_read_opts *opts, void **out)
+{
+	bt_txn *t = txn;
+	cs_read_opts none = { 0 };
+	struct bt_scan *s;
+	int rc;
+
+	bt_clear_error();
+	if (!opts)
+		opts = &none;
+	if (!(s = calloc(1, sizeof(*s))))
+		return -ENOMEM;
+	s->txn = t;
+	s->st = t->st;
+	if ((rc = bt_schema_get(t->st, table, &s->sch)))
+		goto fail;
+	if ((rc = btr_table_name(t->st->c, table, s->name, sizeof(s->name))) ||
+	    (rc = btr_routing(t->st->c, BTR_DATA, "table_name", s->name, s->routing, sizeof(s->routing))) ||
+	    (rc = set_range(s, opts)) || (rc = build_filter(opts, &s->filter)) ||
+	    (rc = btm_new(&s->m, opts->reversed)))
+		goto fail;
+	s->reversed = opts->reversed;
+	s->keys_only = opts->keys_only;
+	s->limit = opts->limit;
+	s->per_column = opts->cells_per_column;
+	s->ts_start = opts->ts_start;
+	s->ts_end = opts->ts_end;
+	s->now = bt_now_ts();
+	*out = s;
+	return 0;
+fail:
+	bt_scan_close(s);
+	return rc;
+}

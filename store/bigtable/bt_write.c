@@ -1,0 +1,767 @@
+/* bt_write.c — writes through the Data API: a row mutation is one MutateRow (atomic per row), sent when
+ * called; ReadModifyWrite and CheckAndMutate are their calls; the bulk loader batches cells into
+ * MutateRows and sends again only the entries that failed with a status worth retrying. Every write is
+ * checked first as the local store checks it (cellstore.h), so a bad one is refused before anything is
+ * sent. Timestamps are explicit (CS_TS_NOW is the client's whole-millisecond time), so every call but
+ * AddToCell, ReadModifyWrite and CheckAndMutate is idempotent and retried. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bigtable.pb-c.h"
+#include "bt.h"
+
+#define DATA "/google.bigtable.v2.Bigtable/"
+#define MAX_MUTATIONS 100000 /* per request, Bigtable's limit */
+
+/* Bulk batches: sent when one more cell would pass any of these. */
+#define BATCH_BYTES (8u << 20)
+#define BATCH_MUTATIONS 50000
+#define BULK_ATTEMPTS 6
+
+/* Storage for the messages of N mutations (one call's; freed by msgs_free). */
+struct msgs {
+	Google__Bigtable__V2__Mutation *m, **mp;
+	Google__Bigtable__V2__Mutation__SetCell *set;
+	Google__Bigtable__V2__Mutation__DeleteFromColumn *dc;
+	Google__Bigtable__V2__TimestampRange *tr;
+	Google__Bigtable__V2__Mutation__DeleteFromFamily *df;
+	Google__Bigtable__V2__Mutation__DeleteFromRow dr;
+	Google__Bigtable__V2__Mutation__AddToCell *add;
+	Google__Bigtable__V2__Value *val; /* 3 per AddToCell */
+	size_t n;
+	bool idempotent;
+};
+
+static void msgs_free(struct msgs *g)
+{
+	free(g->m);
+	free(g->mp);
+	free(g->set);
+	free(g->dc);
+	free(g->tr);
+	free(g->df);
+	free(g->add);
+	free(g->val);
+}
+
+static int64_t ms_up(int64_t ts)
+{
+	if (ts <= 0)
+		return 0;
+	if (ts > INT64_MAX - 999)
+		return INT64_MAX / 1000 * 1000;
+	return (ts + 999) / 1000 * 1000;
+}
+
+/* Check the row key. */
+static int check_row(cs_bytes row)
+{
+	if (row.len == 0)
+		return -EINVAL;
+	if (row.len > CS_MAX_ROW_KEY)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Check FAMILY of S for a write of a cell (AGG: an AddToCell) and return its index, or an error. */
+static int check_family(const struct bt_schema *s, const char *family, bool agg)
+{
+	int f = family ? bt_schema_family(s, family) : -1;
+	if (f < 0)
+		return -ENOENT;
+	if ((s->info->families[f].type != CS_TYPE_BYTES) != agg)
+		return -EINVAL;
+	return f;
+}
+
+/* A timestamp for a cell: CS_TS_NOW becomes now; Bigtable keeps whole milliseconds. */
+static int cell_ts(int64_t ts, int64_t *out)
+{
+	if (ts == CS_TS_NOW) {
+		*out = bt_now_ts();
+		return 0;
+	}
+	if (ts < 0 || ts % 1000)
+		return -EINVAL;
+	*out = ts;
+	return 0;
+}
+
+/* Check the N mutations M of a row against S, and build their messages in G. */
+static int build(const bt_store *st, const struct bt_schema *s, const cs_mutation *m, size_t n, struct msgs *g)
+{
+	size_t nadd = 0;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	g->idempotent = true;
+	if (n > MAX_MUTATIONS)
+		return -E2BIG;
+	/* every check before anything is built */
+	for (size_t i = 0; i < n; i++) {
+		const cs_mutation *x = &m[i];
+		int64_t ts;
+		switch (x->op) {
+		case CS_SET_CELL:
+		case CS_ADD_TO_CELL:
+			if ((rc = check_family(s, x->family, x->op == CS_ADD_TO_CELL)) < 0)
+				return rc;
+			if (x->qualifier.len > CS_MAX_QUALIFIER)
+				return -ENAMETOOLONG;
+			if ((rc = cell_ts(x->ts, &ts)))
+				return rc;
+			if (x->op == CS_SET_CELL && x->value.len > st->max_value)
+				return -EFBIG;
+			nadd += x->op == CS_ADD_TO_CELL;
+			break;
+		case CS_DELETE_COLUMN:
+			if (!x->family || bt_schema_family(s, x->family) < 0)
+				return -ENOENT;
+			if (x->qualifier.len > CS_MAX_QUALIFIER)
+				return -ENAMETOOLONG;
+			if (x->ts_start < 0 || (x->ts_end != 0 && x->ts_end < x->ts_start))
+				return -EINVAL;
+			break;
+		case CS_DELETE_FAMILY:
+			if (!x->family || bt_schema_family(s, x->family) < 0)
+				return -ENOENT;
+			break;
+		case CS_DELETE_ROW:
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	if (n == 0)
+		return 0;
+	if (!(g->m = calloc(n, sizeof(*g->m))) || !(g->mp = calloc(n, sizeof(*g->mp))) ||
+	    !(g->set = calloc(n, sizeof(*g->set))) || !(g->dc = calloc(n, sizeof(*g->dc))) ||
+	    !(g->tr = calloc(n, sizeof(*g->tr))) || !(g->df = calloc(n, sizeof(*g->df))) ||
+	    (nadd && (!(g->add = calloc(nadd, sizeof(*g->add))) || !(g->val = calloc(3 * nadd, sizeof(*g->val)))))) {
+		msgs_free(g);
+		return -ENOMEM;
+	}
+	google__bigtable__v2__mutation__delete_from_row__init(&g->dr);
+	nadd = 0;
+	for (size_t i = 0; i < n; i++) {
+		const cs_mutation *x = &m[i];
+		Google__Bigtable__V2__Mutation *y = &g->m[i];
+		google__bigtable__v2__mutation__init(y);
+		g->mp[i] = y;
+		switch (x->op) {
+		case CS_SET_CELL: {
+			Google__Bigtable__V2__Mutation__SetCell *c = &g->set[i];
+			google__bigtable__v2__mutation__set_cell__init(c);
+			c->family_name = (char *)x->family;
+			c->column_qualifier = (ProtobufCBinaryData){ x->qualifier.len, (uint8_t *)x->qualifier.data };
+			cell_ts(x->ts, &c->timestamp_micros);
+			c->value = (ProtobufCBinaryData){ x->value.len, (uint8_t *)x->value.data };
+			y->mutation_case = GOOGLE__BIGTABLE__V2__MUTATION__MUTATION_SET_CELL;
+			y->set_cell = c;
+			break;
+		}
+		case CS_ADD_TO_CELL: {
+			Google__Bigtable__V2__Mutation__AddToCell *c = &g->add[nadd];
+			Google__Bigtable__V2__Value *v = &g->val[3 * nadd++];
+			google__bigtable__v2__mutation__add_to_cell__init(c);
+			for (int k = 0; k < 3; k++)
+				google__bigtable__v2__value__init(&v[k]);
+			c->family_name = (char *)x->family;
+			v[0].kind_case = GOOGLE__BIGTABLE__V2__VALUE__KIND_RAW_VALUE;
+			v[0].raw_value = (ProtobufCBinaryData){ x->qualifier.len, (uint8_t *)x->qualifier.data };
+			v[1].kind_case = GOOGLE__BIGTABLE__V2__VALUE__KIND_RAW_TIMESTAMP_MICROS;
+			cell_ts(x->ts, &v[1].raw_timestamp_micros);
+			v[2].kind_case = GOOGLE__BIGTABLE__V2__VALUE__KIND_INT_VALUE;
+			v[2].int_value = x->input;
+			c->column_qualifier = &v[0];
+			c->timestamp = &v[1];
+			c->input = &v[2];
+			y->mutation_case = GOOGLE__BIGTABLE__V2__MUTATION__MUTATION_ADD_TO_CELL;
+			y->add_to_cell = c;
+			g->idempotent = false;
+			break;
+		}
+		case CS_DELETE_COLUMN: {
+			Google__Bigtable__V2__Mutation__DeleteFromColumn *c = &g->dc[i];
+			google__bigtable__v2__mutation__delete_from_column__init(c);
+			c->family_name = (char *)x->family;
+			c->column_qualifier = (ProtobufCBinaryData){ x->qualifier.len, (uint8_t *)x->qualifier.data };
+			if (x->ts_start || x->ts_end) { /* cells are whole ms: [a, b) holds those of [ceil a, ceil b) */
+				int64_t lo = ms_up(x->ts_start), hi = x->ts_end == CS_TS_MAX ? 0 : ms_up(x->ts_end);
+				if (x->ts_end != CS_TS_MAX && hi <= lo)
+					break; /* no whole millisecond in the range: nothing to delete (left out below) */
+				if (lo || hi) {
+					google__bigtable__v2__timestamp_range__init(&g->tr[i]);
+					g->tr[i].start_timestamp_micros = lo;
+					g->tr[i].end_timestamp_micros = hi; /* (0: unbounded) */
+					c->time_range = &g->tr[i];
+				}
+			}
+			y->mutation_case = GOOGLE__BIGTABLE__V2__MUTATION__MUTATION_DELETE_FROM_COLUMN;
+			y->delete_from_column = c;
+			break;
+		}
+		case CS_DELETE_FAMILY:
+			google__bigtable__v2__mutation__delete_from_family__init(&g->df[i]);
+			g->df[i].family_name = (char *)x->family;
+			y->mutation_case = GOOGLE__BIGTABLE__V2__MUTATION__MUTATION_DELETE_FROM_FAMILY;
+			y->delete_from_family = &g->df[i];
+			break;
+		case CS_DELETE_ROW:
+		default:
+			y->mutation_case = GOOGLE__BIGTABLE__V2__MUTATION__MUTATION_DELETE_FROM_ROW;
+			y->delete_from_row = &g->dr;
+			break;
+		}
+	}
+	/* mutations that delete nothing are left out */
+	for (size_t i = 0; i < n; i++)
+		if (g->mp[i]->mutation_case)
+			g->mp[g->n++] = g->mp[i];
+	return 0;
+}
+
+static int data_call(bt_store *st, const char *table, const char *method, ProtobufCMessage *req,
+		     const ProtobufCMessageDescriptor *desc, ProtobufCMessage **resp, bool idempotent,
+		     char *name_out)
+{
+	char routing[BTR_NAME_MAX * 3 + 64];
+	btr_status status;
+	ProtobufCMessage *r = NULL;
+	int rc = btr_routing(st->c, BTR_DATA, "table_name", name_out, routing, sizeof(routing));
+	(void)table;
+	if (!rc)
+		rc = btr_unary(st->c, BTR_DATA, method, req, desc, &r, routing, idempotent ? BTR_IDEMPOTENT : 0, &status);
+	if (rc)
+		return bt_fail(rc, &status, NULL);
+	if (resp)
+		*resp = r;
+	else
+		protobuf_c_message_free_unpacked(r, NULL);
+	return 0;
+}
+
+/* Begin a write of TABLE: the checks every write makes first, the schema, the table's resource name. */
+static int begin(bt_txn *t, const char *table, cs_bytes row, struct bt_schema **s, char *name)
+{
+	int rc;
+	bt_clear_error();
+	if ((rc = bt_write_check(t)))
+		return rc;
+	if ((rc = bt_schema_get(t->st, table, s)))
+		return rc;
+	if ((rc = check_row(row)) || (rc = btr_table_name(t->st->c, table, name, BTR_NAME_MAX))) {
+		bt_schema_put(*s);
+		return rc;
+	}
+	return 0;
+}
+
+int bt_row_mutate(void *txn, const char *table, cs_bytes row, const cs_mutation *m, size_t n)
+{
+	bt_txn *t = txn;
+	Google__Bigtable__V2__MutateRowRequest req = GOOGLE__BIGTABLE__V2__MUTATE_ROW_REQUEST__INIT;
+	struct bt_schema *s;
+	struct msgs g;
+	char name[BTR_NAME_MAX];
+	int rc;
+
+	if ((rc = begin(t, table, row, &s, name)))
+		return rc;
+	rc = build(t->st, s, m, n, &g);
+	bt_schema_put(s);
+	if (rc)
+		return rc == -ENOMEM || rc == -E2BIG ? bt_wrote(t, rc) : rc;
+	if (g.n == 0) {
+		msgs_free(&g);
+		return 0;
+	}
+	req.table_name = name;
+	req.app_profile_id = (char *)btr_app_profile(t->st->c);
+	req.row_key = (ProtobufCBinaryData){ row.len, (uint8_t *)row.data };
+	req.n_mutations = g.n;
+	req.mutations = g.mp;
+	rc = data_call(t->st, table, DATA "MutateRow", &req.base, &google__bigtable__v2__mutate_row_response__descriptor,
+		       NULL, g.idempotent, name);
+	msgs_free(&g);
+	return bt_wrote(t, rc);
+}
+
+/* One ReadModifyWrite rule on FAMILY:QUALIFIER; the new cell's timestamp and value. */
+static int rmw(bt_txn *t, const char *table, cs_bytes row, const char *family, cs_bytes qualifier,
+	       Google__Bigtable__V2__ReadModifyWriteRule *rule, int64_t *ts, cs_bytes *value,
+	       Google__Bigtable__V2__ReadModifyWriteRowResponse **out)
+{
+	Google__Bigtable__V2__ReadModifyWriteRowRequest req = GOOGLE__BIGTABLE__V2__READ_MODIFY_WRITE_ROW_REQUEST__INIT;
+	Google__Bigtable__V2__ReadModifyWriteRowResponse *resp = NULL;
+	struct bt_schema *s;
+	char name[BTR_NAME_MAX];
+	int rc;
+
+	if ((rc = begin(t, table, row, &s, name)))
+		return rc;
+	rc = check_family(s, family, false);
+	bt_schema_put(s);
+	if (rc < 0)
+		return rc;
+	if (qualifier.len > CS_MAX_QUALIFIER)
+		return -ENAMETOOLONG;
+	rule->family_name = (char *)family;
+	rule->column_qualifier = (ProtobufCBinaryData){ qualifier.len, (uint8_t *)qualifier.data };
+	req.table_name = name;
+	req.app_profile_id = (char *)btr_app_profile(t->st->c);
+	req.row_key = (ProtobufCBinaryData){ row.len, (uint8_t *)row.data };
+	req.n_rules = 1;
+	req.rules = &rule;
+	rc = bt_wrote(t, data_call(t->st, table, DATA "ReadModifyWriteRow", &req.base,
+				   &google__bigtable__v2__read_modify_write_row_response__descriptor,
+				   (ProtobufCMessage **)&resp, false, name));
+	if (rc)
+		return rc;
+	if (!resp->row || !resp->row->n_families || !resp->row->families[0]->n_columns ||
+	    !resp->row->families[0]->columns[0]->n_cells) {
+		protobuf_c_message_free_unpacked(&resp->base, NULL);
+		return bt_fail(-EIO, NULL, "ReadModifyWriteRow returned no cell");
+	}
+	{
+		const Google__Bigtable__V2__Cell *c = resp->row->families[0]->columns[0]->cells[0];
+		if (ts)
+			*ts = c->timestamp_micros;
+		*value = (cs_bytes){ c->value.data, c->value.len };
+	}
+	*out = resp;
+	return 0;
+}
+
+int bt_rmw_append(void *txn, const char *table, cs_bytes row, const char *family, cs_bytes qualifier,
+		  cs_bytes suffix, int64_t *ts)
+{
+	Google__Bigtable__V2__ReadModifyWriteRule rule = GOOGLE__BIGTABLE__V2__READ_MODIFY_WRITE_RULE__INIT;
+	Google__Bigtable__V2__ReadModifyWriteRowResponse *resp;
+	cs_bytes v;
+	int rc;
+	if (suffix.len > ((bt_txn *)txn)->st->max_value)
+		return -EFBIG;
+	rule.rule_case = GOOGLE__BIGTABLE__V2__READ_MODIFY_WRITE_RULE__RULE_APPEND_VALUE;
+	rule.append_value = (ProtobufCBinaryData){ suffix.len, (uint8_t *)suffix.data };
+	if ((rc = rmw(txn, table, row, family, qualifier, &rule, ts, &v, &resp)))
+		return rc;
+	protobuf_c_message_free_unpacked(&resp->base, NULL);
+	return 0;
+}
+
+int bt_rmw_increment(void *txn, const char *table, cs_bytes row, const char *family, cs_bytes qualifier,
+		     int64_t delta, int64_t *result)
+{
+	Google__Bigtable__V2__ReadModifyWriteRule rule = GOOGLE__BIGTABLE__V2__READ_MODIFY_WRITE_RULE__INIT;
+	Google__Bigtable__V2__ReadModifyWriteRowResponse *resp;
+	cs_bytes v;
+	int rc;
+	rule.rule_case = GOOGLE__BIGTABLE__V2__READ_MODIFY_WRITE_RULE__RULE_INCREMENT_AMOUNT;
+	rule.increment_amount = delta;
+	if ((rc = rmw(txn, table, row, family, qualifier, &rule, NULL, &v, &resp)))
+		return rc;
+	if (v.len != 8) {
+		protobuf_c_message_free_unpacked(&resp->base, NULL);
+		return bt_fail(-EIO, NULL, "ReadModifyWriteRow returned a value that is not 8 bytes");
+	}
+	if (result) {
+		uint64_t u = 0;
+		for (int i = 0; i < 8; i++)
+			u = u << 8 | ((const uint8_t *)v.data)[i];
+		*result = (int64_t)u;
+	}
+	protobuf_c_message_free_unpacked(&resp->base, NULL);
+	return 0;
+}
+
+int bt_check_and_mutate(void *txn, const char *table, cs_bytes row, const cs_predicate *pred,
+			const cs_mutation *true_m, size_t n_true, const cs_mutation *false_m, size_t n_false,
+			bool *matched)
+{
+	bt_txn *t = txn;
+	Google__Bigtable__V2__CheckAndMutateRowRequest req = GOOGLE__BIGTABLE__V2__CHECK_AND_MUTATE_ROW_REQUEST__INIT;
+	Google__Bigtable__V2__CheckAndMutateRowResponse *resp;
+	Google__Bigtable__V2__RowFilter f[4], *fp[3] = { &f[1], &f[2], &f[3] };
+	Google__Bigtable__V2__RowFilter__Chain chain = GOOGLE__BIGTABLE__V2__ROW_FILTER__CHAIN__INIT;
+	Google__Bigtable__V2__ColumnRange cr = GOOGLE__BIGTABLE__V2__COLUMN_RANGE__INIT;
+	Google__Bigtable__V2__ValueRange vr = GOOGLE__BIGTABLE__V2__VALUE_RANGE__INIT;
+	struct bt_schema *s;
+	struct msgs gt, gf;
+	char name[BTR_NAME_MAX];
+	int rc;
+
+	if ((rc = begin(t, table, row, &s, name)))
+		return rc;
+	rc = bt_schema_family(s, pred->family) < 0 ? -ENOENT : 0;
+	if (!rc && pred->qualifier.len > CS_MAX_QUALIFIER)
+		rc = -ENAMETOOLONG;
+	if (!rc && !(rc = build(t->st, s, true_m, n_true, &gt)) && (rc = build(t->st, s, false_m, n_false, &gf)))
+		msgs_free(&gt);
+	bt_schema_put(s);
+	if (rc)
+		return rc;
+	for (int i = 0; i < 4; i++)
+		google__bigtable__v2__row_filter__init(&f[i]);
+	cr.family_name = (char *)pred->family;
+	cr.start_qualifier_case = GOOGLE__BIGTABLE__V2__COLUMN_RANGE__START_QUALIFIER_START_QUALIFIER_CLOSED;
+	cr.start_qualifier_closed = (ProtobufCBinaryData){ pred->qualifier.len, (uint8_t *)pred->qualifier.data };
+	cr.end_qualifier_case = GOOGLE__BIGTABLE__V2__COLUMN_RANGE__END_QUALIFIER_END_QUALIFIER_CLOSED;
+	cr.end_qualifier_closed = cr.start_qualifier_closed;
+	f[1].filter_case = GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_COLUMN_RANGE_FILTER;
+	f[1].column_range_filter = &cr;
+	f[2].filter_case = GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_CELLS_PER_COLUMN_LIMIT_FILTER;
+	f[2].cells_per_column_limit_filter = 1;
+	chain.n_filters = 2;
+	if (pred->value_equals) {
+		vr.start_value_case = GOOGLE__BIGTABLE__V2__VALUE_RANGE__START_VALUE_START_VALUE_CLOSED;
+		vr.start_value_closed = (ProtobufCBinaryData){ pred->value_equals->len, (uint8_t *)pred->value_equals->data };
+		vr.end_value_case = GOOGLE__BIGTABLE__V2__VALUE_RANGE__END_VALUE_END_VALUE_CLOSED;
+		vr.end_value_closed = vr.start_value_closed;
+		f[3].filter_case = GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_VALUE_RANGE_FILTER;
+		f[3].value_range_filter = &vr;
+		chain.n_filters = 3;
+	}
+	chain.filters = fp;
+	f[0].filter_case = GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_CHAIN;
+	f[0].chain = &chain;
+	req.table_name = name;
+	req.app_profile_id = (char *)btr_app_profile(t->st->c);
+	req.row_key = (ProtobufCBinaryData){ row.len, (uint8_t *)row.data };
+	req.predicate_filter = &f[0];
+	req.n_true_mutations = gt.n;
+	req.true_mutations = gt.mp;
+	req.n_false_mutations = gf.n;
+	req.false_mutations = gf.mp;
+	rc = bt_wrote(t, data_call(t->st, table, DATA "CheckAndMutateRow", &req.base,
+				   &google__bigtable__v2__check_and_mutate_row_response__descriptor,
+				   (ProtobufCMessage **)&resp, false, name));
+	msgs_free(&gt);
+	msgs_free(&gf);
+	if (rc)
+		return rc;
+	if (matched)
+		*matched = resp->predicate_matched;
+	protobuf_c_message_free_unpacked(&resp->base, NULL);
+	return 0;
+}
+
+/* ---- the bulk loader ----------------------------------------------------------------------------------- */
+
+struct bcell {
+	int fam;
+	bool agg;
+	size_t qoff, qlen, voff, vlen;
+	int64_t ts;
+};
+
+struct bentry {
+	size_t koff, klen;
+	size_t first, n; /* cells [first, first + n) */
+	bool ok;
+};
+
+struct bt_bulk {
+	bt_txn *txn;
+	struct bt_schema *s;
+	char name[BTR_NAME_MAX], routing[BTR_NAME_MAX * 3 + 64];
+	uint8_t *buf;
+	size_t bufn, bufcap;
+	struct bcell *cells;
+	size_t ncells, cellcap;
+	struct bentry *ents;
+	size_t nents, entcap;
+	size_t nmut;
+	cs_bulk_stats stats;
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 64;
+	void *q;
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	if (!(q = realloc(*p, c * size)))
+		return -ENOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+/* Send the entries not yet acknowledged, once; *LEFT gets how many failed with a retryable status.
+ * Returns 0, or the first non-retryable error. */
+static int send_once(struct bt_bulk *b, size_t *left, btr_status *last)
+{
+	Google__Bigtable__V2__MutateRowsRequest req = GOOGLE__BIGTABLE__V2__MUTATE_ROWS_REQUEST__INIT;
+	Google__Bigtable__V2__MutateRowsRequest__Entry *e = NULL, **ep = NULL;
+	Google__Bigtable__V2__Mutation *m = NULL, **mp = NULL;
+	Google__Bigtable__V2__Mutation__SetCell *set = NULL;
+	Google__Bigtable__V2__Mutation__DeleteFromColumn *dc = NULL;
+	Google__Bigtable__V2__TimestampRange *tr = NULL;
+	Google__Bigtable__V2__Mutation__AddToCell *add = NULL;
+	Google__Bigtable__V2__Value *val = NULL;
+	size_t *idx = NULL, ne = 0, nm = 0, nc = 0;
+	btr_stream *s = NULL;
+	int rc = -ENOMEM;
+
+	for (size_t i = 0; i < b->nents; i++)
+		if (!b->ents[i].ok)
+			ne++, nc += b->ents[i].n;
+	*left = 0;
+	if (!ne)
+		return 0;
+	/* an aggregate cell is two mutations: delete what is at its timestamp, then add (an exact copy) */
+	if (!(e = calloc(ne, sizeof(*e))) || !(ep = calloc(ne, sizeof(*ep))) || !(idx = calloc(ne, sizeof(*idx))) ||
+	    !(m = calloc(2 * nc, sizeof(*m))) || !(mp = calloc(2 * nc, sizeof(*mp))) ||
+	    !(set = calloc(nc, sizeof(*set))) || !(dc = calloc(nc, sizeof(*dc))) || !(tr = calloc(nc, sizeof(*tr))) ||
+	    !(add = calloc(nc, sizeof(*add))) || !(val = calloc(3 * nc, sizeof(*val))))
+		goto out;
+	ne = 0;
+	for (size_t i = 0; i < b->nents; i++) {
+		struct bentry *x = &b->ents[i];
+		Google__Bigtable__V2__MutateRowsRequest__Entry *y;
+		if (x->ok)
+			continue;
+		idx[ne] = i;
+		y = &e[ne];
+		ep[ne++] = y;
+		google__bigtable__v2__mutate_rows_request__entry__init(y);
+		y->row_key = (ProtobufCBinaryData){ x->klen, b->buf + x->koff };
+		y->mutations = &mp[nm];
+		for (size_t j = x->first; j < x->first + x->n; j++) {
+			const struct bcell *c = &b->cells[j];
+			const char *fam = b->s->info->families[c->fam].name;
+			ProtobufCBinaryData q = { c->qlen, b->buf + c->qoff };
+			if (c->agg) {
+				Google__Bigtable__V2__Value *v = &val[3 * j];
+				int64_t in = 0;
+				for (size_t k = 0; k < c->vlen; k++)
+					in = (int64_t)((uint64_t)in << 8 | b->buf[c->voff + k]);
+				google__bigtable__v2__mutation__delete_from_column__init(&dc[j]);
+				google__bigtable__v2__timestamp_range__init(&tr[j]);
+				dc[j].family_name = (char *)fam;
+				dc[j].column_qualifier = q;
+				tr[j].start_timestamp_micros = c->ts;
+				tr[j].end_timestamp_micros = c->ts + 1000;
+				dc[j].time_range = &tr[j];
+				google__bigtable__v2__mutation__init(&m[nm]);
+				m[nm].mutation_case = GOOGLE__BIGTABLE__V2__MUTATION__MUTATION_DELETE_FROM_COLUMN;
+				m[nm].delete_from_column = &dc[j];
+				mp[nm] = &m[nm];
+				nm++;
+				google__bigtable__v2__mutation__add_to_cell__init(&add[j]);
+				for (int k = 0; k < 3; k++)
+					google__bigtable__v2__value__init(&v[k]);
+				v[0].kind_case = GOOGLE__BIGTABLE__V2__VALUE__KIND_RAW_VALUE;
+				v[0].raw_value = q;
+				v[1].kind_case = GOOGLE__BIGTABLE__V2__VALUE__KIND_RAW_TIMESTAMP_MICROS;
+				v[1].raw_timestamp_micros = c->ts;
+				v[2].kind_case = GOOGLE__BIGTABLE__V2__VALUE__KIND_INT_VALUE;
+				v[2].int_value = in;
+				add[j].family_name = (char *)fam;
+				add[j].column_qualifier = &v[0];
+				add[j].timestamp = &v[1];
+				add[j].input = &v[2];
+				google__bigtable__v2__mutation__init(&m[nm]);
+				m[nm].mutation_case = GOOGLE__BIGTABLE__V2__MUTATION__MUTATION_ADD_TO_CELL;
+				m[nm].add_to_cell = &add[j];
+			} else {
+				google__bigtable__v2__mutation__set_cell__init(&set[j]);
+				set[j].family_name = (char *)fam;
+				set[j].column_qualifier = q;
+				set[j].timestamp_micros = c->ts;
+				set[j].value = (ProtobufCBinaryData){ c->vlen, b->buf + c->voff };
+				google__bigtable__v2__mutation__init(&m[nm]);
+				m[nm].mutation_case = GOOGLE__BIGTABLE__V2__MUTATION__MUTATION_SET_CELL;
+				m[nm].set_cell = &set[j];
+			}
+			mp[nm] = &m[nm];
+			nm++;
+			y->n_mutations += c->agg ? 2 : 1;
+		}
+	}
+	req.table_name = b->name;
+	req.app_profile_id = (char *)btr_app_profile(b->txn->st->c);
+	req.n_entries = ne;
+	req.entries = ep;
+	if ((rc = btr_stream_open(b->txn->st->c, BTR_DATA, DATA "MutateRows", &req.base, b->routing, &s)))
+		goto out;
+	for (;;) {
+		Google__Bigtable__V2__MutateRowsResponse *r;
+		rc = btr_stream_next(s, &google__bigtable__v2__mutate_rows_response__descriptor, (ProtobufCMessage **)&r);
+		if (rc <= 0)
+			break;
+		for (size_t i = 0; i < r->n_entries && rc >= 0; i++) {
+			const Google__Bigtable__V2__MutateRowsResponse__Entry *x = r->entries[i];
+			int code = x->status ? x->status->code : 0;
+			if (x->index < 0 || (size_t)x->index >= ne)
+				continue;
+			if (code == 0) {
+				b->ents[idx[x->index]].ok = true;
+			} else if (!btr_retryable((grpc_status_code)code)) {
+				last->code = (grpc_status_code)code;
+				snprintf(last->message, sizeof(last->message), "%s",
+					 x->status->message ? x->status->message : "");
+				rc = btr_errno((grpc_status_code)code);
+			}
+		}
+		protobuf_c_message_free_unpacked(&r->base, NULL);
+		if (rc < 0)
+			break;
+	}
+	if (rc < 0 && rc != -ENOMEM && btr_retryable(btr_stream_status(s)->code))
+		rc = 0; /* the stream broke: what it did not acknowledge is sent again */
+	else if (rc < 0 && btr_stream_status(s)->code != GRPC_STATUS_OK)
+		*last = *btr_stream_status(s);
+	if (!rc)
+		for (size_t i = 0; i < b->nents; i++)
+			*left += !b->ents[i].ok;
+out:
+	btr_stream_close(s);
+	free(e);
+	free(ep);
+	free(idx);
+	free(m);
+	free(mp);
+	free(set);
+	free(dc);
+	free(tr);
+	free(add);
+	free(val);
+	return rc;
+}
+
+/* Send the batch, retrying what fails with a retryable status, and start a new one. */
+static int flush(struct bt_bulk *b)
+{
+	btr_status last = { GRPC_STATUS_OK, "" };
+	size_t left = 0;
+	int rc = 0;
+
+	for (unsigned attempt = 1; attempt <= BULK_ATTEMPTS; attempt++) {
+		if ((rc = send_once(b, &left, &last)) || !left)
+			break;
+		if (attempt == BULK_ATTEMPTS) {
+			rc = -EIO;
+			if (!last.message[0])
+				snprintf(last.message, sizeof(last.message),
+					 "MutateRows: %zu rows still failing after %u attempts", left, attempt);
+			break;
+		}
+		struct timespec ts = { 0, (long)btr_backoff_ms(attempt) * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	b->stats.put += b->ncells;
+	b->bufn = b->ncells = b->nents = b->nmut = 0;
+	if (rc)
+		return bt_wrote(b->txn, bt_fail(rc, &last, NULL));
+	return bt_wrote(b->txn, 0);
+}
+
+int bt_bulk_open(void *txn, const char *table, void **out)
+{
+	bt_txn *t = txn;
+	struct bt_bulk *b;
+	int rc;
+
+	bt_clear_error();
+	if ((rc = bt_write_check(t)))
+		return rc;
+	if (!(b = calloc(1, sizeof(*b))))
+		return -ENOMEM;
+	b->txn = t;
+	if ((rc = bt_schema_get(t->st, table, &b->s)) ||
+	    (rc = btr_table_name(t->st->c, table, b->name, sizeof(b->name))) ||
+	    (rc = btr_routing(t->st->c, BTR_DATA, "table_name", b->name, b->routing, sizeof(b->routing)))) {
+		bt_schema_put(b->s);
+		free(b);
+		return rc;
+	}
+	*out = b;
+	return 0;
+}
+
+int bt_bulk_put(void *p, cs_bytes row, const char *family, cs_bytes qualifier, int64_t ts, cs_bytes value)
+{
+	struct bt_bulk *b = p;
+	struct bentry *last = b->nents ? &b->ents[b->nents - 1] : NULL;
+	bool same_row;
+	int rc, fam;
+
+	if ((rc = bt_write_check(b->txn)))
+		return rc;
+	if ((rc = check_row(row)))
+		return rc;
+	if (qualifier.len > CS_MAX_QUALIFIER)
+		return -ENAMETOOLONG;
+	if ((rc = cell_ts(ts, &ts)))
+		return rc;
+	if (value.len > b->txn->st->max_value)
+		return -EFBIG;
+	if ((fam = family ? bt_schema_family(b->s, family) : -1) < 0)
+		return -ENOENT;
+	if (b->s->info->families[fam].type != CS_TYPE_BYTES && value.len != 8)
+		return -EINVAL;
+	if (b->nmut && (b->bufn + row.len + qualifier.len + value.len > BATCH_BYTES || b->nmut + 2 > BATCH_MUTATIONS) &&
+	    (rc = flush(b)))
+		return rc;
+	last = b->nents ? &b->ents[b->nents - 1] : NULL;
+	same_row = last && last->klen == row.len && !memcmp(b->buf + last->koff, row.data, row.len);
+	if (grow((void **)&b->buf, &b->bufcap, b->bufn + row.len + qualifier.len + value.len, 1) ||
+	    grow((void **)&b->cells, &b->cellcap, b->ncells + 1, sizeof(*b->cells)) ||
+	    grow((void **)&b->ents, &b->entcap, b->nents + 1, sizeof(*b->ents)))
+		return bt_wrote(b->txn, -ENOMEM);
+	if (!same_row) {
+		struct bentry *e = &b->ents[b->nents++];
+		e->koff = b->bufn;
+		e->klen = row.len;
+		e->first = b->ncells;
+		e->n = 0;
+		e->ok = false;
+		memcpy(b->buf + b->bufn, row.data, row.len);
+		b->bufn += row.len;
+	}
+	{
+		struct bcell *c = &b->cells[b->ncells++];
+		c->fam = fam;
+		c->agg = b->s->info->families[fam].type != CS_TYPE_BYTES;
+		c->ts = ts;
+		c->qoff = b->bufn;
+		c->qlen = qualifier.len;
+		if (qualifier.len)
+			memcpy(b->buf + b->bufn, qualifier.data, qualifier.len);
+		b->bufn += qualifier.len;
+		c->voff = b->bufn;
+		c->vlen = value.len;
+		if (value.len)
+			memcpy(b->buf + b->bufn, value.data, value.len);
+		b->bufn += value.len;
+		b->nmut += c->agg ? 2 : 1;
+		b->ents[b->nents - 1].n++;
+	}
+	return 0;
+}
+
+void bt_bulk_get_stats(const void *p, cs_bulk_stats *stats)
+{
+	*stats = ((const struct bt_bulk *)p)->stats;
+}
+
+void bt_bulk_close(void *p)
+{
+	struct bt_bulk *b = p;
+	if (!b)
+		return;
+	if (b->ncells && !b->txn->err)
+		flush(b); /* (an error is the transaction's: commit returns it) */
+	bt_schema_put(b->s);
+	free(b->buf);
+	free(b->cells);
+	free(b->ents);
+	free(b);
+}
