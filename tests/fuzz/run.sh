@@ -28,7 +28,7 @@ if ! command -v "$cc" >/dev/null; then
 fi
 
 flags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=address,undefined
-       -fno-sanitize-recover=undefined -Istore -Ifs -Itools -Itests/fuzz)
+       -fno-sanitize-recover=undefined -Istore -Istore/include -Ifs -Itools -Itests/fuzz)
 mkdir -p "$out/obj"
 
 # The store library once, instrumented for coverage but without libFuzzer's main.
