@@ -17,7 +17,7 @@ cd "$(dirname "$0")/../.."
 
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-all=(name keys codec csv jsonl gcpolicy dump)
+all=(name keys codec csv jsonl gcpolicy dump btm)
 targets=("${@:-${all[@]}}")
 out=build-fuzz
 cc=${CLANG:-clang}
@@ -28,7 +28,7 @@ if ! command -v "$cc" >/dev/null; then
 fi
 
 flags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=address,undefined
-       -fno-sanitize-recover=undefined -Istore -Ifs -Itools -Itests/fuzz)
+       -fno-sanitize-recover=undefined -Istore -Istore/include -Ifs -Itools -Itests/fuzz)
 mkdir -p "$out/obj"
 
 # The store library once, instrumented for coverage but without libFuzzer's main.
@@ -47,6 +47,7 @@ build() { # build TARGET
 	name) src=(fs/name.c) ;;
 	csv) src=(tools/csv.c) ;;
 	jsonl) src=(tools/jsonin.c tools/jsonout.c) ;;
+	btm) src=(store/bigtable/btm.c -Istore/bigtable) ;;
 	keys|codec|gcpolicy|dump) src=("$store_lib" -llmdb -lzstd -lpthread) ;;
 	*) echo "run.sh: unknown target $t (targets: ${all[*]})" >&2; return 1 ;;
 	esac
