@@ -14,7 +14,7 @@ set -u
 
 cellctl=${1:?usage: ${0##*/} CELLCTL}
 cbt_bin=${CBT:-cbt}
-emulator=${CBT_EMULATOR:-/usr/lib/google-cloud-sdk/platform/bigtable-emulator/cbtemulator}
+. "$(dirname "${BASH_SOURCE[0]}")/emulator.sh"
 
 if ! command -v "$cbt_bin" >/dev/null 2>&1; then
 	echo "SKIP: cbt not found ($cbt_bin)"
@@ -26,33 +26,14 @@ if ! [ -x "$emulator" ]; then
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cellfs-oracle-$(basename "$0" .sh).XXXXXX") || exit 1
-emu_pid=
 cleanup() {
-	if [ -n "$emu_pid" ]; then
-		kill "$emu_pid" 2>/dev/null
-		wait "$emu_pid" 2>/dev/null
-	fi
+	emulator_stop
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-# A private emulator on a free loopback port: port 0, then read back the one it bound.
-"$emulator" -host 127.0.0.1 -port 0 >"$tmp/emulator.log" 2>&1 &
-emu_pid=$!
-addr=
-for _ in $(seq 1200); do
-	addr=$(sed -n 's/^Cloud Bigtable emulator running on \(.*\)$/\1/p' "$tmp/emulator.log")
-	[ -n "$addr" ] && break
-	kill -0 "$emu_pid" 2>/dev/null || break
-	sleep 0.1
-done
-if [ -z "$addr" ]; then
-	echo "FAIL: the emulator did not start:"
-	cat "$tmp/emulator.log"
-	exit 1
-fi
-export BIGTABLE_EMULATOR_HOST=$addr
+emulator_start "$tmp/emulator.log" || exit 1
 mkdir "$tmp/home"
 
 cbt() { HOME=$tmp/home command "$cbt_bin" -project oracle -instance oracle -creds /dev/null "$@"; }

@@ -1,0 +1,83 @@
+#!/bin/bash
+# copy.sh CELLCTL — cellctl copy between a local store and Bigtable (the emulator), both ways: the dump of
+# what comes back is byte-identical to the original's (schema, creation time, every version, aggregate
+# cells); a re-run duplicates nothing; a copy killed part-way, or one whose connection is cut mid-stream
+# (a loopback proxy), is finished by running it again; what Bigtable cannot hold (a timestamp that is not
+# whole milliseconds) is refused before anything is written, unless round=ms.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# ---- a local store with what a copy must carry
+check "createtable" ccl createtable quotes "families=MD:maxversions=3,meta:never,e"
+check "createtable agg" ccl createtable agg "families=sum:never:intsum,lo:maxversions=2:intmin"
+check "createtable empty" ccl createtable empty families=f
+for i in $(seq 0 9); do
+	check "set versions $i" ccl set quotes "NASDAQ#S$i#1426535612156" "MD:BID=1$i.25@$((1426535612156000 + i * 1000))" \
+		"MD:BID=1$i.5@$((1426535612157000 + i * 1000))" "meta:=empty-qualifier@1000" "e:x=@0"
+done
+check "set awkward bytes" ccl set quotes $'k\x01\xff\xfe#\xc3\xa9' $'MD:\xff\x00q=\x01\x02\xff@2000' 'MD:sp ace=a b@3000'
+check "addtocell" ccl addtocell agg r1 sum:n=5@1000
+check "addtocell again" ccl addtocell agg r1 sum:n=7@1000
+check "addtocell min" ccl addtocell agg r2 lo:m=-3@2000
+# Many rows, and a value over gRPC's default 4 MiB receive limit (through import: too long for argv).
+{
+	echo "rowkey,MD,MD"
+	echo ",A,B"
+	for i in $(seq -w 1 3000); do echo "row$i,a$i,b$i"; done
+} >"$tmp/many.csv"
+check "import" ccl import quotes "$tmp/many.csv" column-family=MD timestamp=1500000000000000
+head -c 6291456 /dev/zero | tr '\0' v >"$tmp/big"
+printf 'rowkey,MD\n,big\nbig,%s\n' "$(cat "$tmp/big")" >"$tmp/big.csv"
+check "import big" ccl import quotes "$tmp/big.csv" column-family=MD timestamp=1500000000000000
+
+# ---- up and back
+check "copy local -> bigtable" "$cellctl" copy "$tmp/local" "$bt"
+check "ls shows the tables" bash -c '[ "$("$0" --db "$1" ls)" = "$(printf "agg\nempty\nquotes")" ]' "$cellctl" "$bt"
+check "copy bigtable -> local" "$cellctl" copy "$bt" "$tmp/back"
+same_dump "local -> bigtable -> local" "$tmp/local" "$tmp/back"
+check "read of the 6 MiB value through bigtable" bash -c '"$0" --db "$1" lookup quotes big columns=MD:big | grep -c vvvv' "$cellctl" "$bt"
+
+# ---- again: nothing duplicated (aggregate sums not added twice)
+check "copy local -> bigtable again" "$cellctl" copy "$tmp/local" "$bt"
+check "copy bigtable -> local again" "$cellctl" copy "$bt" "$tmp/back2"
+same_dump "a re-run duplicates nothing" "$tmp/local" "$tmp/back2"
+
+# ---- bigtable -> bigtable (another instance)
+check "copy bigtable -> bigtable" "$cellctl" copy "$bt" bigtable://test/other
+check "copy other -> local" "$cellctl" copy bigtable://test/other "$tmp/back3"
+same_dump "bigtable -> bigtable" "$tmp/local" "$tmp/back3"
+
+# ---- interrupted: killed after one batch, then run again
+check "copy killed after a batch" bash -c 'CELLCTL_COPY_KILL_AFTER_BATCHES=1 "$0" copy "$1" "$2" batch-size=500; [ $? -ge 128 ]' \
+	"$cellctl" "$tmp/local" bigtable://test/killed
+check "some rows were copied, not all" bash -c 'n=$("$0" --db "$1" count quotes | tr -dc 0-9); [ "$n" -gt 0 ] && [ "$n" -lt 3011 ]' \
+	"$cellctl" bigtable://test/killed
+check "the re-run finishes it" "$cellctl" copy "$tmp/local" bigtable://test/killed
+check "copy killed -> local" "$cellctl" copy bigtable://test/killed "$tmp/back4"
+same_dump "killed and re-run" "$tmp/local" "$tmp/back4"
+
+# ---- cut: a proxy that breaks each connection after some bytes; the copy resumes/retries and completes
+python3 "$here/cutproxy.py" "$BIGTABLE_EMULATOR_HOST" 200000 3 >"$tmp/proxy.addr" 2>"$tmp/proxy.log" &
+proxy_pid=$!
+for _ in $(seq 100); do [ -s "$tmp/proxy.addr" ] && break; sleep 0.1; done
+proxy=$(cat "$tmp/proxy.addr")
+check "copy local -> bigtable through a cutting proxy" env BIGTABLE_EMULATOR_HOST="$proxy" "$cellctl" copy "$tmp/local" bigtable://test/cut
+check "copy bigtable -> local through a cutting proxy" env BIGTABLE_EMULATOR_HOST="$proxy" "$cellctl" copy bigtable://test/cut "$tmp/back5"
+check "the proxy cut connections" bash -c '[ "$(grep -c cut "$0")" -ge 2 ]' "$tmp/proxy.log"
+kill "$proxy_pid" 2>/dev/null
+wait "$proxy_pid" 2>/dev/null
+same_dump "through a cutting proxy" "$tmp/local" "$tmp/back5"
+
+# ---- what Bigtable cannot hold: refused first, nothing written; round=ms rounds
+check "createtable micro" ccl createtable micro families=f
+check "set micro" ccl set micro r f:q=v@1001 f:q=w@5000
+checks=$((checks + 1))
+if "$cellctl" copy "$tmp/local" "$bt" micro 2>"$tmp/err"; then
+	fail "a µs timestamp was copied to Bigtable"
+elif ! grep -q '"r"' "$tmp/err" || ! grep -q 'f:q' "$tmp/err" || ! grep -q 1001 "$tmp/err"; then
+	fail "the refusal does not name the cell: $(cat "$tmp/err")"
+fi
+check "nothing was written" bash -c '! "$0" --db "$1" ls | grep -qx micro' "$cellctl" "$bt"
+check "round=ms copies it" "$cellctl" copy "$tmp/local" "$bt" micro round=ms
+check "rounded down" bash -c 'TZ=UTC "$0" --db "$1" read micro | grep -q "@ 1970/01/01-00:00:00.001000"' "$cellctl" "$bt"
+
+finish

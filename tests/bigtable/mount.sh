@@ -1,0 +1,96 @@
+#!/bin/bash
+# mount.sh CELLCTL CELLFS — the mount on Bigtable (the emulator): the tree and reads match cellctl; shell
+# loading (mkdir -p, echo >, cp) lands in Bigtable; cp -a, tar (pax) and rsync -a round trips are exact;
+# renames within a row work, across rows mv copies (EXDEV), tables cannot be renamed; other clients'
+# writes show within cache_ttl; a dead instance is EIO within the deadline, never a hang.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+[ -n "$cellfs" ] || { echo "usage: mount.sh CELLCTL CELLFS"; exit 1; }
+export CELLFS_BT_DEADLINE_MS=4000
+mnt=$tmp/mnt
+
+check "createtable" ccb createtable quotes "families=MD:maxversions=3,meta"
+check "set" ccb set quotes "NASDAQ#ZXZZT#1426535612156" MD:BID=12.5@1426535612156000 MD:BID=12.25@1426535612150000 \
+	MD:ASK=12.75@1426535612156000 meta:src=feed@1000
+check "set row 2" ccb set quotes "NASDAQ#ABCD#1426535612160" MD:BID=1.5@1426535612160000
+check "mount" mount_store "$bt" "$mnt" -o cache_ttl=1
+[ $failures -eq 0 ] || { finish; exit; }
+
+# ---- the tree and reads
+check "ls table" bash -c '[ "$(ls "$0")" = NASDAQ ]' "$mnt/quotes"
+check "ls row dirs" bash -c '[ "$(ls "$0" | tr "\n" " ")" = "ABCD ZXZZT " ]' "$mnt/quotes/NASDAQ"
+check "ls family" bash -c '[ "$(ls "$0" | tr "\n" " ")" = "ASK BID BID@1426535612150000 " ]' "$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD"
+check "cat newest" bash -c '[ "$(cat "$0")" = 12.5 ]' "$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/BID"
+check "cat older" bash -c '[ "$(cat "$0")" = 12.25 ]' "$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/BID@1426535612150000"
+check "size in ls -l is exact" bash -c '[ "$(stat -c %s "$0")" = 4 ]' "$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/BID"
+check "mtime is the cell's" bash -c '[ "$(stat -c %Y "$0")" = 1426535612 ]' "$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/BID"
+check "find counts the files" bash -c '[ "$(find "$0" -type f | wc -l)" = 5 ]' "$mnt/quotes"
+
+# ---- loading from the shell lands in Bigtable, visible at once through the mount
+check "mkdir -p + echo" bash -c 'mkdir -p "$0/quotes/NYSE/IBM/1/MD" && echo 150.5 >"$0/quotes/NYSE/IBM/1/MD/BID"' "$mnt"
+check "cat what was written" bash -c '[ "$(cat "$0")" = 150.5 ]' "$mnt/quotes/NYSE/IBM/1/MD/BID"
+check "cellctl reads it" bash -c '"$0" --db "$1" lookup quotes "NYSE#IBM#1" | grep -q 150.5' "$cellctl" "$bt"
+check "a new version" bash -c 'echo 151 >"$0" && [ "$(cat "$0")" = 151 ] && ls "$(dirname "$0")" | grep -q "^BID@"' \
+	"$mnt/quotes/NYSE/IBM/1/MD/BID"
+check "mkdir a table" mkdir "$mnt/loaded"
+check "cp into it" bash -c 'mkdir -p "$0/loaded/k1/f" && printf "a\0b" >"$1/v" && cp "$1/v" "$0/loaded/k1/f/q"' "$mnt" "$tmp"
+check "the bytes arrive exactly" cmp "$tmp/v" "$mnt/loaded/k1/f/q"
+
+# ---- renames: within a row atomic; across rows mv copies (EXDEV); tables cannot be renamed
+check "mv within a row" mv "$mnt/quotes/NYSE/IBM/1/MD/BID" "$mnt/quotes/NYSE/IBM/1/MD/LAST"
+check "moved" bash -c '[ "$(cat "$0")" = 151 ] && [ ! -e "$1" ]' "$mnt/quotes/NYSE/IBM/1/MD/LAST" "$mnt/quotes/NYSE/IBM/1/MD/BID"
+check "rename(2) across rows is EXDEV" bash -c 'python3 -c "
+import os, sys, errno
+try:
+    os.rename(sys.argv[1], sys.argv[2])
+except OSError as e:
+    sys.exit(0 if e.errno == errno.EXDEV else 1)
+sys.exit(1)" "$0" "$1"' "$mnt/quotes/NYSE/IBM/1/MD/LAST" "$mnt/quotes/NASDAQ/ABCD/1426535612160/MD/LAST"
+check "mv across rows copies" mv "$mnt/quotes/NYSE/IBM/1/MD/LAST" "$mnt/quotes/NASDAQ/ABCD/1426535612160/MD/LAST"
+check "copied" bash -c '[ "$(cat "$0")" = 151 ]' "$mnt/quotes/NASDAQ/ABCD/1426535612160/MD/LAST"
+check "rename(2) of a table is EXDEV" bash -c 'python3 -c "
+import os, sys, errno
+try:
+    os.rename(sys.argv[1], sys.argv[2])
+except OSError as e:
+    sys.exit(0 if e.errno == errno.EXDEV else 1)
+sys.exit(1)" "$0" "$1"' "$mnt/loaded" "$mnt/renamed"
+
+# ---- backups: cp -a, tar (pax), rsync -a out and back in, exact
+check "cp -a out" cp -a "$mnt/quotes" "$tmp/bak"
+check "cp -a out is the tree" diff -r "$mnt/quotes" "$tmp/bak"
+check "mkdir restore table" mkdir "$mnt/restored"
+check "cp -a in" bash -c 'cp -a "$0"/. "$1"/' "$tmp/bak" "$mnt/restored"
+check "cp -a round trip: cbt-style read equal" bash -c 'diff <("$0" --db "$1" read quotes) <("$0" --db "$1" read restored)' "$cellctl" "$bt"
+check "tar pax out" tar --format=pax -C "$mnt" -cf "$tmp/q.tar" quotes
+check "mkdir tar target" mkdir "$tmp/untar"
+check "tar extract locally" tar -C "$tmp/untar" -xf "$tmp/q.tar"
+check "tar times exact" bash -c '[ "$(stat -c %Y "$0")" = 1426535612 ]' "$tmp/untar/quotes/NASDAQ/ZXZZT/1426535612156/MD/BID"
+check "rsync -a out" rsync -a "$mnt/quotes/" "$tmp/rs/"
+check "rsync -a in" bash -c 'mkdir "$0" && rsync -a "$1/" "$0/"' "$mnt/rsynced" "$tmp/rs"
+check "rsync round trip equal" bash -c 'diff <("$0" --db "$1" read quotes) <("$0" --db "$1" read rsynced)' "$cellctl" "$bt"
+
+# ---- another client's write shows within cache_ttl
+check "cellctl writes" ccb set quotes "NASDAQ#ZXZZT#1426535612156" MD:ASK=13@1426535613000000
+checks=$((checks + 1))
+for _ in $(seq 100); do
+	[ "$(cat "$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/ASK" 2>/dev/null)" = 13 ] && break
+	sleep 0.2
+done
+[ "$(cat "$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/ASK")" = 13 ] || fail "another client's write never showed"
+
+# ---- a dead instance: EIO within the deadline (4 s here), not a hang
+emulator_stop
+checks=$((checks + 1))
+sleep 1.5 # (past cache_ttl: what was cached is dropped)
+out=$(timeout 60 cat "$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/BID" 2>&1)
+st=$?
+if [ $st -eq 124 ]; then
+	fail "a read of a dead instance hung"
+elif [ $st -eq 0 ] || ! echo "$out" | grep -q "Input/output error"; then
+	# (the kernel may still hold the page; a listing of a never-seen directory must go to the store)
+	out=$(timeout 60 ls "$mnt/quotes/NYSE/IBM/1" 2>&1); st=$?
+	[ $st -ne 124 ] || fail "a listing of a dead instance hung"
+	echo "$out" | grep -q "Input/output error" || fail "no EIO from a dead instance: $out"
+fi
+
+finish
