@@ -1,0 +1,702 @@
+/* btr.c — the gRPC transport (btr.h): channels, unary calls with deadline and retries, server streams.
+ * Every call owns a completion queue of its own (pluck), so threads share the channel and nothing else.
+ * Messages are packed once into one gRPC slice; replies are unpacked by protobuf-c, which copies what it
+ * keeps, so gRPC's buffers are released as soon as a message is decoded.
+ */
+#include "btr.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <grpc/byte_buffer.h>
+#include <grpc/byte_buffer_reader.h>
+#include <grpc/grpc.h>
+#include <grpc/grpc_security.h>
+#include <grpc/slice.h>
+#include <grpc/support/time.h>
+
+#ifndef BTR_VERSION
+#define BTR_VERSION "0"
+#endif
+
+#define DATA_ENDPOINT "bigtable.googleapis.com:443"
+#define ADMIN_ENDPOINT "bigtableadmin.googleapis.com:443"
+#define ROUTING_KEY "x-goog-request-params"
+#define BACKOFF_FIRST_MS 50u
+#define BACKOFF_MAX_MS 2000u
+
+struct btr_conn {
+	grpc_channel *ch[2];     /* [BTR_DATA], [BTR_ADMIN]: the same channel for an emulator */
+	unsigned deadline_ms[2]; /* of a unary call, per API */
+	unsigned idle_ms;        /* a stream's wait for one message */
+	bool emulator;
+	char *app_profile;       /* "" for none */
+	char instance_name[];    /* projects/P/instances/I */
+};
+
+/* ---- small helpers */
+
+static gpr_timespec after_ms(unsigned ms)
+{
+	return gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_millis(ms, GPR_TIMESPAN));
+}
+
+static void status_setn(btr_status *st, grpc_status_code code, const char *msg, size_t len)
+{
+	if (!st)
+		return;
+	st->code = code;
+	if (len >= sizeof st->message)
+		len = sizeof st->message - 1;
+	memcpy(st->message, msg, len);
+	st->message[len] = '\0';
+}
+
+static void status_set(btr_status *st, grpc_status_code code, const char *msg)
+{
+	status_setn(st, code, msg, strlen(msg));
+}
+
+static void status_from_slice(btr_status *st, grpc_status_code code, grpc_slice details)
+{
+	status_setn(st, code, (const char *)GRPC_SLICE_START_PTR(details), GRPC_SLICE_LENGTH(details));
+}
+
+/* "" and NULL are no routing header; otherwise one metadata element whose value slice the caller unrefs. */
+static size_t routing_md(const char *routing, grpc_metadata *md)
+{
+	if (!routing || !*routing)
+		return 0;
+	memset(md, 0, sizeof *md);
+	md->key = grpc_slice_from_static_string(ROUTING_KEY);
+	md->value = grpc_slice_from_copied_string(routing);
+	return 1;
+}
+
+/* REQ packed into a byte buffer of one slice; NULL (and -EMSGSIZE in *ERR) when it is too large. */
+static grpc_byte_buffer *pack(const ProtobufCMessage *req, int *err)
+{
+	size_t n = protobuf_c_message_get_packed_size(req);
+	if (n > BTR_MAX_MESSAGE) {
+		*err = -EMSGSIZE;
+		return NULL;
+	}
+	grpc_slice s = grpc_slice_malloc(n);
+	protobuf_c_message_pack(req, GRPC_SLICE_START_PTR(s));
+	grpc_byte_buffer *bb = grpc_raw_byte_buffer_create(&s, 1);
+	grpc_slice_unref(s);
+	if (!bb)
+		*err = -ENOMEM;
+	return bb;
+}
+
+/* The message in BB decoded as DESC, or NULL. A reply of one uncompressed slice is decoded in place;
+ * any other is first joined into one. */
+static ProtobufCMessage *unpack(grpc_byte_buffer *bb, const ProtobufCMessageDescriptor *desc)
+{
+	if (bb->type == GRPC_BB_RAW && bb->data.raw.compression == GRPC_COMPRESS_NONE &&
+	    bb->data.raw.slice_buffer.count == 1) {
+		grpc_slice s = bb->data.raw.slice_buffer.slices[0];
+		return protobuf_c_message_unpack(desc, NULL, GRPC_SLICE_LENGTH(s), GRPC_SLICE_START_PTR(s));
+	}
+	grpc_byte_buffer_reader r;
+	if (!grpc_byte_buffer_reader_init(&r, bb))
+		return NULL;
+	grpc_slice all = grpc_byte_buffer_reader_readall(&r);
+	ProtobufCMessage *m = protobuf_c_message_unpack(desc, NULL, GRPC_SLICE_LENGTH(all),
+							 GRPC_SLICE_START_PTR(all));
+	grpc_slice_unref(all);
+	grpc_byte_buffer_reader_destroy(&r);
+	return m;
+}
+
+static grpc_call *call_create(grpc_channel *ch, grpc_completion_queue *cq, const char *method,
+			      gpr_timespec deadline)
+{
+	grpc_slice m = grpc_slice_from_copied_string(method);
+	grpc_call *call = grpc_channel_create_call(ch, NULL, GRPC_PROPAGATE_DEFAULTS, cq, m, NULL, deadline,
+						   NULL);
+	grpc_slice_unref(m);
+	return call;
+}
+
+static void cq_destroy(grpc_completion_queue *cq)
+{
+	grpc_completion_queue_shutdown(cq);
+	grpc_completion_queue_destroy(cq);
+}
+
+/* Waits for TAG until DEADLINE; past it, cancels the call with CODE/WHY (a cancelled call completes every
+ * pending operation at once, and reports that status) and waits for TAG without limit. */
+static void pluck_or_cancel(grpc_completion_queue *cq, grpc_call *call, void *tag, gpr_timespec deadline,
+			    grpc_status_code code, const char *why)
+{
+	grpc_event ev = grpc_completion_queue_pluck(cq, tag, deadline, NULL);
+	if (ev.type != GRPC_QUEUE_TIMEOUT)
+		return;
+	grpc_call_cancel_with_status(call, code, why, NULL);
+	grpc_completion_queue_pluck(cq, tag, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL);
+}
+
+/* ---- status codes */
+
+int btr_errno(grpc_status_code code)
+{
+	switch (code) {
+	case GRPC_STATUS_OK:
+		return 0;
+	case GRPC_STATUS_NOT_FOUND:
+		return -ENOENT;
+	case GRPC_STATUS_ALREADY_EXISTS:
+		return -EEXIST;
+	case GRPC_STATUS_INVALID_ARGUMENT:
+	case GRPC_STATUS_OUT_OF_RANGE:
+	case GRPC_STATUS_FAILED_PRECONDITION:
+		return -EINVAL;
+	case GRPC_STATUS_PERMISSION_DENIED:
+	case GRPC_STATUS_UNAUTHENTICATED:
+		return -EACCES;
+	case GRPC_STATUS_RESOURCE_EXHAUSTED:
+		return -EAGAIN;
+	case GRPC_STATUS_UNIMPLEMENTED:
+		return -EOPNOTSUPP;
+	default:
+		return -EIO;
+	}
+}
+
+int btr_retryable(grpc_status_code code)
+{
+	return code == GRPC_STATUS_UNAVAILABLE || code == GRPC_STATUS_ABORTED ||
+	       code == GRPC_STATUS_DEADLINE_EXCEEDED;
+}
+
+const char *btr_code_name(grpc_status_code code)
+{
+	static const char *const names[] = {
+		"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
+		"ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED",
+		"OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
+	};
+	if ((unsigned)code < sizeof names / sizeof names[0])
+		return names[code];
+	return "UNKNOWN";
+}
+
+unsigned btr_backoff_ms(unsigned attempt)
+{
+	/* xorshift64*, one state per thread, seeded from the clock and the state's own address */
+	static _Thread_local uint64_t x;
+	if (!x) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		x = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ (uint64_t)(uintptr_t)&x;
+		x |= 1;
+	}
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	uint64_t r = (x * 0x2545F4914F6CDD1DULL) >> 33;
+
+	unsigned ms = BACKOFF_FIRST_MS;
+	for (unsigned i = 1; i < attempt && ms < BACKOFF_MAX_MS; i++)
+		ms *= 2;
+	if (ms > BACKOFF_MAX_MS)
+		ms = BACKOFF_MAX_MS;
+	return ms / 2 + (unsigned)(r % (ms / 2 + 1));
+}
+
+/* ---- connections */
+
+static grpc_channel *channel_new(const char *target, grpc_channel_credentials *creds)
+{
+	grpc_arg args[] = {
+		{ .type = GRPC_ARG_INTEGER, .key = GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH,
+		  .value.integer = (int)BTR_MAX_MESSAGE },
+		{ .type = GRPC_ARG_INTEGER, .key = GRPC_ARG_MAX_SEND_MESSAGE_LENGTH,
+		  .value.integer = (int)BTR_MAX_MESSAGE },
+		/* a connection that stopped answering is found between calls too */
+		{ .type = GRPC_ARG_INTEGER, .key = GRPC_ARG_KEEPALIVE_TIME_MS, .value.integer = 30000 },
+		{ .type = GRPC_ARG_INTEGER, .key = GRPC_ARG_KEEPALIVE_TIMEOUT_MS, .value.integer = 10000 },
+		/* after an outage, reconnect within seconds rather than gRPC's default two minutes */
+		{ .type = GRPC_ARG_INTEGER, .key = GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, .value.integer = 10000 },
+		{ .type = GRPC_ARG_STRING, .key = GRPC_ARG_PRIMARY_USER_AGENT_STRING,
+		  .value.string = "cellfs/" BTR_VERSION },
+	};
+	grpc_channel_args ca = { .num_args = sizeof args / sizeof args[0], .args = args };
+	return grpc_channel_create(target, creds, &ca);
+}
+
+static int parse_ms(const char *s, unsigned *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v == 0 || v > 86400000ul)
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static bool name_ok(const char *s)
+{
+	return s && *s && !strchr(s, '/');
+}
+
+int btr_connect(const char *project, const char *instance, const char *app_profile, btr_conn **out)
+{
+	*out = NULL;
+	if (!name_ok(project) || !name_ok(instance))
+		return -EINVAL;
+	unsigned env_ms = 0;
+	const char *e = getenv("CELLFS_BT_DEADLINE_MS");
+	if (e && parse_ms(e, &env_ms) < 0)
+		return -EINVAL;
+
+	size_t n = strlen("projects//instances/") + strlen(project) + strlen(instance) + 1;
+	btr_conn *c = calloc(1, sizeof *c + n);
+	if (!c)
+		return -ENOMEM;
+	snprintf(c->instance_name, n, "projects/%s/instances/%s", project, instance);
+	c->app_profile = strdup(app_profile ? app_profile : "");
+	if (!c->app_profile) {
+		free(c);
+		return -ENOMEM;
+	}
+	c->deadline_ms[BTR_DATA] = BTR_DATA_DEADLINE_MS;
+	c->deadline_ms[BTR_ADMIN] = BTR_ADMIN_DEADLINE_MS;
+	c->idle_ms = BTR_DATA_DEADLINE_MS;
+	if (env_ms)
+		btr_set_deadline_ms(c, env_ms);
+
+	grpc_init();
+	int err = 0;
+	const char *emu = getenv("BIGTABLE_EMULATOR_HOST");
+	if (emu && *emu) {
+		c->emulator = true;
+		grpc_channel_credentials *cr = grpc_insecure_credentials_create();
+		c->ch[BTR_DATA] = channel_new(emu, cr);
+		grpc_channel_credentials_release(cr);
+		c->ch[BTR_ADMIN] = c->ch[BTR_DATA];
+	} else {
+		grpc_channel_credentials *cr = grpc_google_default_credentials_create(NULL);
+		if (!cr) {
+			err = -EACCES;
+			goto fail;
+		}
+		c->ch[BTR_DATA] = channel_new(DATA_ENDPOINT, cr);
+		c->ch[BTR_ADMIN] = channel_new(ADMIN_ENDPOINT, cr);
+		grpc_channel_credentials_release(cr);
+	}
+	if (!c->ch[BTR_DATA] || !c->ch[BTR_ADMIN]) {
+		err = -EIO;
+		goto fail;
+	}
+	*out = c;
+	return 0;
+fail:
+	btr_close(c);
+	return err;
+}
+
+void btr_close(btr_conn *c)
+{
+	if (!c)
+		return;
+	if (c->ch[BTR_ADMIN] && c->ch[BTR_ADMIN] != c->ch[BTR_DATA])
+		grpc_channel_destroy(c->ch[BTR_ADMIN]);
+	if (c->ch[BTR_DATA])
+		grpc_channel_destroy(c->ch[BTR_DATA]);
+	free(c->app_profile);
+	free(c);
+	grpc_shutdown();
+}
+
+void btr_set_deadline_ms(btr_conn *c, unsigned ms)
+{
+	if (!ms)
+		return;
+	c->deadline_ms[BTR_DATA] = ms;
+	c->deadline_ms[BTR_ADMIN] = ms;
+	c->idle_ms = ms;
+}
+
+const char *btr_instance_name(const btr_conn *c)
+{
+	return c->instance_name;
+}
+
+const char *btr_app_profile(const btr_conn *c)
+{
+	return c->app_profile;
+}
+
+int btr_is_emulator(const btr_conn *c)
+{
+	return c->emulator;
+}
+
+int btr_table_name(const btr_conn *c, const char *table, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s/tables/%s", c->instance_name, table);
+	if (n < 0 || (size_t)n >= size) {
+		if (size)
+			buf[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+/* Appends S url-encoded at *AT; false when it does not fit (with the NUL) in END. */
+static bool put_encoded(char **at, char *end, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		unsigned char ch = *p;
+		bool plain = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+			     ch == '-' || ch == '_' || ch == '.' || ch == '~';
+		size_t need = plain ? 1 : 3;
+		if ((size_t)(end - *at) <= need)
+			return false;
+		if (plain) {
+			*(*at)++ = (char)ch;
+		} else {
+			*(*at)++ = '%';
+			*(*at)++ = hex[ch >> 4];
+			*(*at)++ = hex[ch & 15];
+		}
+	}
+	return true;
+}
+
+static bool put_plain(char **at, char *end, const char *s)
+{
+	size_t n = strlen(s);
+	if ((size_t)(end - *at) <= n)
+		return false;
+	memcpy(*at, s, n);
+	*at += n;
+	return true;
+}
+
+int btr_routing(const btr_conn *c, int api, const char *key, const char *value, char *buf, size_t size)
+{
+	if (!size)
+		return -ENAMETOOLONG;
+	char *at = buf, *end = buf + size;
+	bool ok = put_plain(&at, end, key) && put_plain(&at, end, "=") && put_encoded(&at, end, value);
+	if (ok && api == BTR_DATA && c->app_profile[0])
+		ok = put_plain(&at, end, "&app_profile_id=") && put_encoded(&at, end, c->app_profile);
+	if (!ok) {
+		buf[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	*at = '\0';
+	return 0;
+}
+
+/* ---- unary calls */
+
+/* One attempt of a unary call, ending by DEADLINE. Returns its status code (in ST too) and, on OK, the
+ * reply in *REPLY (the caller destroys it). REQ is left as it was (gRPC sends a copy). */
+static grpc_status_code unary_once(grpc_channel *ch, const char *method, grpc_byte_buffer *req,
+				   const char *routing, gpr_timespec deadline, grpc_byte_buffer **reply,
+				   btr_status *st)
+{
+	*reply = NULL;
+	grpc_completion_queue *cq = grpc_completion_queue_create_for_pluck(NULL);
+	grpc_call *call = call_create(ch, cq, method, deadline);
+	if (!call) {
+		cq_destroy(cq);
+		status_set(st, GRPC_STATUS_INTERNAL, "gRPC refused to create the call");
+		return GRPC_STATUS_INTERNAL;
+	}
+	grpc_metadata md;
+	size_t nmd = routing_md(routing, &md);
+	grpc_byte_buffer *send = grpc_byte_buffer_copy(req);
+	grpc_metadata_array initial, trailing;
+	grpc_metadata_array_init(&initial);
+	grpc_metadata_array_init(&trailing);
+	grpc_status_code code = GRPC_STATUS_UNKNOWN;
+	grpc_slice details = grpc_empty_slice();
+
+	grpc_op ops[6];
+	memset(ops, 0, sizeof ops);
+	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
+	ops[0].data.send_initial_metadata.count = nmd;
+	ops[0].data.send_initial_metadata.metadata = nmd ? &md : NULL;
+	ops[1].op = GRPC_OP_SEND_MESSAGE;
+	ops[1].data.send_message.send_message = send;
+	ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
+	ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
+	ops[3].data.recv_initial_metadata.recv_initial_metadata = &initial;
+	ops[4].op = GRPC_OP_RECV_MESSAGE;
+	ops[4].data.recv_message.recv_message = reply;
+	ops[5].op = GRPC_OP_RECV_STATUS_ON_CLIENT;
+	ops[5].data.recv_status_on_client.trailing_metadata = &trailing;
+	ops[5].data.recv_status_on_client.status = &code;
+	ops[5].data.recv_status_on_client.status_details = &details;
+
+	void *tag = &ops;
+	grpc_call_error ce = grpc_call_start_batch(call, ops, 6, tag, NULL);
+	if (ce == GRPC_CALL_OK) {
+		/* the call's deadline ends it; the margin only guards against gRPC missing its own timer */
+		gpr_timespec guard = gpr_time_add(deadline, gpr_time_from_seconds(5, GPR_TIMESPAN));
+		pluck_or_cancel(cq, call, tag, guard, GRPC_STATUS_DEADLINE_EXCEEDED, "deadline exceeded");
+		status_from_slice(st, code, details);
+	} else {
+		code = GRPC_STATUS_INTERNAL;
+		status_set(st, code, grpc_call_error_to_string(ce));
+	}
+	if (code != GRPC_STATUS_OK && *reply) {
+		grpc_byte_buffer_destroy(*reply);
+		*reply = NULL;
+	}
+	grpc_slice_unref(details);
+	grpc_metadata_array_destroy(&initial);
+	grpc_metadata_array_destroy(&trailing);
+	grpc_byte_buffer_destroy(send);
+	if (nmd)
+		grpc_slice_unref(md.value);
+	grpc_call_unref(call);
+	cq_destroy(cq);
+	return code;
+}
+
+/* Sleeps MS, or returns false without sleeping when that would end after DEADLINE. */
+static bool sleep_before(unsigned ms, gpr_timespec deadline)
+{
+	gpr_timespec wake = after_ms(ms);
+	if (gpr_time_cmp(wake, deadline) >= 0)
+		return false;
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	return true;
+}
+
+int btr_unary(btr_conn *c, int api, const char *method, const ProtobufCMessage *req,
+	      const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp,
+	      const char *routing, unsigned flags, btr_status *st)
+{
+	*resp = NULL;
+	status_set(st, GRPC_STATUS_OK, "");
+	if (api != BTR_DATA && api != BTR_ADMIN)
+		return -EINVAL;
+	int err = 0;
+	grpc_byte_buffer *bb = pack(req, &err);
+	if (!bb) {
+		status_set(st, GRPC_STATUS_RESOURCE_EXHAUSTED, "request too large");
+		return err;
+	}
+	grpc_channel *ch = c->ch[api];
+	gpr_timespec deadline = after_ms(c->deadline_ms[api]);
+	grpc_byte_buffer *reply = NULL;
+	grpc_status_code code;
+	for (unsigned attempt = 1;; attempt++) {
+		code = unary_once(ch, method, bb, routing, deadline, &reply, st);
+		if (code == GRPC_STATUS_OK || !(flags & BTR_IDEMPOTENT) || !btr_retryable(code))
+			break;
+		if (!sleep_before(btr_backoff_ms(attempt), deadline))
+			break;
+		/* without this, gRPC's own reconnect backoff would fail the attempt unsent */
+		if (code == GRPC_STATUS_UNAVAILABLE)
+			grpc_channel_reset_connect_backoff(ch);
+	}
+	grpc_byte_buffer_destroy(bb);
+	if (code != GRPC_STATUS_OK)
+		return btr_errno(code);
+	if (!reply) {
+		status_set(st, GRPC_STATUS_INTERNAL, "no reply message");
+		return -EIO;
+	}
+	*resp = unpack(reply, resp_desc);
+	grpc_byte_buffer_destroy(reply);
+	if (!*resp) {
+		status_set(st, GRPC_STATUS_INTERNAL, "the reply does not decode");
+		return -EIO;
+	}
+	return 0;
+}
+
+/* ---- server streams */
+
+struct btr_stream {
+	btr_conn *conn;
+	grpc_channel *ch;
+	grpc_completion_queue *cq;
+	grpc_call *call;
+	grpc_metadata md;
+	size_t nmd;
+	grpc_byte_buffer *req;
+	grpc_metadata_array initial, trailing;
+	grpc_byte_buffer *reply;
+	grpc_status_code code;
+	grpc_slice details;
+	bool send_pending, recv_pending, status_pending, started_recv;
+	int end;                /* 1 while running, else what btr_stream_next returns from now on */
+	btr_status st;
+	char tag_send, tag_recv, tag_status; /* their addresses are the batches' tags */
+};
+
+int btr_stream_open(btr_conn *c, int api, const char *method, const ProtobufCMessage *req,
+		    const char *routing, btr_stream **out)
+{
+	*out = NULL;
+	if (api != BTR_DATA && api != BTR_ADMIN)
+		return -EINVAL;
+	btr_stream *s = calloc(1, sizeof *s);
+	if (!s)
+		return -ENOMEM;
+	int err = 0;
+	s->req = pack(req, &err);
+	if (!s->req) {
+		free(s);
+		return err;
+	}
+	s->conn = c;
+	s->ch = c->ch[api];
+	s->end = 1;
+	s->code = GRPC_STATUS_OK;
+	s->details = grpc_empty_slice();
+	grpc_metadata_array_init(&s->initial);
+	grpc_metadata_array_init(&s->trailing);
+	s->cq = grpc_completion_queue_create_for_pluck(NULL);
+	s->call = call_create(s->ch, s->cq, method, gpr_inf_future(GPR_CLOCK_MONOTONIC));
+	if (!s->call) {
+		btr_stream_close(s);
+		return -EIO;
+	}
+	s->nmd = routing_md(routing, &s->md);
+
+	grpc_op ops[3];
+	memset(ops, 0, sizeof ops);
+	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
+	ops[0].data.send_initial_metadata.count = s->nmd;
+	ops[0].data.send_initial_metadata.metadata = s->nmd ? &s->md : NULL;
+	ops[1].op = GRPC_OP_SEND_MESSAGE;
+	ops[1].data.send_message.send_message = s->req;
+	ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
+	if (grpc_call_start_batch(s->call, ops, 3, &s->tag_send, NULL) != GRPC_CALL_OK) {
+		btr_stream_close(s);
+		return -EIO;
+	}
+	s->send_pending = true;
+
+	memset(ops, 0, sizeof ops);
+	ops[0].op = GRPC_OP_RECV_STATUS_ON_CLIENT;
+	ops[0].data.recv_status_on_client.trailing_metadata = &s->trailing;
+	ops[0].data.recv_status_on_client.status = &s->code;
+	ops[0].data.recv_status_on_client.status_details = &s->details;
+	if (grpc_call_start_batch(s->call, ops, 1, &s->tag_status, NULL) != GRPC_CALL_OK) {
+		btr_stream_close(s);
+		return -EIO;
+	}
+	s->status_pending = true;
+	*out = s;
+	return 0;
+}
+
+/* The stream has ended (no more messages, or given up on): waits for its status and records it. */
+static int stream_finish(btr_stream *s, gpr_timespec deadline)
+{
+	if (s->status_pending) {
+		pluck_or_cancel(s->cq, s->call, &s->tag_status, deadline, GRPC_STATUS_DEADLINE_EXCEEDED,
+				"no status within the idle limit");
+		s->status_pending = false;
+	}
+	status_from_slice(&s->st, s->code, s->details);
+	if (s->code == GRPC_STATUS_UNAVAILABLE)
+		grpc_channel_reset_connect_backoff(s->ch);
+	s->end = btr_errno(s->code);
+	return s->end;
+}
+
+int btr_stream_next(btr_stream *s, const ProtobufCMessageDescriptor *desc, ProtobufCMessage **msg)
+{
+	*msg = NULL;
+	if (s->end != 1)
+		return s->end;
+	gpr_timespec deadline = after_ms(s->conn->idle_ms);
+	static const char idle_why[] = "no message within the idle limit";
+
+	if (s->send_pending) {
+		pluck_or_cancel(s->cq, s->call, &s->tag_send, deadline, GRPC_STATUS_DEADLINE_EXCEEDED, idle_why);
+		s->send_pending = false;
+	}
+	if (!s->recv_pending) {
+		grpc_op ops[2];
+		memset(ops, 0, sizeof ops);
+		size_t n = 0;
+		if (!s->started_recv) {
+			ops[n].op = GRPC_OP_RECV_INITIAL_METADATA;
+			ops[n++].data.recv_initial_metadata.recv_initial_metadata = &s->initial;
+		}
+		ops[n].op = GRPC_OP_RECV_MESSAGE;
+		ops[n++].data.recv_message.recv_message = &s->reply;
+		if (grpc_call_start_batch(s->call, ops, n, &s->tag_recv, NULL) != GRPC_CALL_OK) {
+			grpc_call_cancel_with_status(s->call, GRPC_STATUS_INTERNAL,
+						     "gRPC refused to receive a message", NULL);
+			return stream_finish(s, gpr_inf_future(GPR_CLOCK_MONOTONIC));
+		}
+		s->started_recv = true;
+		s->recv_pending = true;
+	}
+	pluck_or_cancel(s->cq, s->call, &s->tag_recv, deadline, GRPC_STATUS_DEADLINE_EXCEEDED, idle_why);
+	s->recv_pending = false;
+	if (!s->reply)
+		return stream_finish(s, after_ms(s->conn->idle_ms));
+
+	*msg = unpack(s->reply, desc);
+	grpc_byte_buffer_destroy(s->reply);
+	s->reply = NULL;
+	if (*msg)
+		return 1;
+	grpc_call_cancel_with_status(s->call, GRPC_STATUS_INTERNAL, "a message does not decode", NULL);
+	stream_finish(s, gpr_inf_future(GPR_CLOCK_MONOTONIC));
+	/* the server may have ended the call first with its own status; this error is ours */
+	status_set(&s->st, GRPC_STATUS_INTERNAL, "a message does not decode");
+	s->end = -EIO;
+	return -EIO;
+}
+
+const btr_status *btr_stream_status(const btr_stream *s)
+{
+	return &s->st;
+}
+
+void btr_stream_close(btr_stream *s)
+{
+	if (!s)
+		return;
+	if (s->call) {
+		if (s->send_pending || s->recv_pending || s->status_pending)
+			grpc_call_cancel(s->call, NULL);
+		gpr_timespec inf = gpr_inf_future(GPR_CLOCK_MONOTONIC);
+		if (s->send_pending)
+			grpc_completion_queue_pluck(s->cq, &s->tag_send, inf, NULL);
+		if (s->recv_pending)
+			grpc_completion_queue_pluck(s->cq, &s->tag_recv, inf, NULL);
+		if (s->status_pending)
+			grpc_completion_queue_pluck(s->cq, &s->tag_status, inf, NULL);
+		grpc_call_unref(s->call);
+	}
+	if (s->cq)
+		cq_destroy(s->cq);
+	if (s->reply)
+		grpc_byte_buffer_destroy(s->reply);
+	if (s->req)
+		grpc_byte_buffer_destroy(s->req);
+	if (s->nmd)
+		grpc_slice_unref(s->md.value);
+	grpc_slice_unref(s->details);
+	grpc_metadata_array_destroy(&s->initial);
+	grpc_metadata_array_destroy(&s->trailing);
+	free(s);
+}
