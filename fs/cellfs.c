@@ -152,6 +152,8 @@ static int store_path(const char *arg, char **out)
 	const char *base;
 	int rc = -1;
 
+	if (strstr(arg, "://")) /* a remote store's name (bigtable://...) is no path */
+		return (*out = strdup(arg)) ? 0 : -1;
 	if ((*out = realpath(arg, NULL)))
 		return 0;
 	if (errno != ENOENT) {

@@ -553,7 +553,10 @@ static int take_row(struct bt_scan *s, const btm_row *r)
 				continue;
 			kept++;
 			s->cells[out++] = (cs_cell){
-				.family = c->family,
+				/* one pointer per family name (callers group cells by it): the schema's */
+				.family = fam >= 0 ? s->sch->info->families[fam].name
+					: out && !strcmp(s->cells[out - 1].family, c->family) ? s->cells[out - 1].family
+					: c->family,
 				.qualifier = { c->qualifier, c->qualifier_len },
 				.ts = c->ts,
 				.value = s->keys_only ? (cs_bytes){ "", 0 } : (cs_bytes){ c->value, c->value_len },

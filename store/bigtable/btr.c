@@ -19,6 +19,7 @@
 #include <grpc/grpc.h>
 #include <grpc/grpc_security.h>
 #include <grpc/slice.h>
+#include <grpc/support/log.h>
 #include <grpc/support/time.h>
 
 #ifndef BTR_VERSION
@@ -41,6 +42,11 @@ struct btr_conn {
 };
 
 /* ---- small helpers */
+
+static void quiet(gpr_log_func_args *args)
+{
+	(void)args;
+}
 
 static gpr_timespec after_ms(unsigned ms)
 {
@@ -68,15 +74,28 @@ static void status_from_slice(btr_status *st, grpc_status_code code, grpc_slice 
 	status_setn(st, code, (const char *)GRPC_SLICE_START_PTR(details), GRPC_SLICE_LENGTH(details));
 }
 
-/* "" and NULL are no routing header; otherwise one metadata element whose value slice the caller unrefs. */
-static size_t routing_md(const char *routing, grpc_metadata *md)
+/* The call's metadata in MD[0..2), their count returned: the features this client supports (Bigtable's
+ * FeatureFlags, base64url: reverse_scans = 1 and last_scanned_row_responses = 4, both true; the service
+ * refuses a reversed read from a client that does not say it), and the routing header, unless ROUTING is
+ * NULL or "" (its value slice, MD[1], the caller unrefs: md_release()). */
+#define FEATURES_KEY "bigtable-features"
+#define FEATURES "CAEgAQ=="
+static size_t routing_md(const char *routing, grpc_metadata md[2])
 {
+	memset(md, 0, 2 * sizeof *md);
+	md[0].key = grpc_slice_from_static_string(FEATURES_KEY);
+	md[0].value = grpc_slice_from_static_string(FEATURES);
 	if (!routing || !*routing)
-		return 0;
-	memset(md, 0, sizeof *md);
-	md->key = grpc_slice_from_static_string(ROUTING_KEY);
-	md->value = grpc_slice_from_copied_string(routing);
-	return 1;
+		return 1;
+	md[1].key = grpc_slice_from_static_string(ROUTING_KEY);
+	md[1].value = grpc_slice_from_copied_string(routing);
+	return 2;
+}
+
+static void md_release(grpc_metadata md[2], size_t n)
+{
+	if (n == 2)
+		grpc_slice_unref(md[1].value);
 }
 
 /* REQ packed into a byte buffer of one slice; NULL (and -EMSGSIZE in *ERR) when it is too large. */
@@ -275,6 +294,8 @@ int btr_connect(const char *project, const char *instance, const char *app_profi
 	if (env_ms)
 		btr_set_deadline_ms(c, env_ms);
 
+	if (!getenv("GRPC_VERBOSITY")) /* library code never prints: gRPC's log only when asked for */
+		gpr_set_log_function(quiet);
 	grpc_init();
 	int err = 0;
 	const char *emu = getenv("BIGTABLE_EMULATOR_HOST");
@@ -417,8 +438,8 @@ static grpc_status_code unary_once(grpc_channel *ch, const char *method, grpc_by
 		status_set(st, GRPC_STATUS_INTERNAL, "gRPC refused to create the call");
 		return GRPC_STATUS_INTERNAL;
 	}
-	grpc_metadata md;
-	size_t nmd = routing_md(routing, &md);
+	grpc_metadata md[2];
+	size_t nmd = routing_md(routing, md);
 	grpc_byte_buffer *send = grpc_byte_buffer_copy(req);
 	grpc_metadata_array initial, trailing;
 	grpc_metadata_array_init(&initial);
@@ -430,7 +451,7 @@ static grpc_status_code unary_once(grpc_channel *ch, const char *method, grpc_by
 	memset(ops, 0, sizeof ops);
 	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
 	ops[0].data.send_initial_metadata.count = nmd;
-	ops[0].data.send_initial_metadata.metadata = nmd ? &md : NULL;
+	ops[0].data.send_initial_metadata.metadata = md;
 	ops[1].op = GRPC_OP_SEND_MESSAGE;
 	ops[1].data.send_message.send_message = send;
 	ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
@@ -462,8 +483,7 @@ static grpc_status_code unary_once(grpc_channel *ch, const char *method, grpc_by
 	grpc_metadata_array_destroy(&initial);
 	grpc_metadata_array_destroy(&trailing);
 	grpc_byte_buffer_destroy(send);
-	if (nmd)
-		grpc_slice_unref(md.value);
+	md_release(md, nmd);
 	grpc_call_unref(call);
 	cq_destroy(cq);
 	return code;
@@ -532,7 +552,7 @@ struct btr_stream {
 	grpc_channel *ch;
 	grpc_completion_queue *cq;
 	grpc_call *call;
-	grpc_metadata md;
+	grpc_metadata md[2];
 	size_t nmd;
 	grpc_byte_buffer *req;
 	grpc_metadata_array initial, trailing;
@@ -573,13 +593,13 @@ int btr_stream_open(btr_conn *c, int api, const char *method, const ProtobufCMes
 		btr_stream_close(s);
 		return -EIO;
 	}
-	s->nmd = routing_md(routing, &s->md);
+	s->nmd = routing_md(routing, s->md);
 
 	grpc_op ops[3];
 	memset(ops, 0, sizeof ops);
 	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
 	ops[0].data.send_initial_metadata.count = s->nmd;
-	ops[0].data.send_initial_metadata.metadata = s->nmd ? &s->md : NULL;
+	ops[0].data.send_initial_metadata.metadata = s->md;
 	ops[1].op = GRPC_OP_SEND_MESSAGE;
 	ops[1].data.send_message.send_message = s->req;
 	ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
@@ -693,8 +713,7 @@ void btr_stream_close(btr_stream *s)
 		grpc_byte_buffer_destroy(s->reply);
 	if (s->req)
 		grpc_byte_buffer_destroy(s->req);
-	if (s->nmd)
-		grpc_slice_unref(s->md.value);
+	md_release(s->md, s->nmd);
 	grpc_slice_unref(s->details);
 	grpc_metadata_array_destroy(&s->initial);
 	grpc_metadata_array_destroy(&s->trailing);

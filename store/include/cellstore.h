@@ -430,7 +430,7 @@ typedef struct cs_read_opts {
 } cs_read_opts;
 
 typedef struct cs_cell {
-	const char *family;  /* borrowed */
+	const char *family;  /* borrowed; the cells of one family in a row share one pointer */
 	cs_bytes qualifier;  /* borrowed */
 	int64_t ts;
 	cs_bytes value;      /* borrowed; empty with keys_only */
