@@ -36,7 +36,6 @@ struct cs_backend {
 	int (*txn_commit)(void *txn);
 	void (*txn_abort)(void *txn);
 
-	int (*table_create)(void *txn, const char *name, char delim);
 	int (*table_create_as)(void *txn, const cs_table_info *info);
 	int (*table_delete)(void *txn, const char *name);
 	int (*table_list)(void *txn, char ***names, size_t *n);

@@ -181,8 +181,8 @@ int cs_bulk_put(cs_bulk *b, cs_bytes row, const char *family, cs_bytes qualifier
 		if (!(b->fam = sch_family_find(b->t, family)))
 			return -ENOENT;
 	}
-	if (b->fam->type != CS_TYPE_BYTES)
-		return -EINVAL; /* an aggregate family takes only CS_ADD_TO_CELL (as cs_row_mutate) */
+	if (b->fam->type != CS_TYPE_BYTES && value.len != 8)
+		return -EINVAL; /* an aggregate cell is a big-endian int64, stored as is (not merged) */
 	if (ts == CS_TS_NOW)
 		ts = cs_now_us();
 	if ((rc = new_row(b, row)))

@@ -323,27 +323,62 @@ int sch_new_table_id(cs_txn *txn, uint32_t *id)
 	return store_txn_fail(txn, next_table_id(txn, id));
 }
 
-int cs_table_create(cs_txn *txn, const char *name, char delim)
+/* INFO's families as a schema's: names and value types checked, policies parsed, sorted by name. Each
+ * counts from sequence 0, as a restore's: the table's id is fresh, so no cell was ever written under it.
+ * Errors: -EINVAL (a bad name, policy or type, or a family given twice), -ENOMEM. */
+static int families_from_info(const cs_table_info *info, struct sch_table *t)
 {
-	REMOTE_CALL(txn, table_create, name, delim);
-	struct sch_table *t;
+	int rc;
+
+	if (info->nfamilies && !(t->fam = mem_calloc(info->nfamilies, sizeof(*t->fam))))
+		return -ENOMEM;
+	for (size_t n = 0; n < info->nfamilies; n++) {
+		const cs_family_info *fi = &info->families[n];
+		struct sch_family nf = { .type = fi->type };
+		size_t i;
+
+		if (cs_check_family_name(fi->name) || !agg_type_valid(fi->type))
+			return -EINVAL;
+		for (i = t->nfam; i > 0 && strcmp(t->fam[i - 1].name, fi->name) >= 0; i--)
+			if (!strcmp(t->fam[i - 1].name, fi->name))
+				return -EINVAL;
+		if ((rc = sch_policy_parse(fi->gc, &nf.policy, &nf.gc)))
+			return rc;
+		if (!(nf.name = mem_strdup(fi->name))) {
+			family_release(&nf);
+			return -ENOMEM;
+		}
+		memmove(&t->fam[i + 1], &t->fam[i], (t->nfam - i) * sizeof(*t->fam));
+		t->fam[i] = nf;
+		t->nfam++;
+	}
+	return 0;
+}
+
+int cs_table_create_as(cs_txn *txn, const cs_table_info *info)
+{
+	REMOTE_CALL(txn, table_create_as, info);
+	struct sch_table *t, *old;
 	int rc = store_txn_write_check(txn);
 
 	if (rc)
 		return rc;
-	if (cs_check_table_name(name))
+	if (cs_check_table_name(info->name))
 		return -EINVAL;
-	rc = sch_table_get(txn, name, &t);
-	if (!rc)
-		return -EEXIST;
-	if (rc != -ENOENT)
-		return store_txn_fail(txn, rc);
-	if (!(t = mem_calloc(1, sizeof(*t))) || !(t->name = mem_strdup(name))) {
+	if (!(t = mem_calloc(1, sizeof(*t))) || !(t->name = mem_strdup(info->name))) {
 		free(t);
 		return store_txn_fail(txn, -ENOMEM);
 	}
-	t->delim = delim ? delim : CS_DEFAULT_DELIM;
-	t->created = cs_now_us();
+	if ((rc = families_from_info(info, t))) {
+		table_free(t);
+		return rc == -ENOMEM ? store_txn_fail(txn, rc) : rc;
+	}
+	if ((rc = sch_table_get(txn, info->name, &old)) != -ENOENT) {
+		table_free(t);
+		return !rc ? -EEXIST : store_txn_fail(txn, rc);
+	}
+	t->delim = info->delim ? info->delim : CS_DEFAULT_DELIM;
+	t->created = info->created ? info->created : cs_now_us();
 	if ((rc = sch_new_table_id(txn, &t->id)) || (rc = sch_table_put(txn, t))) {
 		table_free(t);
 		return rc;
@@ -351,6 +386,13 @@ int cs_table_create(cs_txn *txn, const char *name, char delim)
 	t->next = txn->tables;
 	txn->tables = t;
 	return 0;
+}
+
+int cs_table_create(cs_txn *txn, const char *name, char delim)
+{
+	const cs_table_info info = { .name = (char *)name, .delim = delim };
+
+	return cs_table_create_as(txn, &info);
 }
 
 int cs_table_delete(cs_txn *txn, const char *name)

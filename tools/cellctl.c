@@ -40,6 +40,28 @@ static const struct cmd commands[] = {
 	  "\n"
 	  "  Writes a consistent, compacted copy of the store (free pages left out) into <dest-dir>, which\n"
 	  "  is created if missing and must not hold a store or other files. Open it with --db <dest-dir>.\n" },
+	{ "copy", cmd_copy, CC_NONE, "Copy tables, schema and every version, to another store",
+	  "cellctl copy <src-store> <dst-store> [<table>...] [round=<none|ms>] [batch-size=<n>] [--quiet]\n"
+	  "\n"
+	  "  Copies every table of <src-store> (or the tables named) into <dst-store>: its schema (delimiter,\n"
+	  "  creation time, families, GC policies, value types) and every cell a read returns, all versions,\n"
+	  "  at their exact timestamps. A store is a path or bigtable://PROJECT/INSTANCE; --db is not used.\n"
+	  "  <dst-store> is created if it does not exist yet; a table it lacks is created as the source's.\n"
+	  "  A table it has must have the source's delimiter and every source family with the same GC policy\n"
+	  "  and value type; the cells are then written into it (cells of the same column and timestamp are\n"
+	  "  replaced, aggregate ones too: not added).\n"
+	  "  round=ms         Round every timestamp down to a whole millisecond (a store that keeps only\n"
+	  "                   milliseconds, as Bigtable, otherwise refuses the copy); two versions of one\n"
+	  "                   column that round to the same timestamp are an error\n"
+	  "  batch-size=<n>   Commit every n cells (default and at most 100000; also every 64 MiB)\n"
+	  "  --quiet          No progress line (it shows only on a terminal anyway)\n"
+	  "\n"
+	  "  Everything is checked before anything is written: a cell the destination cannot hold (a value\n"
+	  "  over its limit, a timestamp finer than it keeps) or a table whose schema differs is an error\n"
+	  "  naming it, and nothing is copied. Then the cells are written in batches, each one committed. A\n"
+	  "  copy that was interrupted is finished by running it again: nothing is duplicated.\n"
+	  "\n"
+	  "    Example: cellctl copy ~/.local/share/cellfs/default bigtable://my-project/my-instance quotes\n" },
 	{ "count", cmd_count, CC_READ, "Count rows in a table",
 	  "cellctl count <table> [prefix=<row-key-prefix>]\n"
 	  "\n"
@@ -324,6 +346,20 @@ int cc_store_error(cs_txn *txn, int err, const char *what, const char *table, co
 
 /* ---- The store ---------------------------------------------------------------------------------- */
 
+/* What cs_store_open() of PATH returned, RC, in words: CC_OK, or CC_FAIL with the error printed. */
+static int open_status(int rc, const char *path)
+{
+	if (rc == -ENOENT)
+		return cc_error("no store at %s", cc_qs(path));
+	if (rc == -ENOTEMPTY)
+		return cc_error("cannot create a store in %s: the directory holds other files", cc_qs(path));
+	if (rc == -EIO && !cs_last_error())
+		return cc_error("cannot open store %s: not a valid cellfs store, or an I/O error", cc_qs(path));
+	if (rc < 0)
+		return cc_error("cannot open store %s: %s", cc_qs(path), cs_last_error() ? cs_last_error() : strerror(-rc));
+	return CC_OK;
+}
+
 int cellctl_open(struct cellctl *cc)
 {
 	const char *env = getenv("CELLFS_DB");
@@ -357,20 +393,16 @@ int cellctl_open(struct cellctl *cc)
 		opts.flags = CS_OPEN_CREATE;
 		rc = cs_store_open(path, &opts, &cc->st);
 	}
-	if (rc == -ENOENT)
-		status = cc_error("no store at %s", cc_qs(path));
-	else if (rc == -ENOTEMPTY)
-		status = cc_error("cannot create a store in %s: the directory holds other files", cc_qs(path));
-	else if (rc == -EIO)
-		status = cc_error("cannot open store %s: not a valid cellfs store, or an I/O error", cc_qs(path));
-	else if (rc < 0 && cs_last_error())
-		status = cc_error("cannot open store %s: %s", cc_qs(path), cs_last_error());
-	else if (rc < 0)
-		status = cc_error("cannot open store %s: %s", cc_qs(path), strerror(-rc));
-	else
-		status = CC_OK;
+	status = open_status(rc, path);
 	free(path);
 	return status;
+}
+
+int cc_store_open(const char *path, unsigned flags, cs_store **st)
+{
+	cs_open_opts opts = { .flags = flags };
+
+	return open_status(cs_store_open(path, &opts, st), path);
 }
 
 int cellctl_begin(struct cellctl *cc, cs_txn **txn)

@@ -21,7 +21,7 @@ enum {
 
 /* How a subcommand uses the store. */
 enum cc_access {
-	CC_NONE,   /* no store (help) */
+	CC_NONE,   /* no store through cellctl_open() (help; copy opens its two itself) */
 	CC_READ,   /* read-only transactions */
 	CC_WRITE,  /* write transactions */
 	CC_CREATE, /* write, and create the store if it does not exist yet */
@@ -55,6 +55,10 @@ struct cellctl {
  * any store a CC_CREATE subcommand names, is created if missing). Prints the error and returns
  * CC_FAIL, or returns CC_OK. Idempotent. */
 int cellctl_open(struct cellctl *cc);
+
+/* Open the store PATH with FLAGS (CS_OPEN_*) into *ST, for a subcommand that opens its stores itself
+ * (copy). Prints the error as cellctl_open() does ("no store at ..."). Returns CC_OK or CC_FAIL. */
+int cc_store_open(const char *path, unsigned flags, cs_store **st);
 
 /* Begin a transaction on the open store (read-only for CC_READ subcommands). Prints the error. */
 int cellctl_begin(struct cellctl *cc, cs_txn **txn);
@@ -119,6 +123,7 @@ cmd_fn cmd_lookup, cmd_read, cmd_count;
 cmd_fn cmd_addtocell;     /* cmd_agg.c */
 cmd_fn cmd_droprowrange;  /* cmd_drop.c */
 cmd_fn cmd_import, cmd_export; /* cmd_import.c, cmd_export.c */
+cmd_fn cmd_copy;                /* cmd_copy.c */
 cmd_fn cmd_dump, cmd_restore;                          /* cmd_dump.c */
 cmd_fn cmd_gc, cmd_stats, cmd_verify, cmd_compact;     /* cmd_maint.c */
 

@@ -207,7 +207,6 @@ static const struct cs_backend table = {
 	.txn_begin = bt_txn_begin,
 	.txn_commit = bt_txn_commit,
 	.txn_abort = bt_txn_abort,
-	.table_create = bt_table_create,
 	.table_create_as = bt_table_create_as,
 	.table_delete = bt_table_delete,
 	.table_list = bt_table_list,

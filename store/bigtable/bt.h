@@ -77,7 +77,6 @@ int bt_schema_family(const struct bt_schema *s, const char *family);
 /* Forget TABLE's cached schema (after a change of it). */
 void bt_schema_forget(bt_store *st, const char *table);
 
-int bt_table_create(void *txn, const char *name, char delim);
 int bt_table_create_as(void *txn, const cs_table_info *info);
 int bt_table_delete(void *txn, const char *name);
 int bt_table_list(void *txn, char ***names, size_t *n);

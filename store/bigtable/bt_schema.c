@@ -781,11 +781,6 @@ out:
 	return rc;
 }
 
-int bt_table_create(void *txn, const char *name, char delim)
-{
-	return create(txn, name, NULL, 0, delim, 0);
-}
-
 int bt_table_create_as(void *txn, const cs_table_info *info)
 {
 	return create(txn, info->name, info->families, info->nfamilies, info->delim, info->created);

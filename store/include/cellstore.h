@@ -250,6 +250,14 @@ char *cs_gc_policy_error(const char *text);
  * Errors: -EINVAL (bad name), -EEXIST, -EROFS. */
 int cs_table_create(cs_txn *txn, const char *name, char delim);
 
+/* Create table INFO->name with INFO's delimiter (0 = CS_DEFAULT_DELIM), creation time (0 = now) and
+ * families (each with its GC policy, NULL = "never", and value type), as cs_table_create() and
+ * cs_family_create_typed() for each family would, in one step: how a copy of a table gets its source's
+ * schema (cs_table_info_get()). INFO is borrowed; its gc_cbt fields are not read.
+ * Errors: -EINVAL (a bad table or family name, GC policy or value type, or a family given twice),
+ * -EEXIST (a table of that name exists), -EROFS. Nothing is created on error. */
+int cs_table_create_as(cs_txn *txn, const cs_table_info *info);
+
 /* Delete table NAME and all its data (the space is reclaimed by cs_gc()). Errors: -ENOENT, -EROFS. */
 int cs_table_delete(cs_txn *txn, const char *name);
 
@@ -374,7 +382,8 @@ int cs_move_prefix(cs_txn *txn, const char *table, cs_bytes from, cs_bytes to, u
 /* ---- Bulk loading ----------------------------------------------------------------------------------- */
 
 /* A bulk loader writes many cells into one table inside the caller's write transaction, with the
- * result cs_row_mutate(CS_SET_CELL) would have, faster: the table and family are looked up once, and
+ * result cs_row_mutate(CS_SET_CELL) would have (also in aggregate families, which CS_SET_CELL refuses:
+ * cs_bulk_put()), faster: the table and family are looked up once, and
  * cells whose keys arrive in increasing order (rows ascending; in a row, family name, qualifier,
  * newest timestamp first) past the end of everything stored, as when a new table is filled in key
  * order, are appended (LMDB's MDB_APPEND: no search, pages filled whole). Any other order works too, at
@@ -394,8 +403,11 @@ typedef struct cs_bulk_stats {
 int cs_bulk_open(cs_txn *txn, const char *table, cs_bulk **out);
 
 /* Create or replace the cell (ROW, FAMILY, QUALIFIER, TS) with VALUE. TS >= 0, or CS_TS_NOW.
+ * In an aggregate family VALUE is the cell as reads return it (8 bytes, a big-endian int64), and it
+ * replaces the cell at TS as a plain cell is replaced: it is not merged as CS_ADD_TO_CELL merges, so
+ * loading the same cells twice (a copy run again) leaves what loading them once does.
  * Errors, detected before anything is written (the transaction stays usable): -EINVAL (empty row key,
- * negative TS), -ENAMETOOLONG (row key over CS_MAX_ROW_KEY, qualifier over CS_MAX_QUALIFIER), -EFBIG
+ * negative TS, a value not 8 bytes long in an aggregate family), -ENAMETOOLONG (row key over CS_MAX_ROW_KEY, qualifier over CS_MAX_QUALIFIER), -EFBIG
  * (value over the store's limit), -ENOENT (no such family). Then -ENOSPC, -EIO, -ENOMEM, -E2BIG: the
  * transaction failed (cs_txn_commit() returns the error and stores nothing of it). */
 int cs_bulk_put(cs_bulk *b, cs_bytes row, const char *family, cs_bytes qualifier, int64_t ts, cs_bytes value);

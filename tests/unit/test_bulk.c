@@ -1,6 +1,7 @@
 /* test_bulk.c — the bulk loader: the same cells as cs_row_mutate in any input order, appending when keys
  * arrive in order past the end of the store, ordinary writes otherwise (unsorted input, a table followed
- * by another's cells, long keys), validation errors that leave the transaction usable, dropped ranges. */
+ * by another's cells, long keys), validation errors that leave the transaction usable, dropped ranges,
+ * aggregate cells stored as given. */
 #include "testutil.h"
 
 #include <errno.h>
@@ -156,6 +157,40 @@ static void test_bulk__bad_cells_are_refused_before_writing(void **state)
 	free(d);
 }
 
+/* Into an aggregate family a cell is stored as given (8 bytes) and replaces one at its timestamp:
+ * loading the same cells twice leaves what loading them once does, and AddToCell merges into it. */
+static void test_bulk__an_aggregate_cell_is_stored_exactly_not_merged(void **state)
+{
+	struct tu_store *ts = *state;
+	static const uint8_t five[8] = { 0, 0, 0, 0, 0, 0, 0, 5 };
+	const cs_mutation add = { .op = CS_ADD_TO_CELL, .family = "sum", .qualifier = CS_STR("q"), .ts = 1000,
+				  .input = 2 };
+	cs_txn *txn;
+	cs_bulk *b;
+	char *d;
+
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(cs_family_create_typed(txn, "t", "sum", NULL, CS_TYPE_INTSUM), 0);
+	tu_commit(txn);
+	for (int run = 0; run < 2; run++) {
+		txn = tu_begin(ts->st, 0);
+		assert_int_equal(cs_bulk_open(txn, "t", &b), 0);
+		assert_int_equal(cs_bulk_put(b, CS_STR("r"), "sum", CS_STR("q"), 1000, CS_STR("1234567")), -EINVAL);
+		assert_int_equal(cs_bulk_put(b, CS_STR("r"), "sum", CS_STR("q"), 1000, CS_BYTES(five, 8)), 0);
+		cs_bulk_close(b);
+		tu_commit(txn);
+		d = tu_dump_st(ts->st, "t", NULL);
+		assert_string_equal(d, "r sum:q@1000=\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x05\n");
+		free(d);
+	}
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(cs_row_mutate(txn, "t", CS_STR("r"), &add, 1), 0);
+	tu_commit(txn);
+	d = tu_dump_st(ts->st, "t", NULL);
+	assert_string_equal(d, "r sum:q@1000=\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x07\n");
+	free(d);
+}
+
 static void test_bulk__cells_loaded_into_a_dropped_range_are_visible(void **state)
 {
 	struct tu_store *ts = *state;
@@ -204,6 +239,7 @@ int main(void)
 		T(test_bulk__a_table_followed_by_another_is_written_without_appending),
 		T(test_bulk__long_keys_round_trip),
 		T(test_bulk__bad_cells_are_refused_before_writing),
+		T(test_bulk__an_aggregate_cell_is_stored_exactly_not_merged),
 		T(test_bulk__cells_loaded_into_a_dropped_range_are_visible),
 		T(test_bulk__now_is_the_current_time),
 	};

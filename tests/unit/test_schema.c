@@ -185,6 +185,118 @@ static void test_schema__tables_and_families_sorted(void **state)
 	tu_commit(txn);
 }
 
+/* cs_table_create_as() gives a table the schema cs_table_info_get() read from another: delimiter,
+ * creation time, families with their policies and value types; 0 for the time is now. Cells written
+ * into it at once are visible (its families count from a fresh id's start). */
+static void test_schema__create_as_copies_a_schema(void **state)
+{
+	struct tu_store *ts = *state;
+	cs_table_info *src, *dst, *info;
+	int64_t before, after;
+	cs_txn *txn = tu_begin(ts->st, 0);
+	char *s;
+
+	assert_int_equal(cs_table_create(txn, "src", '/'), 0);
+	assert_int_equal(cs_family_create(txn, "src", "m", "maxversions=2 && maxage=7d"), 0);
+	assert_int_equal(cs_family_create_typed(txn, "src", "agg", "never", CS_TYPE_INTMAX), 0);
+	assert_int_equal(cs_family_create(txn, "src", "Z", NULL), 0);
+	assert_int_equal(cs_table_info_get(txn, "src", &src), 0);
+	free(src->name);
+	src->name = strdup("dst");
+	src->created = 1234567;
+	assert_int_equal(cs_table_create_as(txn, src), 0);
+	assert_int_equal(tu_set(txn, "dst", CS_STR("r"), "Z", CS_STR("q"), 1, CS_STR("v")), 0);
+	tu_commit(txn);
+
+	tu_reopen(ts, 0, 0);
+	txn = tu_begin(ts->st, CS_TXN_RDONLY);
+	assert_int_equal(cs_table_info_get(txn, "dst", &dst), 0);
+	assert_int_equal(dst->delim, '/');
+	assert_int_equal(dst->created, 1234567);
+	assert_int_equal(dst->nfamilies, 3);
+	for (size_t i = 0; i < 3; i++) {
+		assert_string_equal(dst->families[i].name, src->families[i].name);
+		assert_string_equal(dst->families[i].gc, src->families[i].gc);
+		assert_string_equal(dst->families[i].gc_cbt, src->families[i].gc_cbt);
+		assert_int_equal(dst->families[i].type, src->families[i].type);
+	}
+	assert_string_equal(dst->families[1].name, "agg");
+	assert_int_equal(dst->families[1].type, CS_TYPE_INTMAX);
+	s = tu_dump(txn, "dst", NULL);
+	assert_string_equal(s, "r Z:q@1=v\n");
+	free(s);
+	tu_commit(txn);
+	cs_table_info_free(dst);
+	cs_table_info_free(src);
+
+	/* Families in any order, a NULL policy, the default delimiter and "now". */
+	{
+		cs_family_info fams[] = { { .name = "b", .gc = "maxversions=1" }, { .name = "a" } };
+		const cs_table_info i2 = { .name = "now", .nfamilies = 2, .families = fams };
+
+		before = cs_now_us();
+		txn = tu_begin(ts->st, 0);
+		assert_int_equal(cs_table_create_as(txn, &i2), 0);
+		assert_int_equal(cs_table_info_get(txn, "now", &info), 0);
+		tu_commit(txn);
+		after = cs_now_us();
+		assert_int_equal(info->delim, CS_DEFAULT_DELIM);
+		assert_true(info->created >= before && info->created <= after);
+		assert_int_equal(info->nfamilies, 2);
+		assert_string_equal(info->families[0].name, "a");
+		assert_string_equal(info->families[0].gc, "never");
+		assert_string_equal(info->families[1].name, "b");
+		assert_string_equal(info->families[1].gc, "maxversions=1");
+		cs_table_info_free(info);
+	}
+}
+
+/* Whatever is wrong with the schema, nothing is created and the transaction stays usable. */
+static void test_schema__create_as_refuses_a_bad_schema_and_creates_nothing(void **state)
+{
+	static const struct {
+		const char *table, *fam1, *gc1, *fam2;
+		int type2, want;
+	} cases[] = {
+		{ "bad name", "a", NULL, "b", 0, -EINVAL },
+		{ "t", "-a", NULL, "b", 0, -EINVAL },
+		{ "t", "a", "maxversions=x", "b", 0, -EINVAL },
+		{ "t", "a", NULL, "b", 99, -EINVAL },
+		{ "t", "a", NULL, "a", 0, -EINVAL },
+		{ "t", "b", NULL, "a", CS_TYPE_INTSUM, -EEXIST },
+	};
+	struct tu_store *ts = *state;
+	cs_txn *txn;
+	char **names;
+	size_t n;
+
+	tu_table(ts->st, "t", "f", NULL, NULL);
+	txn = tu_begin(ts->st, 0);
+	for (size_t i = 0; i < TU_ARRAY_SIZE(cases); i++) {
+		cs_family_info fams[] = { { .name = (char *)cases[i].fam1, .gc = (char *)cases[i].gc1 },
+					  { .name = (char *)cases[i].fam2, .type = (cs_value_type)cases[i].type2 } };
+		const cs_table_info info = { .name = (char *)cases[i].table, .nfamilies = 2, .families = fams };
+
+		if (cs_table_create_as(txn, &info) != cases[i].want)
+			fail_msg("case %zu: want %d", i, cases[i].want);
+	}
+	tu_commit(txn);
+	txn = tu_begin(ts->st, CS_TXN_RDONLY);
+	assert_int_equal(cs_table_list(txn, &names, &n), 0);
+	assert_int_equal(n, 1);
+	cs_strv_free(names, n);
+	{
+		const cs_table_info info = { .name = "u" };
+		assert_int_equal(cs_table_create_as(txn, &info), -EROFS);
+	}
+	tu_commit(txn);
+	{
+		char *s = tu_dump_st(ts->st, "t", NULL);
+		assert_string_equal(s, "");
+		free(s);
+	}
+}
+
 /* An empty store lists no tables. */
 static void test_schema__empty_store(void **state)
 {
@@ -651,6 +763,8 @@ int main(void)
 		T(test_schema__bad_names_rejected_and_txn_usable),
 		T(test_schema__gc_policies),
 		T(test_schema__tables_and_families_sorted),
+		T(test_schema__create_as_copies_a_schema),
+		T(test_schema__create_as_refuses_a_bad_schema_and_creates_nothing),
 		T(test_schema__empty_store),
 		T(test_schema__delete_table_then_recreate),
 		T(test_schema__delete_family_then_recreate),
