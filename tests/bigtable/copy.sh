@@ -14,20 +14,20 @@ for i in $(seq 0 9); do
 	check "set versions $i" ccl set quotes "NASDAQ#S$i#1426535612156" "MD:BID=1$i.25@$((1426535612156000 + i * 1000))" \
 		"MD:BID=1$i.5@$((1426535612157000 + i * 1000))" "meta:=empty-qualifier@1000" "e:x=@0"
 done
-check "set awkward bytes" ccl set quotes $'k\x01\xff\xfe#\xc3\xa9' $'MD:\xff\x00q=\x01\x02\xff@2000' 'MD:sp ace=a b@3000'
+check "set awkward bytes" ccl set quotes $'k\x01\xff\xfe#\xc3\xa9' $'MD:\xffq=\x01\x02\xff@2000' 'MD:sp ace=a b@3000'
 check "addtocell" ccl addtocell agg r1 sum:n=5@1000
 check "addtocell again" ccl addtocell agg r1 sum:n=7@1000
 check "addtocell min" ccl addtocell agg r2 lo:m=-3@2000
 # Many rows, and a value over gRPC's default 4 MiB receive limit (through import: too long for argv).
 {
-	echo "rowkey,MD,MD"
+	echo ",MD,MD"
 	echo ",A,B"
-	for i in $(seq -w 1 3000); do echo "row$i,a$i,b$i"; done
+	for i in $(seq -w 1 3000); do echo "row$i,a$i@1500000000000000,b$i@1500000000001000"; done
 } >"$tmp/many.csv"
-check "import" ccl import quotes "$tmp/many.csv" column-family=MD timestamp=1500000000000000
+check "import" ccl import quotes "$tmp/many.csv" timestamp=value-encoded
 head -c 6291456 /dev/zero | tr '\0' v >"$tmp/big"
-printf 'rowkey,MD\n,big\nbig,%s\n' "$(cat "$tmp/big")" >"$tmp/big.csv"
-check "import big" ccl import quotes "$tmp/big.csv" column-family=MD timestamp=1500000000000000
+printf ',MD\n,big\nbig,%s@1500000000000000\n' "$(cat "$tmp/big")" >"$tmp/big.csv"
+check "import big" ccl import quotes "$tmp/big.csv" timestamp=value-encoded
 
 # ---- up and back
 check "copy local -> bigtable" "$cellctl" copy "$tmp/local" "$bt"
@@ -69,7 +69,9 @@ same_dump "through a cutting proxy" "$tmp/local" "$tmp/back5"
 
 # ---- what Bigtable cannot hold: refused first, nothing written; round=ms rounds
 check "createtable micro" ccl createtable micro families=f
-check "set micro" ccl set micro r f:q=v@1001 f:q=w@5000
+printf '%s\n' '{"row":"r","family":"f","qualifier":"q","ts":1001,"value":"v"}' \
+	'{"row":"r","family":"f","qualifier":"q","ts":5000,"value":"w"}' >"$tmp/micro.jsonl"
+check "import micro" ccl import micro "$tmp/micro.jsonl" format=jsonl
 checks=$((checks + 1))
 if "$cellctl" copy "$tmp/local" "$bt" micro 2>"$tmp/err"; then
 	fail "a µs timestamp was copied to Bigtable"
