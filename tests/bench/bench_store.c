@@ -207,7 +207,7 @@ static void run_store(const struct data *d, size_t batch, const char *base, stru
 	char *dir = mk_tmpdir(base);
 	cs_store *st;
 	cs_txn *txn;
-	cs_scan *sc;
+	cs_scan *sc = NULL;
 	const cs_row *row;
 	double t0;
 	int rc;

@@ -246,4 +246,19 @@ both deleteallrows scratch
 both deletetable schema
 reads
 
+# Through the Bigtable backend, cellctl also reads what cbt wrote: the same instance, the same bytes.
+if [ "${ORACLE_STORE:-}" = bigtable ]; then
+	cc() { "$cellctl" --db "bigtable://oracle/oracle" "$@"; }
+	for TZ in UTC Asia/Kolkata; do
+		export TZ
+		same ls
+		same ls data
+		same read data
+		same read data prefix=k0 columns=cf:a cells-per-column=1
+		same read data reversed=true count=3
+		same lookup data r2
+		same count data
+	done
+fi
+
 finish

@@ -84,7 +84,7 @@ cellfs --version 2>&1 | grep -qx "cellfs $version (libfuse [0-9.]*)" ||
 page() {
 	local p=$1 s
 	shift
-	if ! MANWIDTH=80 man -P cat "$p" >"$TMP/$p.txt" 2>"$TMP/$p.err" || [ -s "$TMP/$p.err" ]; then
+	if ! MANWIDTH=80 man --nj --nh -P cat "$p" >"$TMP/$p.txt" 2>"$TMP/$p.err" || [ -s "$TMP/$p.err" ]; then
 		fail "man $p: $(cat "$TMP/$p.err")"
 		return
 	fi
