@@ -32,11 +32,12 @@ cbt() { HOME=$tmp/home command cbt -project bench -instance cbt -creds /dev/null
 cc() { "$cellctl" --db bigtable://bench/cc "$@"; }
 
 # ROWS rows of 5 cells (the seeds' quotes), value-encoded timestamps: both tools read the same file.
+# (%.0f: mawk's %d stops at 2^31.)
 {
 	echo ",MD,MD,MD,MD,MD"
 	echo ",ASK,ASKSIZE,BID,BIDSIZE,EXCHANGE"
 	awk -v n="$rows" 'BEGIN { for (i = 0; i < n; i++) { t = 1426535612000 + i * 17; ts = t * 1000
-		printf "NASDAQ#S%04d#%d,%d.75@%d,%d@%d,%d.25@%d,%d@%d,NASDAQ@%d\n", i % 500, t, 100 + i % 50, ts,
+		printf "NASDAQ#S%04d#%.0f,%d.75@%.0f,%d@%.0f,%d.25@%.0f,%d@%.0f,NASDAQ@%.0f\n", i % 500, t, 100 + i % 50, ts,
 		300 - i % 30, ts, 100 + i % 50, ts, 200 + i % 40, ts, ts } }'
 } >"$tmp/quotes.csv"
 cells=$((rows * 5))
@@ -52,7 +53,7 @@ run() {
 		local e0 e1 out wall ucpu
 		[ -n "${setup:-}" ] && eval "$setup"
 		e0=$(cpu_of "$emu_pid")
-		out=$( { /usr/bin/time -f '%e %U %S' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+		out=$( { TIMEFORMAT='%R %U %S'; time "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
 		e1=$(cpu_of "$emu_pid")
 		wall=${out%% *}
 		ucpu=$(echo "$out" | awk '{ print $2 + $3 }')
@@ -72,6 +73,7 @@ run cbt-import cbt import q "$tmp/quotes.csv" timestamp=value-encoded
 setup='cc deletetable q >/dev/null 2>&1; cc createtable q families=MD >/dev/null'
 run cellctl-import "$cellctl" --db bigtable://bench/cc import q "$tmp/quotes.csv" timestamp=value-encoded
 setup=
+[ "$(cbt count q)" = "$rows" ] && [ "$(cc count q)" = "$rows" ] || { echo "the imports did not load $rows rows"; exit 1; }
 run cbt-read cbt read q
 run cellctl-read "$cellctl" --db bigtable://bench/cc read q
 "$cellfs" bigtable://bench/cc "$mnt" -o cache_ttl=600 || exit 1
