@@ -99,7 +99,8 @@ static void usage(const char *prog)
  * message printed; says on stderr when it made the store (SAY_NEW). */
 static int open_store(const char *path, bool create, bool ro, bool say_new, unsigned ttl, cs_store **st)
 {
-	cs_open_opts o = { .flags = (ro ? CS_OPEN_RDONLY : CS_OPEN_BG_SYNC) | (create && !ro ? CS_OPEN_CREATE : 0),
+	cs_open_opts o = { .flags = (ro ? CS_OPEN_RDONLY : CS_OPEN_BG_SYNC) | (create && !ro ? CS_OPEN_CREATE : 0) |
+				    CS_OPEN_CACHE,
 			   .version_ttl_ms = ttl * 1000 };
 	bool is_new = false;
 	cs_txn *t = NULL;

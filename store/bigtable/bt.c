@@ -113,7 +113,8 @@ static int bt_open(const char *name, const cs_open_opts *opts, void **out, const
 	st->rdonly = opts->flags & CS_OPEN_RDONLY;
 	st->max_value = opts->max_value ? opts->max_value : CS_DEFAULT_MAX_VALUE;
 	st->ttl_ms = opts->version_ttl_ms ? opts->version_ttl_ms : 5000;
-	if ((rc = bt_cache_new(&st->cache))) {
+	if ((rc = bt_cache_new(&st->cache)) || ((opts->flags & CS_OPEN_CACHE) && (rc = bt_rows_new(&st->rows)))) {
+		bt_cache_free(st->cache);
 		free(st);
 		return rc;
 	}
@@ -122,6 +123,7 @@ static int bt_open(const char *name, const cs_open_opts *opts, void **out, const
 			*fault = "no Application Default Credentials (set GOOGLE_APPLICATION_CREDENTIALS, run `gcloud auth "
 				 "application-default login`, or set BIGTABLE_EMULATOR_HOST for the emulator)";
 		bt_cache_free(st->cache);
+		bt_rows_free(st->rows);
 		free(st);
 		return rc;
 	}
@@ -134,6 +136,7 @@ static void bt_close(void *p)
 	bt_store *st = p;
 	btr_close(st->c);
 	bt_cache_free(st->cache);
+	bt_rows_free(st->rows);
 	free(st);
 }
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "btm.h"
 #include "btr.h"
 #include "cellstore.h"
 #include "gcpolicy.h"
@@ -28,6 +29,8 @@ struct bt_schema {
 };
 
 struct bt_cache; /* bt_schema.c: the schema cache */
+struct bt_rows;  /* bt_rows.c: rows read whole */
+struct bt_cached;
 
 typedef struct bt_store {
 	btr_conn *c;
@@ -36,6 +39,7 @@ typedef struct bt_store {
 	unsigned ttl_ms;            /* cs_open_opts.version_ttl_ms */
 	uint64_t writes;            /* atomic: this process's write transactions that wrote */
 	struct bt_cache *cache;
+	struct bt_rows *rows;       /* CS_OPEN_CACHE: rows read whole, kept for ttl_ms; else NULL */
 } bt_store;
 
 typedef struct bt_txn {
@@ -85,6 +89,21 @@ int bt_family_create_typed(void *txn, const char *table, const char *family, con
 int bt_family_delete(void *txn, const char *table, const char *family);
 int bt_family_set_gc(void *txn, const char *table, const char *family, const char *gc);
 int bt_drop_prefix(void *txn, const char *table, cs_bytes prefix);
+
+/* ---- bt_rows.c (every call a no-op, or a miss, when the store keeps no rows) */
+
+int bt_rows_new(struct bt_rows **out);
+void bt_rows_free(struct bt_rows *c);
+/* Keep row KEY of TABLE as R has it (every cell of the row: only rows read whole), or as absent (R
+ * NULL), for the store's TTL. Nothing is kept when memory is short or the row is large. */
+void bt_rows_put(bt_store *st, const char *table, const void *key, size_t keyn, const btm_row *r);
+/* Row KEY of TABLE if kept and fresh: 1 with *ROW (no cells: absent) borrowed from *OUT, which the caller
+ * gives back with bt_rows_release(); 0 if not kept. */
+int bt_rows_get(bt_store *st, const char *table, const void *key, size_t keyn, struct bt_cached **out,
+		const btm_row **row);
+void bt_rows_release(struct bt_cached *e); /* accepts NULL */
+/* Forget row KEY of TABLE (KEY NULL: every row of TABLE), after this process wrote it. */
+void bt_rows_forget(bt_store *st, const char *table, const void *key, size_t keyn);
 
 /* ---- bt_read.c */
 

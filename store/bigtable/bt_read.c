@@ -30,6 +30,12 @@ struct bt_scan {
 	uint32_t per_column;
 	int64_t ts_start, ts_end, now;
 	Google__Bigtable__V2__RowFilter *filter; /* NULL: every cell */
+	char *table;
+	/* one row, read whole (from the store's kept rows when it has it) and its columns chosen here */
+	bool single, served, cache_rows;
+	size_t nsel;
+	struct sel { char *family; uint8_t *q; size_t qn; bool has_q; } *sel;
+	struct bt_cached *held;
 	/* where it stands */
 	btr_stream *s;
 	Google__Bigtable__V2__ReadRowsResponse *resp;
@@ -490,6 +496,16 @@ static int next_merged(struct bt_scan *s, const btm_row **row)
 
 static __thread const btm_row *cmp_row; /* (qsort has no context argument) */
 
+/* Whether a column selector of a single-row scan chooses cell C. */
+static bool selected(const struct bt_scan *s, const btm_cell *c)
+{
+	for (size_t i = 0; i < s->nsel; i++)
+		if (!strcmp(s->sel[i].family, c->family) &&
+		    (!s->sel[i].has_q || (s->sel[i].qn == c->qualifier_len && !memcmp(s->sel[i].q, c->qualifier, c->qualifier_len))))
+			return true;
+	return false;
+}
+
 static int cmp_cells(const void *pa, const void *pb)
 {
 	const btm_cell *a = &cmp_row->cells[*(const size_t *)pa], *b = &cmp_row->cells[*(const size_t *)pb];
@@ -534,6 +550,8 @@ static int take_row(struct bt_scan *s, const btm_row *r)
 					!key_cmp(prev->qualifier, prev->qualifier_len, c->qualifier, c->qualifier_len);
 			if (same_col && prev->ts == c->ts)
 				continue; /* the same cell again */
+			if (s->nsel && !selected(s, c))
+				continue;
 			if (!same_col)
 				version = 0, kept = 0;
 			else
@@ -583,12 +601,29 @@ int bt_scan_next(void *p, const cs_row **row)
 		return s->err;
 	if (s->empty || s->done || (s->limit && s->rows_out >= s->limit))
 		return 0;
+	if (s->single && !s->served) {
+		s->served = true;
+		if (bt_rows_get(s->st, s->table, s->lo, s->lon, &s->held, &r)) {
+			s->done = true;
+			if (!r->ncells || (rc = take_row(s, r)) == 0)
+				return 0;
+			if (rc < 0)
+				return s->err = rc;
+			s->rows_out++;
+			*row = &s->row;
+			return 1;
+		}
+	}
 	for (;;) {
 		if ((rc = next_merged(s, &r)) <= 0) {
 			if (rc < 0)
 				s->err = rc;
+			else if (s->single && s->cache_rows && !s->rows_out)
+				bt_rows_put(s->st, s->table, s->lo, s->lon, NULL); /* (the row is absent) */
 			return rc;
 		}
+		if (s->cache_rows)
+			bt_rows_put(s->st, s->table, r->key, r->key_len, r);
 		if ((rc = take_row(s, r)) < 0)
 			return s->err = rc;
 		if (rc) {
@@ -618,6 +653,7 @@ int bt_scan_seek(void *p, cs_bytes row)
 	stream_drop(s);
 	btm_start(s->m, false);
 	s->done = false;
+	s->served = true; /* (the stream from here) */
 	if (s->hi) {
 		int c = key_cmp(s->lo, s->lon, s->hi, s->hin);
 		if (c > 0 || (c == 0 && !s->hi_closed))
@@ -634,6 +670,13 @@ void bt_scan_close(void *p)
 	stream_drop(s);
 	btm_free(s->m);
 	filter_free(s->filter);
+	bt_rows_release(s->held);
+	for (size_t i = 0; i < s->nsel; i++) {
+		free(s->sel[i].family);
+		free(s->sel[i].q);
+	}
+	free(s->sel);
+	free(s->table);
 	bt_schema_put(s->sch);
 	free(s->lo);
 	free(s->hi);
@@ -660,11 +703,37 @@ int bt_scan_open(void *txn, const char *table, const cs_read_opts *opts, void **
 	s->st = t->st;
 	if ((rc = bt_schema_get(t->st, table, &s->sch)))
 		goto fail;
-	if ((rc = btr_table_name(t->st->c, table, s->name, sizeof(s->name))) ||
+	if (!(s->table = strdup(table)) || (rc = btr_table_name(t->st->c, table, s->name, sizeof(s->name))) ||
 	    (rc = btr_routing(t->st->c, BTR_DATA, "table_name", s->name, s->routing, sizeof(s->routing))) ||
-	    (rc = set_range(s, opts)) || (rc = build_filter(opts, &s->filter)) ||
-	    (rc = btm_new(&s->m, opts->reversed)))
+	    (rc = set_range(s, opts)) || (rc = btm_new(&s->m, opts->reversed))) {
+		rc = rc ? rc : -ENOMEM;
 		goto fail;
+	}
+	/* One row, its columns named exactly (the mount's reads): read whole, kept, chosen here. */
+	s->single = t->st->rows && opts->row && !opts->row_regex && !s->empty;
+	for (size_t i = 0; s->single && i < opts->ncolumns; i++)
+		if (!opts->columns[i].family || opts->columns[i].family_regex || opts->columns[i].qualifier_regex)
+			s->single = false;
+	if (s->single && opts->ncolumns) {
+		if (!(s->sel = calloc(opts->ncolumns, sizeof(*s->sel)))) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		for (size_t i = 0; i < opts->ncolumns; i++, s->nsel++) {
+			const cs_column_sel *c = &opts->columns[i];
+			struct sel *x = &s->sel[i];
+			x->has_q = c->qualifier != NULL;
+			x->qn = x->has_q ? c->qualifier->len : 0;
+			if (!(x->family = strdup(c->family)) || !(x->q = dup_bytes(x->has_q ? c->qualifier->data : "", x->qn))) {
+				free(x->family);
+				rc = -ENOMEM;
+				goto fail;
+			}
+		}
+	}
+	if (!s->single && (rc = build_filter(opts, &s->filter)))
+		goto fail;
+	s->cache_rows = t->st->rows && !s->filter;
 	s->reversed = opts->reversed;
 	s->keys_only = opts->keys_only;
 	s->limit = opts->limit;

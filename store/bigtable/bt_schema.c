@@ -72,6 +72,7 @@ int bt_schema_family(const struct bt_schema *s, const char *family)
 void bt_schema_forget(bt_store *st, const char *table)
 {
 	struct bt_cache *c = st->cache;
+	bt_rows_forget(st, table, NULL, 0); /* (what was read under the old schema) */
 	pthread_mutex_lock(&c->lock);
 	for (size_t i = 0; i < c->n; i++)
 		if (!strcmp(c->v[i]->info->name, table)) {
@@ -906,6 +907,7 @@ int bt_drop_prefix(void *txn, const char *table, cs_bytes prefix)
 		req.target_case = GOOGLE__BIGTABLE__ADMIN__V2__DROP_ROW_RANGE_REQUEST__TARGET_DELETE_ALL_DATA_FROM_TABLE;
 		req.delete_all_data_from_table = 1;
 	}
+	bt_rows_forget(t->st, table, NULL, 0);
 	return bt_wrote(t, admin(t->st, ADMIN "DropRowRange", "name", name, &req.base,
 				 &google__protobuf__empty__descriptor, NULL, BTR_IDEMPOTENT));
 }

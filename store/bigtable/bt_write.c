@@ -17,8 +17,8 @@
 #define MAX_MUTATIONS 100000 /* per request, Bigtable's limit */
 
 /* Bulk batches: sent when one more cell would pass any of these. */
-#define BATCH_BYTES (8u << 20)
-#define BATCH_MUTATIONS 50000
+#define BATCH_BYTES (4u << 20)
+#define BATCH_MUTATIONS 10000
 #define BULK_ATTEMPTS 6
 
 /* Storage for the messages of N mutations (one call's; freed by msgs_free). */
@@ -286,6 +286,7 @@ int bt_row_mutate(void *txn, const char *table, cs_bytes row, const cs_mutation 
 	req.mutations = g.mp;
 	rc = data_call(t->st, table, DATA "MutateRow", &req.base, &google__bigtable__v2__mutate_row_response__descriptor,
 		       NULL, g.idempotent, name);
+	bt_rows_forget(t->st, table, row.data, row.len); /* (also on failure: it may have been applied) */
 	msgs_free(&g);
 	return bt_wrote(t, rc);
 }
@@ -316,6 +317,7 @@ static int rmw(bt_txn *t, const char *table, cs_bytes row, const char *family, c
 	req.row_key = (ProtobufCBinaryData){ row.len, (uint8_t *)row.data };
 	req.n_rules = 1;
 	req.rules = &rule;
+	bt_rows_forget(t->st, table, row.data, row.len);
 	rc = bt_wrote(t, data_call(t->st, table, DATA "ReadModifyWriteRow", &req.base,
 				   &google__bigtable__v2__read_modify_write_row_response__descriptor,
 				   (ProtobufCMessage **)&resp, false, name));
@@ -436,6 +438,7 @@ int bt_check_and_mutate(void *txn, const char *table, cs_bytes row, const cs_pre
 	req.true_mutations = gt.mp;
 	req.n_false_mutations = gf.n;
 	req.false_mutations = gf.mp;
+	bt_rows_forget(t->st, table, row.data, row.len);
 	rc = bt_wrote(t, data_call(t->st, table, DATA "CheckAndMutateRow", &req.base,
 				   &google__bigtable__v2__check_and_mutate_row_response__descriptor,
 				   (ProtobufCMessage **)&resp, false, name));
@@ -464,17 +467,29 @@ struct bentry {
 	bool ok;
 };
 
-struct bt_bulk {
-	bt_txn *txn;
-	struct bt_schema *s;
-	char name[BTR_NAME_MAX], routing[BTR_NAME_MAX * 3 + 64];
-	uint8_t *buf;
+/* One batch of cells: what one MutateRows sends. */
+struct batch {
+	uint8_t *buf; /* row keys, qualifiers, values */
 	size_t bufn, bufcap;
 	struct bcell *cells;
 	size_t ncells, cellcap;
 	struct bentry *ents;
 	size_t nents, entcap;
 	size_t nmut;
+};
+
+/* A loader fills one batch while the one before is being sent (by a thread of its own), so that the
+ * client's work and the service's overlap. */
+struct bt_bulk {
+	bt_txn *txn;
+	struct bt_schema *s;
+	char name[BTR_NAME_MAX], routing[BTR_NAME_MAX * 3 + 64];
+	const char *table;     /* (the schema's copy of the name) */
+	struct batch cur, out; /* filling; being sent (while busy) */
+	pthread_t th;
+	bool busy;
+	int out_rc;            /* the sent batch's outcome, and the service's words for it */
+	btr_status out_last;
 	cs_bulk_stats stats;
 };
 
@@ -495,7 +510,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 
 /* Send the entries not yet acknowledged, once; *LEFT gets how many failed with a retryable status.
  * Returns 0, or the first non-retryable error. */
-static int send_once(struct bt_bulk *b, size_t *left, btr_status *last)
+static int send_once(struct bt_bulk *b, struct batch *bq, size_t *left, btr_status *last)
 {
 	Google__Bigtable__V2__MutateRowsRequest req = GOOGLE__BIGTABLE__V2__MUTATE_ROWS_REQUEST__INIT;
 	Google__Bigtable__V2__MutateRowsRequest__Entry *e = NULL, **ep = NULL;
@@ -509,9 +524,9 @@ static int send_once(struct bt_bulk *b, size_t *left, btr_status *last)
 	btr_stream *s = NULL;
 	int rc = -ENOMEM;
 
-	for (size_t i = 0; i < b->nents; i++)
-		if (!b->ents[i].ok)
-			ne++, nc += b->ents[i].n;
+	for (size_t i = 0; i < bq->nents; i++)
+		if (!bq->ents[i].ok)
+			ne++, nc += bq->ents[i].n;
 	*left = 0;
 	if (!ne)
 		return 0;
@@ -522,8 +537,8 @@ static int send_once(struct bt_bulk *b, size_t *left, btr_status *last)
 	    !(add = calloc(nc, sizeof(*add))) || !(val = calloc(3 * nc, sizeof(*val))))
 		goto out;
 	ne = 0;
-	for (size_t i = 0; i < b->nents; i++) {
-		struct bentry *x = &b->ents[i];
+	for (size_t i = 0; i < bq->nents; i++) {
+		struct bentry *x = &bq->ents[i];
 		Google__Bigtable__V2__MutateRowsRequest__Entry *y;
 		if (x->ok)
 			continue;
@@ -531,17 +546,17 @@ static int send_once(struct bt_bulk *b, size_t *left, btr_status *last)
 		y = &e[ne];
 		ep[ne++] = y;
 		google__bigtable__v2__mutate_rows_request__entry__init(y);
-		y->row_key = (ProtobufCBinaryData){ x->klen, b->buf + x->koff };
+		y->row_key = (ProtobufCBinaryData){ x->klen, bq->buf + x->koff };
 		y->mutations = &mp[nm];
 		for (size_t j = x->first; j < x->first + x->n; j++) {
-			const struct bcell *c = &b->cells[j];
+			const struct bcell *c = &bq->cells[j];
 			const char *fam = b->s->info->families[c->fam].name;
-			ProtobufCBinaryData q = { c->qlen, b->buf + c->qoff };
+			ProtobufCBinaryData q = { c->qlen, bq->buf + c->qoff };
 			if (c->agg) {
 				Google__Bigtable__V2__Value *v = &val[3 * j];
 				int64_t in = 0;
 				for (size_t k = 0; k < c->vlen; k++)
-					in = (int64_t)((uint64_t)in << 8 | b->buf[c->voff + k]);
+					in = (int64_t)((uint64_t)in << 8 | bq->buf[c->voff + k]);
 				google__bigtable__v2__mutation__delete_from_column__init(&dc[j]);
 				google__bigtable__v2__timestamp_range__init(&tr[j]);
 				dc[j].family_name = (char *)fam;
@@ -575,7 +590,7 @@ static int send_once(struct bt_bulk *b, size_t *left, btr_status *last)
 				set[j].family_name = (char *)fam;
 				set[j].column_qualifier = q;
 				set[j].timestamp_micros = c->ts;
-				set[j].value = (ProtobufCBinaryData){ c->vlen, b->buf + c->voff };
+				set[j].value = (ProtobufCBinaryData){ c->vlen, bq->buf + c->voff };
 				google__bigtable__v2__mutation__init(&m[nm]);
 				m[nm].mutation_case = GOOGLE__BIGTABLE__V2__MUTATION__MUTATION_SET_CELL;
 				m[nm].set_cell = &set[j];
@@ -602,7 +617,7 @@ static int send_once(struct bt_bulk *b, size_t *left, btr_status *last)
 			if (x->index < 0 || (size_t)x->index >= ne)
 				continue;
 			if (code == 0) {
-				b->ents[idx[x->index]].ok = true;
+				bq->ents[idx[x->index]].ok = true;
 			} else if (!btr_retryable((grpc_status_code)code)) {
 				last->code = (grpc_status_code)code;
 				snprintf(last->message, sizeof(last->message), "%s",
@@ -619,8 +634,8 @@ static int send_once(struct bt_bulk *b, size_t *left, btr_status *last)
 	else if (rc < 0 && btr_stream_status(s)->code != GRPC_STATUS_OK)
 		*last = *btr_stream_status(s);
 	if (!rc)
-		for (size_t i = 0; i < b->nents; i++)
-			*left += !b->ents[i].ok;
+		for (size_t i = 0; i < bq->nents; i++)
+			*left += !bq->ents[i].ok;
 out:
 	btr_stream_close(s);
 	free(e);
@@ -636,31 +651,69 @@ out:
 	return rc;
 }
 
-/* Send the batch, retrying what fails with a retryable status, and start a new one. */
-static int flush(struct bt_bulk *b)
+/* Send batch Q, retrying what fails with a retryable status: 0, or the error (*LAST: the service's words). */
+static int send(struct bt_bulk *b, struct batch *q, btr_status *last)
 {
-	btr_status last = { GRPC_STATUS_OK, "" };
 	size_t left = 0;
 	int rc = 0;
 
 	for (unsigned attempt = 1; attempt <= BULK_ATTEMPTS; attempt++) {
-		if ((rc = send_once(b, &left, &last)) || !left)
+		if ((rc = send_once(b, q, &left, last)) || !left)
 			break;
 		if (attempt == BULK_ATTEMPTS) {
 			rc = -EIO;
-			if (!last.message[0])
-				snprintf(last.message, sizeof(last.message),
+			if (!last->message[0])
+				snprintf(last->message, sizeof(last->message),
 					 "MutateRows: %zu rows still failing after %u attempts", left, attempt);
 			break;
 		}
 		struct timespec ts = { 0, (long)btr_backoff_ms(attempt) * 1000000L };
 		nanosleep(&ts, NULL);
 	}
-	b->stats.put += b->ncells;
-	b->bufn = b->ncells = b->nents = b->nmut = 0;
-	if (rc)
-		return bt_wrote(b->txn, bt_fail(rc, &last, NULL));
+	return rc;
+}
+
+static void *sender(void *arg)
+{
+	struct bt_bulk *b = arg;
+	b->out_rc = send(b, &b->out, &b->out_last);
+	return NULL;
+}
+
+/* Wait for the batch being sent, if any: its outcome (recorded in the transaction). */
+static int wait_sent(struct bt_bulk *b)
+{
+	if (!b->busy)
+		return 0;
+	pthread_join(b->th, NULL);
+	b->busy = false;
+	b->stats.put += b->out.ncells;
+	if (b->out_rc)
+		return bt_wrote(b->txn, bt_fail(b->out_rc, &b->out_last, NULL));
 	return bt_wrote(b->txn, 0);
+}
+
+/* Hand the batch filled to the sender, once the one before it is sent; SYNC: and wait for it too. */
+static int flush(struct bt_bulk *b, bool sync)
+{
+	struct batch t;
+	int rc = wait_sent(b);
+
+	if (rc || !b->cur.ncells)
+		return rc;
+	t = b->out; /* (its buffers are reused for the next batch) */
+	b->out = b->cur;
+	b->cur = t;
+	b->cur.bufn = b->cur.ncells = b->cur.nents = b->cur.nmut = 0;
+	b->out_rc = 0;
+	b->out_last = (btr_status){ GRPC_STATUS_OK, "" };
+	if (!sync && !pthread_create(&b->th, NULL, sender, b)) {
+		b->busy = true;
+		return 0;
+	}
+	sender(b); /* (the last batch, or no thread to be had: sent from here) */
+	b->stats.put += b->out.ncells;
+	return b->out_rc ? bt_wrote(b->txn, bt_fail(b->out_rc, &b->out_last, NULL)) : bt_wrote(b->txn, 0);
 }
 
 int bt_bulk_open(void *txn, const char *table, void **out)
@@ -675,7 +728,7 @@ int bt_bulk_open(void *txn, const char *table, void **out)
 	if (!(b = calloc(1, sizeof(*b))))
 		return -ENOMEM;
 	b->txn = t;
-	if ((rc = bt_schema_get(t->st, table, &b->s)) ||
+	if ((rc = bt_schema_get(t->st, table, &b->s)) || !(b->table = b->s->info->name) ||
 	    (rc = btr_table_name(t->st->c, table, b->name, sizeof(b->name))) ||
 	    (rc = btr_routing(t->st->c, BTR_DATA, "table_name", b->name, b->routing, sizeof(b->routing)))) {
 		bt_schema_put(b->s);
@@ -689,7 +742,7 @@ int bt_bulk_open(void *txn, const char *table, void **out)
 int bt_bulk_put(void *p, cs_bytes row, const char *family, cs_bytes qualifier, int64_t ts, cs_bytes value)
 {
 	struct bt_bulk *b = p;
-	struct bentry *last = b->nents ? &b->ents[b->nents - 1] : NULL;
+	struct bentry *last = b->cur.nents ? &b->cur.ents[b->cur.nents - 1] : NULL;
 	bool same_row;
 	int rc, fam;
 
@@ -707,42 +760,43 @@ int bt_bulk_put(void *p, cs_bytes row, const char *family, cs_bytes qualifier, i
 		return -ENOENT;
 	if (b->s->info->families[fam].type != CS_TYPE_BYTES && value.len != 8)
 		return -EINVAL;
-	if (b->nmut && (b->bufn + row.len + qualifier.len + value.len > BATCH_BYTES || b->nmut + 2 > BATCH_MUTATIONS) &&
-	    (rc = flush(b)))
+	if (b->cur.nmut && (b->cur.bufn + row.len + qualifier.len + value.len > BATCH_BYTES || b->cur.nmut + 2 > BATCH_MUTATIONS) &&
+	    (rc = flush(b, false)))
 		return rc;
-	last = b->nents ? &b->ents[b->nents - 1] : NULL;
-	same_row = last && last->klen == row.len && !memcmp(b->buf + last->koff, row.data, row.len);
-	if (grow((void **)&b->buf, &b->bufcap, b->bufn + row.len + qualifier.len + value.len, 1) ||
-	    grow((void **)&b->cells, &b->cellcap, b->ncells + 1, sizeof(*b->cells)) ||
-	    grow((void **)&b->ents, &b->entcap, b->nents + 1, sizeof(*b->ents)))
+	last = b->cur.nents ? &b->cur.ents[b->cur.nents - 1] : NULL;
+	same_row = last && last->klen == row.len && !memcmp(b->cur.buf + last->koff, row.data, row.len);
+	if (grow((void **)&b->cur.buf, &b->cur.bufcap, b->cur.bufn + row.len + qualifier.len + value.len, 1) ||
+	    grow((void **)&b->cur.cells, &b->cur.cellcap, b->cur.ncells + 1, sizeof(*b->cur.cells)) ||
+	    grow((void **)&b->cur.ents, &b->cur.entcap, b->cur.nents + 1, sizeof(*b->cur.ents)))
 		return bt_wrote(b->txn, -ENOMEM);
 	if (!same_row) {
-		struct bentry *e = &b->ents[b->nents++];
-		e->koff = b->bufn;
+		struct bentry *e = &b->cur.ents[b->cur.nents++];
+		bt_rows_forget(b->txn->st, b->table, row.data, row.len);
+		e->koff = b->cur.bufn;
 		e->klen = row.len;
-		e->first = b->ncells;
+		e->first = b->cur.ncells;
 		e->n = 0;
 		e->ok = false;
-		memcpy(b->buf + b->bufn, row.data, row.len);
-		b->bufn += row.len;
+		memcpy(b->cur.buf + b->cur.bufn, row.data, row.len);
+		b->cur.bufn += row.len;
 	}
 	{
-		struct bcell *c = &b->cells[b->ncells++];
+		struct bcell *c = &b->cur.cells[b->cur.ncells++];
 		c->fam = fam;
 		c->agg = b->s->info->families[fam].type != CS_TYPE_BYTES;
 		c->ts = ts;
-		c->qoff = b->bufn;
+		c->qoff = b->cur.bufn;
 		c->qlen = qualifier.len;
 		if (qualifier.len)
-			memcpy(b->buf + b->bufn, qualifier.data, qualifier.len);
-		b->bufn += qualifier.len;
-		c->voff = b->bufn;
+			memcpy(b->cur.buf + b->cur.bufn, qualifier.data, qualifier.len);
+		b->cur.bufn += qualifier.len;
+		c->voff = b->cur.bufn;
 		c->vlen = value.len;
 		if (value.len)
-			memcpy(b->buf + b->bufn, value.data, value.len);
-		b->bufn += value.len;
-		b->nmut += c->agg ? 2 : 1;
-		b->ents[b->nents - 1].n++;
+			memcpy(b->cur.buf + b->cur.bufn, value.data, value.len);
+		b->cur.bufn += value.len;
+		b->cur.nmut += c->agg ? 2 : 1;
+		b->cur.ents[b->cur.nents - 1].n++;
 	}
 	return 0;
 }
@@ -757,11 +811,15 @@ void bt_bulk_close(void *p)
 	struct bt_bulk *b = p;
 	if (!b)
 		return;
-	if (b->ncells && !b->txn->err)
-		flush(b); /* (an error is the transaction's: commit returns it) */
+	if (!b->txn->err)
+		flush(b, true); /* (an error is the transaction's: commit returns it) */
+	wait_sent(b);
 	bt_schema_put(b->s);
-	free(b->buf);
-	free(b->cells);
-	free(b->ents);
+	free(b->cur.buf);
+	free(b->cur.cells);
+	free(b->cur.ents);
+	free(b->out.buf);
+	free(b->out.cells);
+	free(b->out.ents);
 	free(b);
 }

@@ -336,7 +336,7 @@ void btr_close(btr_conn *c)
 		grpc_channel_destroy(c->ch[BTR_DATA]);
 	free(c->app_profile);
 	free(c);
-	grpc_shutdown();
+	grpc_shutdown_blocking(); /* (its threads gone: the daemon forks after a first look at the store) */
 }
 
 void btr_set_deadline_ms(btr_conn *c, unsigned ms)

@@ -57,6 +57,9 @@ enum {
 	CS_OPEN_CREATE = 1 << 1, /* create the directory (0700) and store files (0600) if missing */
 	CS_OPEN_BG_SYNC = 1 << 2, /* the caller makes the sync points when cs_store_sync_due() says (a
 	                           * thread of its own), so that commits do not wait for the disk */
+	CS_OPEN_CACHE = 1 << 3,   /* the caller reads the same rows again and again (the mount): a store
+	                           * without CS_CAP_WATCH may keep what it read for version_ttl_ms (its own
+	                           * writes still show at once) */
 };
 
 typedef struct cs_open_opts {
