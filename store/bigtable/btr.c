@@ -31,6 +31,11 @@
 #define ROUTING_KEY "x-goog-request-params"
 #define BACKOFF_FIRST_MS 50u
 #define BACKOFF_MAX_MS 2000u
+#define GRPC_STOP_WAIT_MS 2000u
+
+/* Open conns of the process: the last btr_close waits for gRPC to stop (btr_close). */
+static pthread_mutex_t conns_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned conns;
 
 struct btr_conn {
 	grpc_channel *ch[2];     /* [BTR_DATA], [BTR_ADMIN]: the same channel for an emulator */
@@ -296,6 +301,9 @@ int btr_connect(const char *project, const char *instance, const char *app_profi
 
 	if (!getenv("GRPC_VERBOSITY")) /* library code never prints: gRPC's log only when asked for */
 		gpr_set_log_function(quiet);
+	pthread_mutex_lock(&conns_lock);
+	conns++;
+	pthread_mutex_unlock(&conns_lock);
 	grpc_init();
 	int err = 0;
 	const char *emu = getenv("BIGTABLE_EMULATOR_HOST");
@@ -336,7 +344,24 @@ void btr_close(btr_conn *c)
 		grpc_channel_destroy(c->ch[BTR_DATA]);
 	free(c->app_profile);
 	free(c);
-	grpc_shutdown_blocking(); /* (its threads gone: the daemon forks after a first look at the store) */
+	grpc_shutdown();
+
+	/* gRPC's objects hold references of their own to its global state and may drop the last of them
+	 * later, on a gRPC thread, which then stops gRPC in the background. A process that forks after
+	 * closing its last conn (cellfs checks its store, then daemonises) would give the child a gRPC that
+	 * counts itself started and has no threads: its calls never end. So the last close waits for the
+	 * stop, unless a new conn appears meanwhile. A healthy connection lets go within a millisecond or
+	 * so; one still connecting to a peer that does not answer holds on until its connect timeout, so
+	 * the wait is bounded (such a process had a failed call and is not about to daemonise). */
+	pthread_mutex_lock(&conns_lock);
+	bool last = --conns == 0;
+	pthread_mutex_unlock(&conns_lock);
+	for (unsigned ms = 0; last && ms < GRPC_STOP_WAIT_MS && grpc_is_initialized(); ms++) {
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+		pthread_mutex_lock(&conns_lock);
+		last = conns == 0;
+		pthread_mutex_unlock(&conns_lock);
+	}
 }
 
 void btr_set_deadline_ms(btr_conn *c, unsigned ms)

@@ -9,6 +9,8 @@
  *
  * gRPC's global state: btr_connect calls grpc_init() and btr_close grpc_shutdown(); gRPC counts them, so
  * its threads stop when the last conn of the process closes, and a later btr_connect starts them again.
+ * fork(): gRPC's threads do not cross it. A process may fork after its last btr_close (which waits until
+ * gRPC has stopped), never while a conn is open, and a child must not use a conn of its parent.
  */
 #ifndef CELLFS_BTR_H
 #define CELLFS_BTR_H
@@ -59,7 +61,9 @@ typedef struct btr_status {
 int btr_connect(const char *project, const char *instance, const char *app_profile, btr_conn **out);
 
 /* btr_close — destroys the channels (cancelling nothing: no call or stream may be running) and frees C.
- * Accepts NULL. */
+ * Closing the last conn of the process waits until gRPC has stopped (about a millisecond; at most 2 s,
+ * when a connection attempt to a peer that does not answer is still under way, or something else in the
+ * process keeps gRPC started). Accepts NULL. */
 void btr_close(btr_conn *c);
 
 /* btr_set_deadline_ms — from now on unary calls of both APIs get MS (> 0) as their deadline and streams

@@ -24,6 +24,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <grpc/grpc.h>
+
 #include "btr.h"
 #include "admin.pb-c.h"
 #include "bigtable.pb-c.h"
@@ -40,11 +42,13 @@ typedef Google__Bigtable__V2__ReadRowsResponse ReadRowsResponse;
 #define ADMIN(m) "/google.bigtable.admin.v2.BigtableTableAdmin/" m
 #define EMULATOR_DEFAULT "/usr/lib/google-cloud-sdk/platform/bigtable-emulator/cbtemulator"
 
-static char emu_addr[128];
-static pid_t emu_pid;
-static char emu_dir[64];
+struct emulator {
+	pid_t pid;
+	char dir[64];
+	char addr[128];
+};
 
-/* ---- the emulator */
+static struct emulator emu; /* the online group's */
 
 static const char *emulator_path(void)
 {
@@ -52,20 +56,21 @@ static const char *emulator_path(void)
 	return path && *path ? path : EMULATOR_DEFAULT;
 }
 
-/* Starts the emulator on 127.0.0.1, port 0, and reads back where it listens from its log: 0 or -1. */
-static int emulator_start(void)
+/* Starts an emulator on 127.0.0.1, port 0, and reads back where it listens from its log: 0 or -1. */
+static int emulator_start(struct emulator *e)
 {
 	const char *path = emulator_path();
 	const char *tmp = getenv("TMPDIR");
-	snprintf(emu_dir, sizeof emu_dir, "%s/cellfs-btr.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(emu_dir))
+	memset(e, 0, sizeof *e);
+	snprintf(e->dir, sizeof e->dir, "%s/cellfs-btr.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(e->dir))
 		return -1;
 	char log[128];
-	snprintf(log, sizeof log, "%s/emulator.log", emu_dir);
-	emu_pid = fork();
-	if (emu_pid < 0)
+	snprintf(log, sizeof log, "%s/emulator.log", e->dir);
+	e->pid = fork();
+	if (e->pid < 0)
 		return -1;
-	if (emu_pid == 0) {
+	if (e->pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		if (fd < 0)
@@ -88,14 +93,14 @@ static int emulator_start(void)
 		if (at && strchr(at, '\n')) {
 			at += strlen(banner);
 			size_t len = strcspn(at, "\r\n");
-			if (len >= sizeof emu_addr)
+			if (len >= sizeof e->addr)
 				return -1;
-			memcpy(emu_addr, at, len);
-			emu_addr[len] = '\0';
+			memcpy(e->addr, at, len);
+			e->addr[len] = '\0';
 			return 0;
 		}
-		if (waitpid(emu_pid, NULL, WNOHANG) == emu_pid) {
-			emu_pid = 0;
+		if (waitpid(e->pid, NULL, WNOHANG) == e->pid) {
+			e->pid = 0;
 			fprintf(stderr, "the emulator exited: %s\n", buf);
 			return -1;
 		}
@@ -105,25 +110,27 @@ static int emulator_start(void)
 	return -1;
 }
 
-static void emulator_stop(void)
+/* Stops E with SIG (SIGTERM: the end of a test; SIGKILL: a crash) and removes its directory. */
+static void emulator_stop(struct emulator *e, int sig)
 {
-	if (emu_pid > 0) {
-		kill(emu_pid, SIGTERM);
-		waitpid(emu_pid, NULL, 0);
-		emu_pid = 0;
+	if (e->pid > 0) {
+		kill(e->pid, sig);
+		waitpid(e->pid, NULL, 0);
+		e->pid = 0;
 	}
-	if (emu_dir[0]) {
+	if (e->dir[0]) {
 		char log[128];
-		snprintf(log, sizeof log, "%s/emulator.log", emu_dir);
+		snprintf(log, sizeof log, "%s/emulator.log", e->dir);
 		unlink(log);
-		rmdir(emu_dir);
+		rmdir(e->dir);
+		e->dir[0] = '\0';
 	}
 }
 
 /* A conn to the emulator; the test's env says where it is when it connects. */
-static btr_conn *conn_emulator(void)
+static btr_conn *conn_to(const struct emulator *e)
 {
-	setenv("BIGTABLE_EMULATOR_HOST", emu_addr, 1);
+	setenv("BIGTABLE_EMULATOR_HOST", e->addr, 1);
 	btr_conn *c = NULL;
 	assert_int_equal(btr_connect("proj", "inst", NULL, &c), 0);
 	return c;
@@ -573,7 +580,7 @@ static void test_btr__silent_endpoint_is_eio_at_the_deadline(void **state)
 
 static void test_btr__create_get_list_tables(void **state)
 {
-	btr_conn *c = conn_emulator();
+	btr_conn *c = conn_to(&emu);
 	btr_status st;
 	static const char *const fams[] = { "cf1", "cf2", "sum" };
 	static const int versions[] = { 1, 3, 1 };
@@ -683,7 +690,7 @@ static void test_btr__create_get_list_tables(void **state)
 
 static void test_btr__errors_map_with_the_servers_message(void **state)
 {
-	btr_conn *c = conn_emulator();
+	btr_conn *c = conn_to(&emu);
 	btr_status st;
 	int err;
 	assert_null(get_table(c, "missing", &err, &st));
@@ -715,7 +722,7 @@ static void test_btr__errors_map_with_the_servers_message(void **state)
 
 static void test_btr__mutate_then_read_streams_the_cells(void **state)
 {
-	btr_conn *c = conn_emulator();
+	btr_conn *c = conn_to(&emu);
 	btr_status st;
 	static const char *const fams[] = { "a", "b" };
 	static const int versions[] = { 5, 5 };
@@ -775,7 +782,7 @@ static void test_btr__mutate_then_read_streams_the_cells(void **state)
 
 static void test_btr__other_data_calls(void **state)
 {
-	btr_conn *c = conn_emulator();
+	btr_conn *c = conn_to(&emu);
 	btr_status st;
 	static const char *const fams[] = { "f", "n" };
 	static const int versions[] = { 1, 1 };
@@ -940,7 +947,7 @@ static void test_btr__other_data_calls(void **state)
 
 static void test_btr__six_mib_value_round_trips(void **state)
 {
-	btr_conn *c = conn_emulator();
+	btr_conn *c = conn_to(&emu);
 	btr_status st;
 	static const char *const fams[] = { "big" };
 	static const int versions[] = { 1 };
@@ -964,7 +971,7 @@ static void test_btr__six_mib_value_round_trips(void **state)
 /* A stream closed before its end: cancelled, no hang, and the conn goes on working. */
 static void test_btr__stream_closed_early(void **state)
 {
-	btr_conn *c = conn_emulator();
+	btr_conn *c = conn_to(&emu);
 	btr_status st;
 	static const char *const fams[] = { "f" };
 	static const int versions[] = { 1 };
@@ -1022,7 +1029,7 @@ static void *writer_run(void *arg)
 
 static void test_btr__threads_share_a_conn(void **state)
 {
-	btr_conn *c = conn_emulator();
+	btr_conn *c = conn_to(&emu);
 	btr_status st;
 	static const char *const fams[] = { "f" };
 	static const int versions[] = { 1 };
@@ -1046,14 +1053,94 @@ static void test_btr__threads_share_a_conn(void **state)
 	btr_close(c);
 }
 
+/* cellfs opens its store to check it, closes it, forks into the background and opens it again: gRPC,
+ * stopped by the last btr_close, starts again in the child. (Were gRPC still stopping in the background
+ * at the fork, the child's gRPC would count itself started and have no threads: its calls hang.) */
+static void test_btr__conn_after_fork(void **state)
+{
+	btr_conn *c = conn_to(&emu);
+	btr_status st;
+	static const char *const fams[] = { "f" };
+	static const int versions[] = { 1 };
+	assert_int_equal(create_table(c, "forked", 1, fams, versions, NULL, &st), 0);
+	btr_close(c);
+	assert_int_equal(grpc_is_initialized(), 0); /* stopped, not stopping in the background */
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		btr_conn *cc = NULL;
+		int ok = btr_connect("proj", "inst", NULL, &cc) == 0 &&
+			 set_cell(cc, "forked", "child", "f", "q", 1000, "v", 1, &st) == 0;
+		btr_close(cc);
+		_exit(ok ? 0 : 1);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	c = conn_to(&emu);
+	struct cells *cs;
+	assert_int_equal(read_rows(c, "forked", NULL, &cs, &st), 0);
+	assert_int_equal(cs->n, 1);
+	assert_cell(&cs->c[0], "child", "f", "q", 1000, "v");
+	cells_free(cs);
+	btr_close(c);
+}
+
+/* The server dies while a stream is under way: the stream ends in an error worth a resume (a read
+ * resumes after its last committed row), not in a clean end and not in a hang. The rows are more than
+ * gRPC's flow control lets the server send ahead, so the break is met mid-stream. */
+#define BROKEN_ROWS 64
+
+static void test_btr__stream_broken_mid_way_is_retryable(void **state)
+{
+	struct emulator own;
+	assert_int_equal(emulator_start(&own), 0);
+	btr_conn *c = conn_to(&own);
+	btr_status st;
+	static const char *const fams[] = { "f" };
+	static const int versions[] = { 1 };
+	assert_int_equal(create_table(c, "broken", 1, fams, versions, NULL, &st), 0);
+	size_t n = 1u << 20;
+	uint8_t *v = calloc(1, n);
+	assert_non_null(v);
+	char row[16];
+	for (int i = 0; i < BROKEN_ROWS; i++) {
+		snprintf(row, sizeof row, "r%03d", i);
+		assert_int_equal(set_cell(c, "broken", row, "f", "q", 1000, v, n, &st), 0);
+	}
+	free(v);
+
+	Google__Bigtable__V2__ReadRowsRequest req = GOOGLE__BIGTABLE__V2__READ_ROWS_REQUEST__INIT;
+	req.table_name = table_path(c, "broken");
+	btr_stream *s;
+	assert_int_equal(btr_stream_open(c, BTR_DATA, DATA("ReadRows"), &req.base,
+					 route(c, BTR_DATA, "table_name", req.table_name), &s), 0);
+	ProtobufCMessage *m;
+	assert_int_equal(btr_stream_next(s, &google__bigtable__v2__read_rows_response__descriptor, &m), 1);
+	protobuf_c_message_free_unpacked(m, NULL);
+	emulator_stop(&own, SIGKILL);
+	int r, rows = 1;
+	while ((r = btr_stream_next(s, &google__bigtable__v2__read_rows_response__descriptor, &m)) == 1) {
+		protobuf_c_message_free_unpacked(m, NULL);
+		rows++;
+	}
+	assert_true(rows < BROKEN_ROWS);
+	assert_int_equal(r, -EIO);
+	assert_true(btr_retryable(btr_stream_status(s)->code));
+	assert_true(btr_stream_status(s)->message[0] != '\0');
+	btr_stream_close(s);
+	btr_close(c);
+}
+
 static int group_setup(void **state)
 {
-	return emulator_start() == 0 ? 0 : -1;
+	return emulator_start(&emu) == 0 ? 0 : -1;
 }
 
 static int group_teardown(void **state)
 {
-	emulator_stop();
+	emulator_stop(&emu, SIGTERM);
 	return 0;
 }
 
@@ -1075,6 +1162,8 @@ int main(void)
 		cmocka_unit_test(test_btr__six_mib_value_round_trips),
 		cmocka_unit_test(test_btr__stream_closed_early),
 		cmocka_unit_test(test_btr__threads_share_a_conn),
+		cmocka_unit_test(test_btr__conn_after_fork),
+		cmocka_unit_test(test_btr__stream_broken_mid_way_is_retryable),
 	};
 	unsetenv("CELLFS_BT_DEADLINE_MS");
 	int failed = cmocka_run_group_tests_name("btr (no emulator)", offline, NULL, NULL);
