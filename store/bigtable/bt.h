@@ -107,6 +107,10 @@ void bt_rows_forget(bt_store *st, const char *table, const void *key, size_t key
 
 /* ---- bt_read.c */
 
+struct Google__Bigtable__V2__ReadRowsResponse__CellChunk;
+/* The merger's view of protobuf chunk C (borrowing its bytes). */
+void bt_chunk(const struct Google__Bigtable__V2__ReadRowsResponse__CellChunk *c, btm_chunk *out);
+
 int bt_scan_open(void *txn, const char *table, const cs_read_opts *opts, void **scan);
 int bt_scan_next(void *scan, const cs_row **row);
 int bt_scan_seek(void *scan, cs_bytes row);

@@ -442,20 +442,8 @@ static int next_merged(struct bt_scan *s, const btm_row **row)
 			return rc;
 		if (s->resp && s->chunk < s->resp->n_chunks) {
 			const Google__Bigtable__V2__ReadRowsResponse__CellChunk *c = s->resp->chunks[s->chunk++];
-			btm_chunk ch = {
-				.row_key = c->row_key.data, .row_key_len = c->row_key.len,
-				.has_family = c->family_name != NULL,
-				.family = c->family_name ? c->family_name->value : NULL,
-				.family_len = c->family_name ? strlen(c->family_name->value) : 0,
-				.has_qualifier = c->qualifier != NULL,
-				.qualifier = c->qualifier ? c->qualifier->value.data : NULL,
-				.qualifier_len = c->qualifier ? c->qualifier->value.len : 0,
-				.timestamp_micros = c->timestamp_micros,
-				.labels = c->labels, .nlabels = c->n_labels,
-				.value = c->value.data, .value_len = c->value.len, .value_size = c->value_size,
-				.reset_row = c->row_status_case == GOOGLE__BIGTABLE__V2__READ_ROWS_RESPONSE__CELL_CHUNK__ROW_STATUS_RESET_ROW && c->reset_row,
-				.commit_row = c->row_status_case == GOOGLE__BIGTABLE__V2__READ_ROWS_RESPONSE__CELL_CHUNK__ROW_STATUS_COMMIT_ROW && c->commit_row,
-			};
+			btm_chunk ch;
+			bt_chunk(c, &ch);
 			rc = btm_feed(s->m, &ch, row);
 			if (rc == 1)
 				s->breaks = 0;
@@ -490,6 +478,24 @@ static int next_merged(struct bt_scan *s, const btm_row **row)
 			nanosleep(&ts, NULL);
 		}
 	}
+}
+
+void bt_chunk(const Google__Bigtable__V2__ReadRowsResponse__CellChunk *c, btm_chunk *out)
+{
+	*out = (btm_chunk){
+		.row_key = c->row_key.data, .row_key_len = c->row_key.len,
+		.has_family = c->family_name != NULL,
+		.family = c->family_name ? c->family_name->value : NULL,
+		.family_len = c->family_name ? strlen(c->family_name->value) : 0,
+		.has_qualifier = c->qualifier != NULL,
+		.qualifier = c->qualifier ? c->qualifier->value.data : NULL,
+		.qualifier_len = c->qualifier ? c->qualifier->value.len : 0,
+		.timestamp_micros = c->timestamp_micros,
+		.labels = c->labels, .nlabels = c->n_labels,
+		.value = c->value.data, .value_len = c->value.len, .value_size = c->value_size,
+		.reset_row = c->row_status_case == GOOGLE__BIGTABLE__V2__READ_ROWS_RESPONSE__CELL_CHUNK__ROW_STATUS_RESET_ROW && c->reset_row,
+		.commit_row = c->row_status_case == GOOGLE__BIGTABLE__V2__READ_ROWS_RESPONSE__CELL_CHUNK__ROW_STATUS_COMMIT_ROW && c->commit_row,
+	};
 }
 
 /* ---- rows ------------------------------------------------------------------------------------------------- */

@@ -373,17 +373,8 @@ static int meta_read(bt_store *st, const char *table, char *delim, int64_t *crea
 			break;
 		for (size_t i = 0; i < resp->n_chunks && rc >= 0; i++) {
 			const Google__Bigtable__V2__ReadRowsResponse__CellChunk *c = resp->chunks[i];
-			btm_chunk ch = {
-				.row_key = c->row_key.data, .row_key_len = c->row_key.len,
-				.has_family = c->family_name != NULL, .family = c->family_name ? c->family_name->value : NULL,
-				.family_len = c->family_name ? strlen(c->family_name->value) : 0,
-				.has_qualifier = c->qualifier != NULL, .qualifier = c->qualifier ? c->qualifier->value.data : NULL,
-				.qualifier_len = c->qualifier ? c->qualifier->value.len : 0,
-				.timestamp_micros = c->timestamp_micros, .value = c->value.data, .value_len = c->value.len,
-				.value_size = c->value_size,
-				.reset_row = c->row_status_case == GOOGLE__BIGTABLE__V2__READ_ROWS_RESPONSE__CELL_CHUNK__ROW_STATUS_RESET_ROW && c->reset_row,
-				.commit_row = c->row_status_case == GOOGLE__BIGTABLE__V2__READ_ROWS_RESPONSE__CELL_CHUNK__ROW_STATUS_COMMIT_ROW && c->commit_row,
-			};
+			btm_chunk ch;
+			bt_chunk(c, &ch);
 			const btm_row *row;
 			if ((rc = btm_feed(m, &ch, &row)) == 1) {
 				for (size_t j = 0; j < row->ncells; j++) {
