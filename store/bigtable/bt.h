@@ -105,6 +105,23 @@ void bt_rows_release(struct bt_cached *e); /* accepts NULL */
 /* Forget row KEY of TABLE (KEY NULL: every row of TABLE), after this process wrote it. */
 void bt_rows_forget(bt_store *st, const char *table, const void *key, size_t keyn);
 
+/* A range read whole: the rows it held, to answer a later read inside it without a call (the mount lists
+ * a directory's rows, then each row's own subdirectories, which lie inside). Any write of this process
+ * to the table drops its covers. */
+struct bt_cover;
+/* Note that [LO, HI) (HI NULL: to the end) of TABLE held the NKEYS rows whose keys are at BLOB + OFF[I],
+ * LEN[I] bytes, in key order. Copies what it keeps; nothing on ENOMEM. */
+void bt_rows_cover(bt_store *st, const char *table, const void *lo, size_t lon, const void *hi, size_t hin,
+		   const uint8_t *blob, size_t blobn, const size_t *off, const size_t *len, size_t nkeys);
+/* A fresh cover of TABLE holding all of [LO, HI), or NULL; release it with bt_rows_cover_release(). */
+struct bt_cover *bt_rows_covered(bt_store *st, const char *table, const void *lo, size_t lon, const void *hi,
+				 size_t hin);
+void bt_rows_cover_release(struct bt_cover *v); /* accepts NULL */
+/* The index of the first key >= KEY; the number of keys; key I. */
+size_t bt_cover_find(const struct bt_cover *v, const void *key, size_t n);
+size_t bt_cover_count(const struct bt_cover *v);
+const uint8_t *bt_cover_key(const struct bt_cover *v, size_t i, size_t *n);
+
 /* ---- bt_read.c */
 
 struct Google__Bigtable__V2__ReadRowsResponse__CellChunk;

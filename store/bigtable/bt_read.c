@@ -36,6 +36,15 @@ struct bt_scan {
 	size_t nsel;
 	struct sel { char *family; uint8_t *q; size_t qn; bool has_q; } *sel;
 	struct bt_cached *held;
+	uint64_t merged;   /* rows the stream gave */
+	/* a range read whole before (bt_rows_covered): its rows served from the kept ones */
+	struct bt_cover *cov;
+	size_t covi;
+	bool cov_checked;
+	/* this range being read whole: the keys seen, for bt_rows_cover() at its end */
+	bool record;
+	uint8_t *seen;
+	size_t seenn, seencap, *soff, *slen, nseen, scap;
 	/* where it stands */
 	btr_stream *s;
 	Google__Bigtable__V2__ReadRowsResponse *resp;
@@ -43,6 +52,10 @@ struct bt_scan {
 	btm *m;
 	bool done;
 	unsigned breaks;
+	/* after a seek, streams ask for few rows first (1, 4, 16, ...), since the caller may seek again at
+	 * once: Bigtable would otherwise read ahead a window of rows that are skipped */
+	int64_t limit_now;    /* this stream's rows_limit, 0 = none */
+	int64_t stream_rows;  /* rows it gave */
 	int err;
 	/* the row handed out */
 	uint8_t *key;
@@ -419,6 +432,8 @@ static int stream_open(struct bt_scan *s)
 	rows.n_row_ranges = 1;
 	rows.row_ranges = &rp;
 	req.rows = &rows;
+	req.rows_limit = s->limit_now;
+	s->stream_rows = 0;
 	return btr_stream_open(s->st->c, BTR_DATA, READ_ROWS, &req.base, s->routing, &s->s);
 }
 
@@ -446,7 +461,7 @@ static int next_merged(struct bt_scan *s, const btm_row **row)
 			bt_chunk(c, &ch);
 			rc = btm_feed(s->m, &ch, row);
 			if (rc == 1)
-				s->breaks = 0;
+				s->breaks = 0, s->stream_rows++;
 			if (rc)
 				return rc < 0 ? bt_fail(rc, NULL, btm_error(s->m)) : 1;
 			continue;
@@ -463,9 +478,15 @@ static int next_merged(struct bt_scan *s, const btm_row **row)
 		if (rc == 1)
 			continue;
 		if (rc == 0) {
-			s->done = true;
 			if ((rc = btm_end(s->m)))
 				return bt_fail(rc, NULL, btm_error(s->m));
+			if (s->limit_now && s->stream_rows >= s->limit_now) { /* more may follow: a wider stream */
+				stream_drop(s);
+				btm_restart(s->m);
+				s->limit_now = s->limit_now >= 256 ? 0 : 4 * s->limit_now;
+				continue;
+			}
+			s->done = true;
 			return 0;
 		}
 		{
@@ -596,6 +617,35 @@ static int take_row(struct bt_scan *s, const btm_row *r)
 	return 1;
 }
 
+/* Note a key of the range being read whole. */
+static int note_seen(struct bt_scan *s, const uint8_t *k, size_t n)
+{
+	if (s->seenn + n > s->seencap) {
+		size_t cap = s->seencap ? 2 * s->seencap : 4096;
+		uint8_t *b;
+		while (cap < s->seenn + n)
+			cap *= 2;
+		if (!(b = realloc(s->seen, cap)))
+			return -ENOMEM;
+		s->seen = b;
+		s->seencap = cap;
+	}
+	if (s->nseen == s->scap) {
+		size_t cap = s->scap ? 2 * s->scap : 256, *o = realloc(s->soff, cap * sizeof(*o)), *l;
+		if (o)
+			s->soff = o;
+		if (!o || !(l = realloc(s->slen, cap * sizeof(*l))))
+			return -ENOMEM;
+		s->slen = l;
+		s->scap = cap;
+	}
+	memcpy(s->seen + s->seenn, k, n);
+	s->soff[s->nseen] = s->seenn;
+	s->slen[s->nseen++] = n;
+	s->seenn += n;
+	return 0;
+}
+
 int bt_scan_next(void *p, const cs_row **row)
 {
 	struct bt_scan *s = p;
@@ -607,6 +657,48 @@ int bt_scan_next(void *p, const cs_row **row)
 		return s->err;
 	if (s->empty || s->done || (s->limit && s->rows_out >= s->limit))
 		return 0;
+	if (!s->single && s->cache_rows && !s->reversed && !s->cov_checked) {
+		s->cov_checked = true;
+		if ((s->cov = bt_rows_covered(s->st, s->table, s->lo, s->lon, s->hi, s->hin)))
+			s->covi = bt_cover_find(s->cov, s->lo, s->lon);
+		else
+			s->record = !s->lo_open && !s->hi_closed;
+	}
+	if (s->cov) {
+		while (s->covi < bt_cover_count(s->cov)) {
+			struct bt_cached *e;
+			size_t kn;
+			const uint8_t *k = bt_cover_key(s->cov, s->covi, &kn);
+			if (s->hi && key_cmp(k, kn, s->hi, s->hin) >= 0)
+				break;
+			s->covi++;
+			if (!bt_rows_get(s->st, s->table, k, kn, &e, &r)) { /* gone meanwhile: read on from here */
+				uint8_t *lo = dup_bytes(k, kn);
+				if (!lo)
+					return s->err = -ENOMEM;
+				free(s->lo);
+				s->lo = lo;
+				s->lon = kn;
+				s->lo_open = false;
+				bt_rows_cover_release(s->cov);
+				s->cov = NULL;
+				break;
+			}
+			bt_rows_release(s->held);
+			s->held = e;
+			if ((rc = take_row(s, r)) < 0)
+				return s->err = rc;
+			if (rc) {
+				s->rows_out++;
+				*row = &s->row;
+				return 1;
+			}
+		}
+		if (s->cov) {
+			s->done = true;
+			return 0;
+		}
+	}
 	if (s->single && !s->served) {
 		s->served = true;
 		if (bt_rows_get(s->st, s->table, s->lo, s->lon, &s->held, &r)) {
@@ -624,12 +716,18 @@ int bt_scan_next(void *p, const cs_row **row)
 		if ((rc = next_merged(s, &r)) <= 0) {
 			if (rc < 0)
 				s->err = rc;
-			else if (s->single && s->cache_rows && !s->rows_out)
+			else if (s->single && s->cache_rows && !s->merged)
 				bt_rows_put(s->st, s->table, s->lo, s->lon, NULL); /* (the row is absent) */
+			else if (s->record)
+				bt_rows_cover(s->st, s->table, s->lo, s->lon, s->hi, s->hin, s->seen, s->seenn, s->soff,
+					      s->slen, s->nseen);
 			return rc;
 		}
+		s->merged++;
 		if (s->cache_rows)
 			bt_rows_put(s->st, s->table, r->key, r->key_len, r);
+		if (s->record && (rc = note_seen(s, r->key, r->key_len)))
+			return s->err = rc;
 		if ((rc = take_row(s, r)) < 0)
 			return s->err = rc;
 		if (rc) {
@@ -645,6 +743,15 @@ int bt_scan_seek(void *p, cs_bytes row)
 	struct bt_scan *s = p;
 	if (s->reversed)
 		return -EINVAL;
+	s->record = false; /* (the range is not read whole) */
+	s->cov_checked = true;
+	if (s->cov) {
+		if (key_cmp(row.data, row.len, s->lo, s->lon) < 0)
+			row = (cs_bytes){ s->lo, s->lon };
+		s->covi = bt_cover_find(s->cov, row.data, row.len);
+		s->done = false;
+		return 0;
+	}
 	if (key_cmp(row.data, row.len, s->lo, s->lon) <= 0 && !s->lo_open)
 		row = (cs_bytes){ s->lo, s->lon };
 	{
@@ -660,6 +767,7 @@ int bt_scan_seek(void *p, cs_bytes row)
 	btm_start(s->m, false);
 	s->done = false;
 	s->served = true; /* (the stream from here) */
+	s->limit_now = 1;
 	if (s->hi) {
 		int c = key_cmp(s->lo, s->lon, s->hi, s->hin);
 		if (c > 0 || (c == 0 && !s->hi_closed))
@@ -677,6 +785,10 @@ void bt_scan_close(void *p)
 	btm_free(s->m);
 	filter_free(s->filter);
 	bt_rows_release(s->held);
+	bt_rows_cover_release(s->cov);
+	free(s->seen);
+	free(s->soff);
+	free(s->slen);
 	for (size_t i = 0; i < s->nsel; i++) {
 		free(s->sel[i].family);
 		free(s->sel[i].q);

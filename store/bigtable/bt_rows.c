@@ -22,11 +22,27 @@ struct bt_cached {
 	btm_row row;                     /* key, cells: pointers into this allocation */
 };
 
+/* A range of rows read whole from start to end: which rows it held (each kept above, as long as it is). */
+struct bt_cover {
+	struct bt_cover *next;
+	int refs; /* atomic */
+	int64_t expires;
+	char *table;
+	uint8_t *lo, *hi; /* [lo, hi); hi NULL: to the end */
+	size_t lon, hin;
+	size_t nkeys;
+	size_t *off, *len; /* key I: blob[off[I] .. + len[I]), in key order */
+	uint8_t *blob;
+};
+
+#define COVERS 64
+
 struct bt_rows {
 	pthread_mutex_t lock;
 	struct bt_cached *bucket[BUCKETS];
 	struct bt_cached *oldest, *newest;
 	size_t bytes;
+	struct bt_cover *covers; /* newest first, at most COVERS */
 };
 
 static uint64_t hash(const char *table, const void *key, size_t n)
@@ -75,10 +91,38 @@ static void unlink_entry(struct bt_rows *c, struct bt_cached *e)
 	bt_rows_release(e);
 }
 
+void bt_rows_cover_release(struct bt_cover *v)
+{
+	if (!v || __atomic_sub_fetch(&v->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	free(v->table);
+	free(v->lo);
+	free(v->hi);
+	free(v->off);
+	free(v->len);
+	free(v->blob);
+	free(v);
+}
+
+/* Drop the covers of TABLE (NULL: all), under the lock. */
+static void drop_covers(struct bt_rows *c, const char *table)
+{
+	for (struct bt_cover **pp = &c->covers; *pp;) {
+		struct bt_cover *v = *pp;
+		if (!table || !strcmp(v->table, table)) {
+			*pp = v->next;
+			bt_rows_cover_release(v);
+		} else {
+			pp = &v->next;
+		}
+	}
+}
+
 void bt_rows_free(struct bt_rows *c)
 {
 	if (!c)
 		return;
+	drop_covers(c, NULL);
 	while (c->oldest)
 		unlink_entry(c, c->oldest);
 	pthread_mutex_destroy(&c->lock);
@@ -188,6 +232,7 @@ void bt_rows_forget(bt_store *st, const char *table, const void *key, size_t key
 	if (!c)
 		return;
 	pthread_mutex_lock(&c->lock);
+	drop_covers(c, table); /* (a write may have made a row in a range read whole) */
 	if (key) {
 		if ((e = find(c, hash(table, key, keyn), table, key, keyn)))
 			unlink_entry(c, e);
@@ -199,4 +244,100 @@ void bt_rows_forget(bt_store *st, const char *table, const void *key, size_t key
 		}
 	}
 	pthread_mutex_unlock(&c->lock);
+}
+
+static int kcmp(const void *a, size_t an, const void *b, size_t bn)
+{
+	int r = memcmp(a, b, an < bn ? an : bn);
+	return r ? r : (an > bn) - (an < bn);
+}
+
+void bt_rows_cover(bt_store *st, const char *table, const void *lo, size_t lon, const void *hi, size_t hin,
+		   const uint8_t *blob, size_t blobn, const size_t *off, const size_t *len, size_t nkeys)
+{
+	struct bt_rows *c = st->rows;
+	struct bt_cover *v, **pp;
+	size_t n = 0;
+
+	if (!c || !(v = calloc(1, sizeof(*v))))
+		return;
+	v->refs = 1;
+	v->expires = bt_mono_ms() + st->ttl_ms;
+	v->lon = lon;
+	v->hin = hin;
+	v->nkeys = nkeys;
+	if (!(v->table = strdup(table)) || !(v->lo = malloc(lon + 1)) || (hi && !(v->hi = malloc(hin + 1))) ||
+	    !(v->off = malloc((nkeys + 1) * sizeof(size_t))) || !(v->len = malloc((nkeys + 1) * sizeof(size_t))) ||
+	    !(v->blob = malloc(blobn + 1))) {
+		bt_rows_cover_release(v);
+		return;
+	}
+	memcpy(v->lo, lo, lon);
+	if (hi)
+		memcpy(v->hi, hi, hin);
+	if (nkeys) {
+		memcpy(v->off, off, nkeys * sizeof(size_t));
+		memcpy(v->len, len, nkeys * sizeof(size_t));
+	}
+	if (blobn)
+		memcpy(v->blob, blob, blobn);
+	pthread_mutex_lock(&c->lock);
+	v->next = c->covers;
+	c->covers = v;
+	for (pp = &c->covers; *pp && ++n < COVERS; pp = &(*pp)->next)
+		;
+	if (*pp) { /* the oldest beyond COVERS */
+		struct bt_cover *old = (*pp)->next;
+		(*pp)->next = NULL;
+		while (old) {
+			struct bt_cover *next = old->next;
+			bt_rows_cover_release(old);
+			old = next;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+struct bt_cover *bt_rows_covered(bt_store *st, const char *table, const void *lo, size_t lon, const void *hi,
+				 size_t hin)
+{
+	struct bt_rows *c = st->rows;
+	struct bt_cover *v;
+	int64_t now = bt_mono_ms();
+
+	if (!c)
+		return NULL;
+	pthread_mutex_lock(&c->lock);
+	for (v = c->covers; v; v = v->next)
+		if (v->expires > now && !strcmp(v->table, table) && kcmp(v->lo, v->lon, lo, lon) <= 0 &&
+		    (!v->hi || (hi && kcmp(hi, hin, v->hi, v->hin) <= 0)))
+			break;
+	if (v)
+		__atomic_add_fetch(&v->refs, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&c->lock);
+	return v;
+}
+
+size_t bt_cover_find(const struct bt_cover *v, const void *key, size_t n)
+{
+	size_t a = 0, b = v->nkeys;
+	while (a < b) {
+		size_t m = (a + b) / 2;
+		if (kcmp(v->blob + v->off[m], v->len[m], key, n) < 0)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+size_t bt_cover_count(const struct bt_cover *v)
+{
+	return v->nkeys;
+}
+
+const uint8_t *bt_cover_key(const struct bt_cover *v, size_t i, size_t *n)
+{
+	*n = v->len[i];
+	return v->blob + v->off[i];
 }

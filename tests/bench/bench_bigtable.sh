@@ -80,9 +80,18 @@ run cellctl-read "$cellctl" --db bigtable://bench/cc read q
 setup='fusermount3 -u "$mnt" && "$cellfs" bigtable://bench/cc "$mnt" -o cache_ttl=600'
 run mount-ls-lR ls -lR "$mnt/q"
 run mount-cat bash -c 'find "$0" -type f -exec cat {} +' "$mnt/q"
+fusermount3 -u "$mnt"
+# The floor of the mount's figures: the same table on a local store, mounted the same way.
+"$cellctl" copy bigtable://bench/cc "$tmp/local" q || exit 1
+"$cellfs" "$tmp/local" "$mnt" || exit 1
+setup='fusermount3 -u "$mnt" && "$cellfs" "$tmp/local" "$mnt"'
+run local-mount-ls-lR ls -lR "$mnt/q"
+run local-mount-cat bash -c 'find "$0" -type f -exec cat {} +' "$mnt/q"
 setup=
 echo "ratios (cbt time / cellctl time):"
 awk -v a="$res_cbt_import" -v b="$res_cellctl_import" 'BEGIN { printf "  import %.2fx\n", a / b }'
 awk -v a="$res_cbt_read" -v b="$res_cellctl_read" 'BEGIN { printf "  read   %.2fx\n", a / b }'
 awk -v a="$res_cbt_read" -v b="$res_mount_ls_lR" 'BEGIN { printf "  ls -lR through the mount vs cbt read %.2fx\n", a / b }'
 awk -v a="$res_cbt_read" -v b="$res_mount_cat" 'BEGIN { printf "  cat of every file through the mount vs cbt read %.2fx\n", a / b }'
+awk -v a="$res_local_mount_ls_lR" -v b="$res_mount_ls_lR" 'BEGIN { printf "  ls -lR: the mount on a local store vs on Bigtable %.2fx\n", a / b }'
+awk -v a="$res_local_mount_cat" -v b="$res_mount_cat" 'BEGIN { printf "  cat: the mount on a local store vs on Bigtable %.2fx\n", a / b }'

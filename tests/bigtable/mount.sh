@@ -81,6 +81,15 @@ for _ in $(seq 100); do
 done
 [ "$(cat "$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/ASK")" = 13 ] || fail "another client's write never showed"
 
+check "list a directory" ls "$mnt/quotes/NASDAQ/ZXZZT"
+check "cellctl adds a row under it" ccb set quotes "NASDAQ#ZXZZT#1426535699999" MD:BID=9@1426535699999000
+checks=$((checks + 1))
+for _ in $(seq 100); do
+	ls "$mnt/quotes/NASDAQ/ZXZZT" | grep -qx 1426535699999 && break
+	sleep 0.2
+done
+ls "$mnt/quotes/NASDAQ/ZXZZT" | grep -qx 1426535699999 || fail "another client's new row never showed in a listing"
+
 # ---- a dead instance: EIO within the deadline (4 s here), not a hang
 emulator_stop
 checks=$((checks + 1))
