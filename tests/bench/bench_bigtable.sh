@@ -87,9 +87,13 @@ fusermount3 -u "$mnt"
 setup='fusermount3 -u "$mnt" && "$cellfs" "$tmp/local" "$mnt"'
 run local-mount-ls-lR ls -lR "$mnt/q"
 run local-mount-cat bash -c 'find "$0" -type f -exec cat {} +' "$mnt/q"
+fusermount3 -u "$mnt"
+setup='"$cellctl" --db bigtable://bench/up deletetable q >/dev/null 2>&1'
+run cellctl-copy-up "$cellctl" copy "$tmp/local" bigtable://bench/up q
 setup=
 echo "ratios (cbt time / cellctl time):"
 awk -v a="$res_cbt_import" -v b="$res_cellctl_import" 'BEGIN { printf "  import %.2fx\n", a / b }'
+awk -v a="$res_cbt_import" -v b="$res_cellctl_copy_up" 'BEGIN { printf "  copy from a local store vs cbt import %.2fx\n", a / b }'
 awk -v a="$res_cbt_read" -v b="$res_cellctl_read" 'BEGIN { printf "  read   %.2fx\n", a / b }'
 awk -v a="$res_cbt_read" -v b="$res_mount_ls_lR" 'BEGIN { printf "  ls -lR through the mount vs cbt read %.2fx\n", a / b }'
 awk -v a="$res_cbt_read" -v b="$res_mount_cat" 'BEGIN { printf "  cat of every file through the mount vs cbt read %.2fx\n", a / b }'
