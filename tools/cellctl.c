@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -502,6 +503,7 @@ int main(int argc, char **argv)
 
 	atexit(qring_free);
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+	__fsetlocking(stdout, FSETLOCKING_BYCALLER); /* only this thread prints: no lock a character */
 	if (getenv("CELLFS_FAULT")) {
 		if (cs_fault_arm_spec(getenv("CELLFS_FAULT")))
 			return cc_error("CELLFS_FAULT=%s is not KINDS:N (KINDS lmdb, zstd, alloc joined by +)",

@@ -47,8 +47,16 @@ struct bt_scan {
 	size_t seenn, seencap, *soff, *slen, nseen, scap;
 	/* where it stands */
 	btr_stream *s;
-	Google__Bigtable__V2__ReadRowsResponse *resp;
+	Google__Bigtable__V2__ReadRowsResponse *resp; /* in the arena: freed by resetting it */
 	size_t chunk;
+	struct arena {
+		ProtobufCAllocator a;
+		uint8_t *buf;
+		size_t used, cap;
+		void **old; /* blocks outgrown, and messages too large for one: freed at the reset */
+		size_t nold, oldcap;
+		bool failed;
+	} arena;
 	btm *m;
 	bool done;
 	unsigned breaks;
@@ -434,14 +442,76 @@ static int stream_open(struct bt_scan *s)
 	req.rows = &rows;
 	req.rows_limit = s->limit_now;
 	s->stream_rows = 0;
-	return btr_stream_open(s->st->c, BTR_DATA, READ_ROWS, &req.base, s->routing, &s->s);
+	int rc = btr_stream_open(s->st->c, BTR_DATA, READ_ROWS, &req.base, s->routing, &s->s);
+	if (!rc)
+		btr_stream_set_allocator(s->s, &s->arena.a);
+	return rc;
+}
+
+/* protobuf-c's allocations for one response: a bump arena, reset when the response is done with (a read
+ * decodes millions of chunks, each a handful of small allocations). */
+static void *arena_alloc(void *data, size_t size)
+{
+	struct arena *a = data;
+	void *p;
+	size = (size + 15) & ~(size_t)15;
+	if (a->used + size <= a->cap) {
+		p = a->buf + a->used;
+		a->used += size;
+		return p;
+	}
+	if (a->nold == a->oldcap) {
+		size_t cap = a->oldcap ? 2 * a->oldcap : 8;
+		void **v = realloc(a->old, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		a->old = v;
+		a->oldcap = cap;
+	}
+	if (size > (64u << 10)) { /* (a value: a block of its own) */
+		if ((p = malloc(size)))
+			a->old[a->nold++] = p;
+		return p;
+	}
+	{
+		size_t cap = a->cap ? 2 * a->cap : (256u << 10);
+		uint8_t *b = malloc(cap);
+		if (!b)
+			return NULL;
+		if (a->buf)
+			a->old[a->nold++] = a->buf;
+		a->buf = b;
+		a->cap = cap;
+		a->used = size;
+		return b;
+	}
+}
+
+static void arena_free(void *data, void *p)
+{
+	(void)data;
+	(void)p;
+}
+
+static void arena_reset(struct arena *a)
+{
+	for (size_t i = 0; i < a->nold; i++)
+		free(a->old[i]);
+	a->nold = 0;
+	a->used = 0;
+}
+
+static void arena_fini(struct arena *a)
+{
+	arena_reset(a);
+	free(a->old);
+	free(a->buf);
 }
 
 static void stream_drop(struct bt_scan *s)
 {
-	if (s->resp)
-		protobuf_c_message_free_unpacked(&s->resp->base, NULL);
 	s->resp = NULL;
+	arena_reset(&s->arena);
 	s->chunk = 0;
 	btr_stream_close(s->s);
 	s->s = NULL;
@@ -469,8 +539,8 @@ static int next_merged(struct bt_scan *s, const btm_row **row)
 		if (s->resp) {
 			if (s->resp->last_scanned_row_key.len)
 				btm_scanned(s->m, s->resp->last_scanned_row_key.data, s->resp->last_scanned_row_key.len);
-			protobuf_c_message_free_unpacked(&s->resp->base, NULL);
 			s->resp = NULL;
+			arena_reset(&s->arena);
 		}
 		rc = btr_stream_next(s->s, &google__bigtable__v2__read_rows_response__descriptor,
 				     (ProtobufCMessage **)&s->resp);
@@ -782,6 +852,7 @@ void bt_scan_close(void *p)
 	if (!s)
 		return;
 	stream_drop(s);
+	arena_fini(&s->arena);
 	btm_free(s->m);
 	filter_free(s->filter);
 	bt_rows_release(s->held);
@@ -819,6 +890,7 @@ int bt_scan_open(void *txn, const char *table, const cs_read_opts *opts, void **
 		return -ENOMEM;
 	s->txn = t;
 	s->st = t->st;
+	s->arena.a = (ProtobufCAllocator){ .alloc = arena_alloc, .free = arena_free, .allocator_data = &s->arena };
 	if ((rc = bt_schema_get(t->st, table, &s->sch)))
 		goto fail;
 	if (!(s->table = strdup(table)) || (rc = btr_table_name(t->st->c, table, s->name, sizeof(s->name))) ||

@@ -122,18 +122,19 @@ static grpc_byte_buffer *pack(const ProtobufCMessage *req, int *err)
 
 /* The message in BB decoded as DESC, or NULL. A reply of one uncompressed slice is decoded in place;
  * any other is first joined into one. */
-static ProtobufCMessage *unpack(grpc_byte_buffer *bb, const ProtobufCMessageDescriptor *desc)
+static ProtobufCMessage *unpack(grpc_byte_buffer *bb, const ProtobufCMessageDescriptor *desc,
+				ProtobufCAllocator *alloc)
 {
 	if (bb->type == GRPC_BB_RAW && bb->data.raw.compression == GRPC_COMPRESS_NONE &&
 	    bb->data.raw.slice_buffer.count == 1) {
 		grpc_slice s = bb->data.raw.slice_buffer.slices[0];
-		return protobuf_c_message_unpack(desc, NULL, GRPC_SLICE_LENGTH(s), GRPC_SLICE_START_PTR(s));
+		return protobuf_c_message_unpack(desc, alloc, GRPC_SLICE_LENGTH(s), GRPC_SLICE_START_PTR(s));
 	}
 	grpc_byte_buffer_reader r;
 	if (!grpc_byte_buffer_reader_init(&r, bb))
 		return NULL;
 	grpc_slice all = grpc_byte_buffer_reader_readall(&r);
-	ProtobufCMessage *m = protobuf_c_message_unpack(desc, NULL, GRPC_SLICE_LENGTH(all),
+	ProtobufCMessage *m = protobuf_c_message_unpack(desc, alloc, GRPC_SLICE_LENGTH(all),
 							 GRPC_SLICE_START_PTR(all));
 	grpc_slice_unref(all);
 	grpc_byte_buffer_reader_destroy(&r);
@@ -561,7 +562,7 @@ int btr_unary(btr_conn *c, int api, const char *method, const ProtobufCMessage *
 		status_set(st, GRPC_STATUS_INTERNAL, "no reply message");
 		return -EIO;
 	}
-	*resp = unpack(reply, resp_desc);
+	*resp = unpack(reply, resp_desc, NULL);
 	grpc_byte_buffer_destroy(reply);
 	if (!*resp) {
 		status_set(st, GRPC_STATUS_INTERNAL, "the reply does not decode");
@@ -588,7 +589,13 @@ struct btr_stream {
 	int end;                /* 1 while running, else what btr_stream_next returns from now on */
 	btr_status st;
 	char tag_send, tag_recv, tag_status; /* their addresses are the batches' tags */
+	ProtobufCAllocator *alloc; /* for the messages (btr_stream_set_allocator), or NULL: libc's */
 };
+
+void btr_stream_set_allocator(btr_stream *s, ProtobufCAllocator *alloc)
+{
+	s->alloc = alloc;
+}
 
 int btr_stream_open(btr_conn *c, int api, const char *method, const ProtobufCMessage *req,
 		    const char *routing, btr_stream **out)
@@ -698,7 +705,7 @@ int btr_stream_next(btr_stream *s, const ProtobufCMessageDescriptor *desc, Proto
 	if (!s->reply)
 		return stream_finish(s, after_ms(s->conn->idle_ms));
 
-	*msg = unpack(s->reply, desc);
+	*msg = unpack(s->reply, desc, s->alloc);
 	grpc_byte_buffer_destroy(s->reply);
 	s->reply = NULL;
 	if (*msg)

@@ -125,6 +125,12 @@ int btr_stream_open(btr_conn *c, int api, const char *method, const ProtobufCMes
  * After an end (0 or an error), every further call returns the same. */
 int btr_stream_next(btr_stream *s, const ProtobufCMessageDescriptor *desc, ProtobufCMessage **msg);
 
+/* btr_stream_set_allocator — decode the stream's messages with ALLOC (protobuf-c's allocator interface;
+ * NULL: libc's), which must outlive the stream. The caller then frees each message with
+ * protobuf_c_message_free_unpacked(msg, ALLOC), or, for an arena whose free does nothing, by resetting the
+ * arena once it is done with the message. */
+void btr_stream_set_allocator(btr_stream *s, ProtobufCAllocator *alloc);
+
 /* The status a stream ended with (code GRPC_STATUS_OK and "" while it runs); valid until
  * btr_stream_close. */
 const btr_status *btr_stream_status(const btr_stream *s);
