@@ -67,6 +67,23 @@ kill "$proxy_pid" 2>/dev/null
 wait "$proxy_pid" 2>/dev/null
 same_dump "through a cutting proxy" "$tmp/local" "$tmp/back5"
 
+# ---- cut for good: every connection breaks (the copy fails, saying so), then a re-run finishes the job
+python3 "$here/cutproxy.py" "$BIGTABLE_EMULATOR_HOST" 300000 1000000 >"$tmp/proxy2.addr" 2>/dev/null &
+proxy_pid=$!
+for _ in $(seq 100); do [ -s "$tmp/proxy2.addr" ] && break; sleep 0.1; done
+checks=$((checks + 1))
+if BIGTABLE_EMULATOR_HOST=$(cat "$tmp/proxy2.addr") CELLFS_BT_DEADLINE_MS=3000 \
+	"$cellctl" copy "$tmp/local" bigtable://test/broken 2>"$tmp/broken.err"; then
+	fail "a copy through a connection that always breaks succeeded"
+elif [ "$(wc -l <"$tmp/broken.err")" -ne 1 ]; then
+	fail "the failed copy's error is not one line: $(cat "$tmp/broken.err")"
+fi
+kill "$proxy_pid" 2>/dev/null
+wait "$proxy_pid" 2>/dev/null
+check "the re-run completes it" "$cellctl" copy "$tmp/local" bigtable://test/broken
+check "copy broken -> local" "$cellctl" copy bigtable://test/broken "$tmp/back6"
+same_dump "broken, then re-run" "$tmp/local" "$tmp/back6"
+
 # ---- what Bigtable cannot hold: refused first, nothing written; round=ms rounds
 check "createtable micro" ccl createtable micro families=f
 printf '%s\n' '{"row":"r","family":"f","qualifier":"q","ts":1001,"value":"v"}' \
