@@ -39,6 +39,16 @@ int64_t bt_mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int bt_target(bt_store *st, const char *table, struct bt_target *out)
+{
+	int rc;
+	if (cs_check_table_name(table))
+		return -EINVAL;
+	if ((rc = btr_table_name(st->c, table, out->name, sizeof(out->name))))
+		return rc;
+	return btr_routing(st->c, BTR_DATA, "table_name", out->name, out->routing, sizeof(out->routing));
+}
+
 int64_t bt_now_ts(void)
 {
 	struct timespec ts;

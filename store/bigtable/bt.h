@@ -64,6 +64,14 @@ int bt_write_check(bt_txn *t);
 /* Record that TXN wrote (or failed with RC < 0); returns RC. */
 int bt_wrote(bt_txn *t, int rc);
 
+/* Where Data API calls on one table go: its resource name and its routing header. */
+struct bt_target {
+	char name[BTR_NAME_MAX];
+	char routing[BTR_NAME_MAX * 3 + 64];
+};
+/* TABLE's target in *OUT. Errors: -EINVAL (not a table name), -ENAMETOOLONG. */
+int bt_target(bt_store *st, const char *table, struct bt_target *out);
+
 /* Whole-milliseconds "now", in µs: the timestamp a CS_TS_NOW cell gets (Bigtable keeps milliseconds). */
 int64_t bt_now_ts(void);
 

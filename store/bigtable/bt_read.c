@@ -18,8 +18,7 @@ struct bt_scan {
 	bt_txn *txn;
 	bt_store *st;
 	struct bt_schema *sch;
-	char name[BTR_NAME_MAX];
-	char routing[BTR_NAME_MAX * 3 + 64];
+	struct bt_target to;
 	/* what to read */
 	uint8_t *lo, *hi;  /* rows in [lo, hi); hi NULL = unbounded; lo_open: (lo, hi) */
 	size_t lon, hin;
@@ -66,11 +65,7 @@ struct bt_scan {
 	int64_t stream_rows;  /* rows it gave */
 	int err;
 	/* the row handed out */
-	uint8_t *key;
-	size_t keyn, keycap;
 	cs_cell *cells;
-	size_t ncells, cellcap;
-	const btm_row *src;
 	size_t *order;
 	size_t ordercap;
 	cs_row row;
@@ -413,7 +408,7 @@ static int stream_open(struct bt_scan *s)
 	size_t lastn;
 	const uint8_t *last = btm_last_key(s->m, &lastn);
 
-	req.table_name = s->name;
+	req.table_name = s->to.name;
 	req.app_profile_id = (char *)btr_app_profile(s->st->c);
 	req.filter = s->filter;
 	req.reversed = s->reversed;
@@ -442,7 +437,7 @@ static int stream_open(struct bt_scan *s)
 	req.rows = &rows;
 	req.rows_limit = s->limit_now;
 	s->stream_rows = 0;
-	int rc = btr_stream_open(s->st->c, BTR_DATA, READ_ROWS, &req.base, s->routing, &s->s);
+	int rc = btr_stream_open(s->st->c, BTR_DATA, READ_ROWS, &req.base, s->to.routing, &s->s);
 	if (!rc)
 		btr_stream_set_allocator(s->s, &s->arena.a);
 	return rc;
@@ -630,7 +625,7 @@ static int take_row(struct bt_scan *s, const btm_row *r)
 			s->cells = c;
 		if (!o || !c)
 			return -ENOMEM;
-		s->ordercap = s->cellcap = n;
+		s->ordercap = n;
 	}
 	for (size_t i = 0; i < n; i++)
 		s->order[i] = i;
@@ -872,7 +867,6 @@ void bt_scan_close(void *p)
 	free(s->row_re);
 	free(s->cells);
 	free(s->order);
-	free(s->key);
 	free(s);
 }
 
@@ -893,8 +887,7 @@ int bt_scan_open(void *txn, const char *table, const cs_read_opts *opts, void **
 	s->arena.a = (ProtobufCAllocator){ .alloc = arena_alloc, .free = arena_free, .allocator_data = &s->arena };
 	if ((rc = bt_schema_get(t->st, table, &s->sch)))
 		goto fail;
-	if (!(s->table = strdup(table)) || (rc = btr_table_name(t->st->c, table, s->name, sizeof(s->name))) ||
-	    (rc = btr_routing(t->st->c, BTR_DATA, "table_name", s->name, s->routing, sizeof(s->routing))) ||
+	if (!(s->table = strdup(table)) || (rc = bt_target(t->st, table, &s->to)) ||
 	    (rc = set_range(s, opts)) || (rc = btm_new(&s->m, opts->reversed))) {
 		rc = rc ? rc : -ENOMEM;
 		goto fail;

@@ -345,7 +345,7 @@ static int table_name(bt_store *st, const char *table, char *buf)
 /* Read the meta row of TABLE: its delimiter and creation time (defaults when there is none). */
 static int meta_read(bt_store *st, const char *table, char *delim, int64_t *created)
 {
-	char name[BTR_NAME_MAX], routing[BTR_NAME_MAX * 3 + 64];
+	struct bt_target to;
 	Google__Bigtable__V2__ReadRowsRequest req = GOOGLE__BIGTABLE__V2__READ_ROWS_REQUEST__INIT;
 	Google__Bigtable__V2__RowSet rows = GOOGLE__BIGTABLE__V2__ROW_SET__INIT;
 	ProtobufCBinaryData key = { strlen(table), (uint8_t *)table };
@@ -355,16 +355,15 @@ static int meta_read(bt_store *st, const char *table, char *delim, int64_t *crea
 
 	*delim = CS_DEFAULT_DELIM;
 	*created = 0;
-	if ((rc = table_name(st, BT_META_TABLE, name)) ||
-	    (rc = btr_routing(st->c, BTR_DATA, "table_name", name, routing, sizeof(routing))))
+	if ((rc = bt_target(st, BT_META_TABLE, &to)))
 		return rc;
-	req.table_name = name;
+	req.table_name = to.name;
 	req.app_profile_id = (char *)btr_app_profile(st->c);
 	rows.n_row_keys = 1;
 	rows.row_keys = &key;
 	req.rows = &rows;
 	if ((rc = btm_new(&m, false)) ||
-	    (rc = btr_stream_open(st->c, BTR_DATA, "/google.bigtable.v2.Bigtable/ReadRows", &req.base, routing, &s)))
+	    (rc = btr_stream_open(st->c, BTR_DATA, "/google.bigtable.v2.Bigtable/ReadRows", &req.base, to.routing, &s)))
 		goto out;
 	for (;;) {
 		Google__Bigtable__V2__ReadRowsResponse *resp;
@@ -408,7 +407,8 @@ out:
 /* Write (or, with DELIM 0, delete) the meta row of TABLE, creating the meta table on first use. */
 static int meta_write(bt_store *st, const char *table, char delim, int64_t created)
 {
-	char name[BTR_NAME_MAX], routing[BTR_NAME_MAX * 3 + 64], num[24];
+	struct bt_target to;
+	char num[24];
 	Google__Bigtable__V2__MutateRowRequest req = GOOGLE__BIGTABLE__V2__MUTATE_ROW_REQUEST__INIT;
 	Google__Bigtable__V2__Mutation mut[2], *mp[2] = { &mut[0], &mut[1] };
 	Google__Bigtable__V2__Mutation__SetCell set[2];
@@ -417,10 +417,9 @@ static int meta_write(bt_store *st, const char *table, char delim, int64_t creat
 	ProtobufCMessage *resp;
 	int rc;
 
-	if ((rc = table_name(st, BT_META_TABLE, name)) ||
-	    (rc = btr_routing(st->c, BTR_DATA, "table_name", name, routing, sizeof(routing))))
+	if ((rc = bt_target(st, BT_META_TABLE, &to)))
 		return rc;
-	req.table_name = name;
+	req.table_name = to.name;
 	req.app_profile_id = (char *)btr_app_profile(st->c);
 	req.row_key = (ProtobufCBinaryData){ strlen(table), (uint8_t *)table };
 	req.mutations = mp;
@@ -447,7 +446,7 @@ static int meta_write(bt_store *st, const char *table, char delim, int64_t creat
 	}
 	for (int attempt = 0; attempt < 2; attempt++) {
 		rc = btr_unary(st->c, BTR_DATA, "/google.bigtable.v2.Bigtable/MutateRow", &req.base,
-			       &google__bigtable__v2__mutate_row_response__descriptor, &resp, routing, BTR_IDEMPOTENT,
+			       &google__bigtable__v2__mutate_row_response__descriptor, &resp, to.routing, BTR_IDEMPOTENT,
 			       &status);
 		if (rc == 0)
 			protobuf_c_message_free_unpacked(resp, NULL);

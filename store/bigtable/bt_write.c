@@ -224,17 +224,13 @@ static int build(const bt_store *st, const struct bt_schema *s, const cs_mutatio
 	return 0;
 }
 
-static int data_call(bt_store *st, const char *table, const char *method, ProtobufCMessage *req,
-		     const ProtobufCMessageDescriptor *desc, ProtobufCMessage **resp, bool idempotent,
-		     char *name_out)
+static int data_call(bt_store *st, const struct bt_target *to, const char *method, ProtobufCMessage *req,
+		     const ProtobufCMessageDescriptor *desc, ProtobufCMessage **resp, bool idempotent)
 {
-	char routing[BTR_NAME_MAX * 3 + 64];
 	btr_status status;
 	ProtobufCMessage *r = NULL;
-	int rc = btr_routing(st->c, BTR_DATA, "table_name", name_out, routing, sizeof(routing));
-	(void)table;
-	if (!rc)
-		rc = btr_unary(st->c, BTR_DATA, method, req, desc, &r, routing, idempotent ? BTR_IDEMPOTENT : 0, &status);
+	int rc = btr_unary(st->c, BTR_DATA, method, req, desc, &r, to->routing, idempotent ? BTR_IDEMPOTENT : 0,
+			   &status);
 	if (rc)
 		return bt_fail(rc, &status, NULL);
 	if (resp)
@@ -244,8 +240,8 @@ static int data_call(bt_store *st, const char *table, const char *method, Protob
 	return 0;
 }
 
-/* Begin a write of TABLE: the checks every write makes first, the schema, the table's resource name. */
-static int begin(bt_txn *t, const char *table, cs_bytes row, struct bt_schema **s, char *name)
+/* Begin a write of TABLE: the checks every write makes first, the schema, where the call goes. */
+static int begin(bt_txn *t, const char *table, cs_bytes row, struct bt_schema **s, struct bt_target *to)
 {
 	int rc;
 	bt_clear_error();
@@ -253,7 +249,7 @@ static int begin(bt_txn *t, const char *table, cs_bytes row, struct bt_schema **
 		return rc;
 	if ((rc = bt_schema_get(t->st, table, s)))
 		return rc;
-	if ((rc = check_row(row)) || (rc = btr_table_name(t->st->c, table, name, BTR_NAME_MAX))) {
+	if ((rc = check_row(row)) || (rc = bt_target(t->st, table, to))) {
 		bt_schema_put(*s);
 		return rc;
 	}
@@ -266,10 +262,10 @@ int bt_row_mutate(void *txn, const char *table, cs_bytes row, const cs_mutation 
 	Google__Bigtable__V2__MutateRowRequest req = GOOGLE__BIGTABLE__V2__MUTATE_ROW_REQUEST__INIT;
 	struct bt_schema *s;
 	struct msgs g;
-	char name[BTR_NAME_MAX];
+	struct bt_target to;
 	int rc;
 
-	if ((rc = begin(t, table, row, &s, name)))
+	if ((rc = begin(t, table, row, &s, &to)))
 		return rc;
 	rc = build(t->st, s, m, n, &g);
 	bt_schema_put(s);
@@ -279,13 +275,12 @@ int bt_row_mutate(void *txn, const char *table, cs_bytes row, const cs_mutation 
 		msgs_free(&g);
 		return 0;
 	}
-	req.table_name = name;
+	req.table_name = to.name;
 	req.app_profile_id = (char *)btr_app_profile(t->st->c);
 	req.row_key = (ProtobufCBinaryData){ row.len, (uint8_t *)row.data };
 	req.n_mutations = g.n;
 	req.mutations = g.mp;
-	rc = data_call(t->st, table, DATA "MutateRow", &req.base, &google__bigtable__v2__mutate_row_response__descriptor,
-		       NULL, g.idempotent, name);
+	rc = data_call(t->st, &to, DATA "MutateRow", &req.base, &google__bigtable__v2__mutate_row_response__descriptor, NULL, g.idempotent);
 	bt_rows_forget(t->st, table, row.data, row.len); /* (also on failure: it may have been applied) */
 	msgs_free(&g);
 	return bt_wrote(t, rc);
@@ -299,10 +294,10 @@ static int rmw(bt_txn *t, const char *table, cs_bytes row, const char *family, c
 	Google__Bigtable__V2__ReadModifyWriteRowRequest req = GOOGLE__BIGTABLE__V2__READ_MODIFY_WRITE_ROW_REQUEST__INIT;
 	Google__Bigtable__V2__ReadModifyWriteRowResponse *resp = NULL;
 	struct bt_schema *s;
-	char name[BTR_NAME_MAX];
+	struct bt_target to;
 	int rc;
 
-	if ((rc = begin(t, table, row, &s, name)))
+	if ((rc = begin(t, table, row, &s, &to)))
 		return rc;
 	rc = check_family(s, family, false);
 	bt_schema_put(s);
@@ -312,15 +307,14 @@ static int rmw(bt_txn *t, const char *table, cs_bytes row, const char *family, c
 		return -ENAMETOOLONG;
 	rule->family_name = (char *)family;
 	rule->column_qualifier = (ProtobufCBinaryData){ qualifier.len, (uint8_t *)qualifier.data };
-	req.table_name = name;
+	req.table_name = to.name;
 	req.app_profile_id = (char *)btr_app_profile(t->st->c);
 	req.row_key = (ProtobufCBinaryData){ row.len, (uint8_t *)row.data };
 	req.n_rules = 1;
 	req.rules = &rule;
 	bt_rows_forget(t->st, table, row.data, row.len);
-	rc = bt_wrote(t, data_call(t->st, table, DATA "ReadModifyWriteRow", &req.base,
-				   &google__bigtable__v2__read_modify_write_row_response__descriptor,
-				   (ProtobufCMessage **)&resp, false, name));
+	rc = bt_wrote(t, data_call(t->st, &to, DATA "ReadModifyWriteRow", &req.base,
+				   &google__bigtable__v2__read_modify_write_row_response__descriptor, (ProtobufCMessage **)&resp, false));
 	if (rc)
 		return rc;
 	if (!resp->row || !resp->row->n_families || !resp->row->families[0]->n_columns ||
@@ -393,10 +387,10 @@ int bt_check_and_mutate(void *txn, const char *table, cs_bytes row, const cs_pre
 	Google__Bigtable__V2__ValueRange vr = GOOGLE__BIGTABLE__V2__VALUE_RANGE__INIT;
 	struct bt_schema *s;
 	struct msgs gt, gf;
-	char name[BTR_NAME_MAX];
+	struct bt_target to;
 	int rc;
 
-	if ((rc = begin(t, table, row, &s, name)))
+	if ((rc = begin(t, table, row, &s, &to)))
 		return rc;
 	rc = bt_schema_family(s, pred->family) < 0 ? -ENOENT : 0;
 	if (!rc && pred->qualifier.len > CS_MAX_QUALIFIER)
@@ -430,7 +424,7 @@ int bt_check_and_mutate(void *txn, const char *table, cs_bytes row, const cs_pre
 	chain.filters = fp;
 	f[0].filter_case = GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_CHAIN;
 	f[0].chain = &chain;
-	req.table_name = name;
+	req.table_name = to.name;
 	req.app_profile_id = (char *)btr_app_profile(t->st->c);
 	req.row_key = (ProtobufCBinaryData){ row.len, (uint8_t *)row.data };
 	req.predicate_filter = &f[0];
@@ -439,9 +433,8 @@ int bt_check_and_mutate(void *txn, const char *table, cs_bytes row, const cs_pre
 	req.n_false_mutations = gf.n;
 	req.false_mutations = gf.mp;
 	bt_rows_forget(t->st, table, row.data, row.len);
-	rc = bt_wrote(t, data_call(t->st, table, DATA "CheckAndMutateRow", &req.base,
-				   &google__bigtable__v2__check_and_mutate_row_response__descriptor,
-				   (ProtobufCMessage **)&resp, false, name));
+	rc = bt_wrote(t, data_call(t->st, &to, DATA "CheckAndMutateRow", &req.base,
+				   &google__bigtable__v2__check_and_mutate_row_response__descriptor, (ProtobufCMessage **)&resp, false));
 	msgs_free(&gt);
 	msgs_free(&gf);
 	if (rc)
@@ -483,7 +476,7 @@ struct batch {
 struct bt_bulk {
 	bt_txn *txn;
 	struct bt_schema *s;
-	char name[BTR_NAME_MAX], routing[BTR_NAME_MAX * 3 + 64];
+	struct bt_target to;
 	const char *table;     /* (the schema's copy of the name) */
 	struct batch cur, out; /* filling; being sent (while busy) */
 	pthread_t th;
@@ -600,11 +593,11 @@ static int send_once(struct bt_bulk *b, struct batch *bq, size_t *left, btr_stat
 			y->n_mutations += c->agg ? 2 : 1;
 		}
 	}
-	req.table_name = b->name;
+	req.table_name = b->to.name;
 	req.app_profile_id = (char *)btr_app_profile(b->txn->st->c);
 	req.n_entries = ne;
 	req.entries = ep;
-	if ((rc = btr_stream_open(b->txn->st->c, BTR_DATA, DATA "MutateRows", &req.base, b->routing, &s)))
+	if ((rc = btr_stream_open(b->txn->st->c, BTR_DATA, DATA "MutateRows", &req.base, b->to.routing, &s)))
 		goto out;
 	for (;;) {
 		Google__Bigtable__V2__MutateRowsResponse *r;
@@ -729,8 +722,7 @@ int bt_bulk_open(void *txn, const char *table, void **out)
 		return -ENOMEM;
 	b->txn = t;
 	if ((rc = bt_schema_get(t->st, table, &b->s)) || !(b->table = b->s->info->name) ||
-	    (rc = btr_table_name(t->st->c, table, b->name, sizeof(b->name))) ||
-	    (rc = btr_routing(t->st->c, BTR_DATA, "table_name", b->name, b->routing, sizeof(b->routing)))) {
+	    (rc = bt_target(t->st, table, &b->to))) {
 		bt_schema_put(b->s);
 		free(b);
 		return rc;
@@ -742,7 +734,7 @@ int bt_bulk_open(void *txn, const char *table, void **out)
 int bt_bulk_put(void *p, cs_bytes row, const char *family, cs_bytes qualifier, int64_t ts, cs_bytes value)
 {
 	struct bt_bulk *b = p;
-	struct bentry *last = b->cur.nents ? &b->cur.ents[b->cur.nents - 1] : NULL;
+	struct bentry *last;
 	bool same_row;
 	int rc, fam;
 
