@@ -145,9 +145,8 @@ static int go_parse_uint(const char *s0, int base, uint64_t *out)
 		}
 		if (d >= (unsigned)base)
 			return -EINVAL;
-		if (n > (UINT64_MAX - d) / base)
+		if (__builtin_mul_overflow(n, (uint64_t)base, &n) || __builtin_add_overflow(n, d, &n))
 			return -ERANGE;
-		n = n * base + d;
 	}
 	if (underscores && !underscore_ok(s0))
 		return -EINVAL;

@@ -167,6 +167,14 @@ char *cbtfmt_quote_dup(const void *p, size_t n)
 
 /* ---- Time --------------------------------------------------------------------------------------- */
 
+/* The last second formatted, as "YYYY/MM/DD-HH:MM:SS.": a row's cells and neighbouring rows share it,
+ * and localtime_r is most of a cell's printing cost. */
+static _Thread_local struct {
+	int64_t sec;
+	size_t len; /* 0: nothing cached */
+	char text[CBTFMT_TIME_MAX - 6];
+} last_sec;
+
 /* Whether PATH is a file Go would load as a zone: readable, starting with the TZif magic. */
 static bool is_tzif(const char *path)
 {
@@ -212,25 +220,64 @@ void cbtfmt_tz_init(void)
 		free(found);
 	}
 	tzset();
+	last_sec.len = 0;
 }
 
-char *cbtfmt_time(char buf[CBTFMT_TIME_MAX], int64_t ts)
+static char *put_2digits(char *p, int v)
+{
+	*p++ = (char)('0' + v / 10);
+	*p++ = (char)('0' + v % 10);
+	return p;
+}
+
+/* cbtfmt_time, returning the length of what it wrote */
+static size_t format_time(char buf[CBTFMT_TIME_MAX], int64_t ts)
 {
 	int64_t sec = ts / 1000000, usec = ts % 1000000;
-	time_t t;
-	struct tm tm;
 
 	if (usec < 0) {
 		usec += 1000000;
 		sec--;
 	}
-	t = (time_t)sec;
-	if (!localtime_r(&t, &tm)) {
-		snprintf(buf, CBTFMT_TIME_MAX, "?");
-		return buf;
+	if (last_sec.len == 0 || last_sec.sec != sec) {
+		time_t t = (time_t)sec;
+		struct tm tm;
+		long long year;
+		char *p = last_sec.text;
+
+		if (!localtime_r(&t, &tm))
+			return (size_t)snprintf(buf, CBTFMT_TIME_MAX, "?");
+		year = (long long)tm.tm_year + 1900;
+		if (year >= 1000 && year <= 9999) {
+			p = put_2digits(p, (int)(year / 100));
+			p = put_2digits(p, (int)(year % 100));
+		} else {
+			p += snprintf(p, 24, "%04lld", year);
+		}
+		*p++ = '/';
+		p = put_2digits(p, tm.tm_mon + 1);
+		*p++ = '/';
+		p = put_2digits(p, tm.tm_mday);
+		*p++ = '-';
+		p = put_2digits(p, tm.tm_hour);
+		*p++ = ':';
+		p = put_2digits(p, tm.tm_min);
+		*p++ = ':';
+		p = put_2digits(p, tm.tm_sec);
+		*p++ = '.';
+		last_sec.sec = sec;
+		last_sec.len = (size_t)(p - last_sec.text);
 	}
-	snprintf(buf, CBTFMT_TIME_MAX, "%04lld/%02d/%02d-%02d:%02d:%02d.%06lld", (long long)tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (long long)usec);
+	memcpy(buf, last_sec.text, last_sec.len);
+	for (int i = 5; i >= 0; i--, usec /= 10)
+		buf[last_sec.len + (size_t)i] = (char)('0' + usec % 10);
+	buf[last_sec.len + 6] = '\0';
+	return last_sec.len + 6;
+}
+
+char *cbtfmt_time(char buf[CBTFMT_TIME_MAX], int64_t ts)
+{
+	format_time(buf, ts);
 	return buf;
 }
 
@@ -238,15 +285,14 @@ char *cbtfmt_time(char buf[CBTFMT_TIME_MAX], int64_t ts)
 
 static const char rule[] = "----------------------------------------"; /* strings.Repeat("-", 40) */
 
-static void put_spaces(FILE *f, size_t n)
-{
-	while (n--)
-		putc(' ', f);
-}
+static const char spaces[] = "                                        "; /* 40: the most a name is padded */
 
 void cbtfmt_row(FILE *f, const cs_row *row, const unsigned *mult)
 {
-	char when[CBTFMT_TIME_MAX];
+	/* "  family:qualifier<padding> @ TIME\n    " is built whole when it fits, and written at once. */
+	char head[512], when[CBTFMT_TIME_MAX];
+	const char *fam = NULL; /* the last family seen, and its length (cells come grouped by family) */
+	size_t famlen = 0;
 
 	fputs(rule, f);
 	putc('\n', f);
@@ -254,22 +300,39 @@ void cbtfmt_row(FILE *f, const cs_row *row, const unsigned *mult)
 	putc('\n', f);
 	for (size_t i = 0; i < row->ncells; i++) {
 		const cs_cell *c = &row->cells[i];
-		size_t flen = strlen(c->family);
-		size_t runes = gofmt_rune_count(c->family, flen) + 1 +
-			       gofmt_rune_count(c->qualifier.data, c->qualifier.len);
+		size_t flen, qlen = c->qualifier.len;
+
+		if (c->family != fam)
+			fam = c->family, famlen = strlen(fam);
+		flen = famlen;
+		size_t runes = gofmt_rune_count(c->family, flen) + 1 + gofmt_rune_count(c->qualifier.data, qlen);
+		size_t pad = runes < 40 ? 40 - runes : 0, wlen, n = 0;
 		unsigned times = mult && mult[i] > 1 ? mult[i] : 1;
 
-		cbtfmt_time(when, c->ts);
+		wlen = format_time(when, c->ts);
+		if (2 + flen + 1 + qlen + pad + 3 + wlen + 5 <= sizeof head) {
+			memcpy(head + n, "  ", 2), n += 2;
+			memcpy(head + n, c->family, flen), n += flen;
+			head[n++] = ':';
+			memcpy(head + n, c->qualifier.data, qlen), n += qlen;
+			memcpy(head + n, spaces, pad), n += pad;
+			memcpy(head + n, " @ ", 3), n += 3;
+			memcpy(head + n, when, wlen), n += wlen;
+			memcpy(head + n, "\n    ", 5), n += 5;
+		}
 		while (times--) {
-			fputs("  ", f);
-			fwrite(c->family, 1, flen, f);
-			putc(':', f);
-			fwrite(c->qualifier.data, 1, c->qualifier.len, f);
-			if (runes < 40)
-				put_spaces(f, 40 - runes);
-			fputs(" @ ", f);
-			fputs(when, f);
-			fputs("\n    ", f);
+			if (n) {
+				fwrite(head, 1, n, f);
+			} else {
+				fputs("  ", f);
+				fwrite(c->family, 1, flen, f);
+				putc(':', f);
+				fwrite(c->qualifier.data, 1, qlen, f);
+				fwrite(spaces, 1, pad, f);
+				fputs(" @ ", f);
+				fputs(when, f);
+				fputs("\n    ", f);
+			}
 			cbtfmt_quote(f, c->value.data, c->value.len);
 			putc('\n', f);
 		}

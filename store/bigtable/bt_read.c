@@ -10,6 +10,7 @@
 #include "bigtable.pb-c.h"
 #include "bt.h"
 #include "btm.h"
+#include "btw.h"
 
 #define READ_ROWS "/google.bigtable.v2.Bigtable/ReadRows"
 #define RESUMES 8 /* stream breaks survived without a committed row in between */
@@ -46,16 +47,8 @@ struct bt_scan {
 	size_t seenn, seencap, *soff, *slen, nseen, scap;
 	/* where it stands */
 	btr_stream *s;
-	Google__Bigtable__V2__ReadRowsResponse *resp; /* in the arena: freed by resetting it */
-	size_t chunk;
-	struct arena {
-		ProtobufCAllocator a;
-		uint8_t *buf;
-		size_t used, cap;
-		void **old; /* blocks outgrown, and messages too large for one: freed at the reset */
-		size_t nold, oldcap;
-		bool failed;
-	} arena;
+	btw_rr rr;      /* the message being read (held by the stream) */
+	bool have_msg;
 	btm *m;
 	bool done;
 	unsigned breaks;
@@ -438,76 +431,12 @@ static int stream_open(struct bt_scan *s)
 	req.rows_limit = s->limit_now;
 	s->stream_rows = 0;
 	int rc = btr_stream_open(s->st->c, BTR_DATA, READ_ROWS, &req.base, s->to.routing, &s->s);
-	if (!rc)
-		btr_stream_set_allocator(s->s, &s->arena.a);
 	return rc;
-}
-
-/* protobuf-c's allocations for one response: a bump arena, reset when the response is done with (a read
- * decodes millions of chunks, each a handful of small allocations). */
-static void *arena_alloc(void *data, size_t size)
-{
-	struct arena *a = data;
-	void *p;
-	size = (size + 15) & ~(size_t)15;
-	if (a->used + size <= a->cap) {
-		p = a->buf + a->used;
-		a->used += size;
-		return p;
-	}
-	if (a->nold == a->oldcap) {
-		size_t cap = a->oldcap ? 2 * a->oldcap : 8;
-		void **v = realloc(a->old, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		a->old = v;
-		a->oldcap = cap;
-	}
-	if (size > (64u << 10)) { /* (a value: a block of its own) */
-		if ((p = malloc(size)))
-			a->old[a->nold++] = p;
-		return p;
-	}
-	{
-		size_t cap = a->cap ? 2 * a->cap : (256u << 10);
-		uint8_t *b = malloc(cap);
-		if (!b)
-			return NULL;
-		if (a->buf)
-			a->old[a->nold++] = a->buf;
-		a->buf = b;
-		a->cap = cap;
-		a->used = size;
-		return b;
-	}
-}
-
-static void arena_free(void *data, void *p)
-{
-	(void)data;
-	(void)p;
-}
-
-static void arena_reset(struct arena *a)
-{
-	for (size_t i = 0; i < a->nold; i++)
-		free(a->old[i]);
-	a->nold = 0;
-	a->used = 0;
-}
-
-static void arena_fini(struct arena *a)
-{
-	arena_reset(a);
-	free(a->old);
-	free(a->buf);
 }
 
 static void stream_drop(struct bt_scan *s)
 {
-	s->resp = NULL;
-	arena_reset(&s->arena);
-	s->chunk = 0;
+	s->have_msg = false;
 	btr_stream_close(s->s);
 	s->s = NULL;
 }
@@ -520,26 +449,34 @@ static int next_merged(struct bt_scan *s, const btm_row **row)
 	for (;;) {
 		if (!s->s && (rc = stream_open(s)))
 			return rc;
-		if (s->resp && s->chunk < s->resp->n_chunks) {
-			const Google__Bigtable__V2__ReadRowsResponse__CellChunk *c = s->resp->chunks[s->chunk++];
+		if (s->have_msg) {
 			btm_chunk ch;
-			bt_chunk(c, &ch);
-			rc = btm_feed(s->m, &ch, row);
-			if (rc == 1)
-				s->breaks = 0, s->stream_rows++;
-			if (rc)
-				return rc < 0 ? bt_fail(rc, NULL, btm_error(s->m)) : 1;
-			continue;
+			rc = btw_rr_next(&s->rr, &ch);
+			if (rc == 1) {
+				rc = btm_feed(s->m, &ch, row);
+				if (rc == 1)
+					s->breaks = 0, s->stream_rows++;
+				if (rc)
+					return rc < 0 ? bt_fail(rc, NULL, btm_error(s->m)) : 1;
+				continue;
+			}
+			if (rc == 0 && s->rr.scanned)
+				btm_scanned(s->m, s->rr.scanned, s->rr.scanned_len);
+			s->have_msg = false;
+			if (rc == -EIO)
+				rc = btr_stream_bad_message(s->s);
+			if (rc < 0)
+				return bt_fail(rc, btr_stream_status(s->s), NULL);
 		}
-		if (s->resp) {
-			if (s->resp->last_scanned_row_key.len)
-				btm_scanned(s->m, s->resp->last_scanned_row_key.data, s->resp->last_scanned_row_key.len);
-			s->resp = NULL;
-			arena_reset(&s->arena);
+		{
+			const uint8_t *msg;
+			size_t len;
+			rc = btr_stream_next_bytes(s->s, &msg, &len);
+			if (rc == 1) {
+				btw_rr_start(&s->rr, msg, len);
+				s->have_msg = true;
+			}
 		}
-		rc = btr_stream_next(s->s, &google__bigtable__v2__read_rows_response__descriptor,
-				     (ProtobufCMessage **)&s->resp);
-		s->chunk = 0;
 		if (rc == 1)
 			continue;
 		if (rc == 0) {
@@ -630,7 +567,11 @@ static int take_row(struct bt_scan *s, const btm_row *r)
 	for (size_t i = 0; i < n; i++)
 		s->order[i] = i;
 	cmp_row = r;
-	qsort(s->order, n, sizeof(*s->order), cmp_cells);
+	for (size_t i = 1; i < n; i++)
+		if (cmp_cells(&s->order[i - 1], &s->order[i]) > 0) { /* (most rows come in order) */
+			qsort(s->order, n, sizeof(*s->order), cmp_cells);
+			break;
+		}
 	{
 		const btm_cell *prev = NULL;
 		uint32_t version = 0, kept = 0;
@@ -847,7 +788,7 @@ void bt_scan_close(void *p)
 	if (!s)
 		return;
 	stream_drop(s);
-	arena_fini(&s->arena);
+	btw_rr_free(&s->rr);
 	btm_free(s->m);
 	filter_free(s->filter);
 	bt_rows_release(s->held);
@@ -884,7 +825,6 @@ int bt_scan_open(void *txn, const char *table, const cs_read_opts *opts, void **
 		return -ENOMEM;
 	s->txn = t;
 	s->st = t->st;
-	s->arena.a = (ProtobufCAllocator){ .alloc = arena_alloc, .free = arena_free, .allocator_data = &s->arena };
 	if ((rc = bt_schema_get(t->st, table, &s->sch)))
 		goto fail;
 	if (!(s->table = strdup(table)) || (rc = bt_target(t->st, table, &s->to)) ||

@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "bigtable.pb-c.h"
 #include "bt.h"
+#include "btw.h"
 
 #define DATA "/google.bigtable.v2.Bigtable/"
 #define MAX_MUTATIONS 100000 /* per request, Bigtable's limit */
@@ -481,6 +483,7 @@ struct bt_bulk {
 	struct batch cur, out; /* filling; being sent (while busy) */
 	pthread_t th;
 	bool busy;
+	btw_buf req;           /* the sent batch's request, encoded (by the sender) */
 	int out_rc;            /* the sent batch's outcome, and the service's words for it */
 	btr_status out_last;
 	cs_bulk_stats stats;
@@ -501,103 +504,72 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
+/* Cell C of BQ as the encoder takes it. */
+static btw_cell wire_cell(const struct bt_bulk *b, const struct batch *bq, const struct bcell *c)
+{
+	const char *fam = b->s->info->families[c->fam].name;
+	btw_cell w = {
+		.family = fam, .family_len = strlen(fam),
+		.qualifier = bq->buf + c->qoff, .qualifier_len = c->qlen,
+		.ts = c->ts, .agg = c->agg,
+		.value = bq->buf + c->voff, .value_len = c->vlen,
+	};
+	if (c->agg) /* the 8-byte big-endian value, as AddToCell's int64 input */
+		for (size_t k = 0; k < c->vlen; k++)
+			w.input = (int64_t)((uint64_t)w.input << 8 | bq->buf[c->voff + k]);
+	return w;
+}
+
+/* The MutateRowsRequest of BQ's entries not yet acknowledged into O (reset first); IDX[k] gets the batch
+ * index of the request's entry k. Returns how many entries, or -ENOMEM. */
+static ssize_t encode_batch(const struct bt_bulk *b, const struct batch *bq, btw_buf *o, size_t *idx)
+{
+	const char *profile = btr_app_profile(b->txn->st->c);
+	size_t ne = 0;
+
+	btw_buf_reset(o);
+	btw_put_mutate_rows_head(o, b->to.name, profile);
+	for (size_t i = 0; i < bq->nents; i++) {
+		const struct bentry *x = &bq->ents[i];
+		size_t size = 0;
+		if (x->ok)
+			continue;
+		idx[ne++] = i;
+		for (size_t j = x->first; j < x->first + x->n; j++) {
+			btw_cell w = wire_cell(b, bq, &bq->cells[j]);
+			size += btw_cell_size(&w);
+		}
+		btw_put_entry_head(o, bq->buf + x->koff, x->klen, size);
+		for (size_t j = x->first; j < x->first + x->n; j++) {
+			btw_cell w = wire_cell(b, bq, &bq->cells[j]);
+			btw_put_cell(o, &w);
+		}
+	}
+	return o->failed ? -ENOMEM : (ssize_t)ne;
+}
+
 /* Send the entries not yet acknowledged, once; *LEFT gets how many failed with a retryable status.
  * Returns 0, or the first non-retryable error. */
 static int send_once(struct bt_bulk *b, struct batch *bq, size_t *left, btr_status *last)
 {
-	Google__Bigtable__V2__MutateRowsRequest req = GOOGLE__BIGTABLE__V2__MUTATE_ROWS_REQUEST__INIT;
-	Google__Bigtable__V2__MutateRowsRequest__Entry *e = NULL, **ep = NULL;
-	Google__Bigtable__V2__Mutation *m = NULL, **mp = NULL;
-	Google__Bigtable__V2__Mutation__SetCell *set = NULL;
-	Google__Bigtable__V2__Mutation__DeleteFromColumn *dc = NULL;
-	Google__Bigtable__V2__TimestampRange *tr = NULL;
-	Google__Bigtable__V2__Mutation__AddToCell *add = NULL;
-	Google__Bigtable__V2__Value *val = NULL;
-	size_t *idx = NULL, ne = 0, nm = 0, nc = 0;
+	size_t *idx = NULL, ne = 0;
+	ssize_t n;
 	btr_stream *s = NULL;
 	int rc = -ENOMEM;
 
 	for (size_t i = 0; i < bq->nents; i++)
-		if (!bq->ents[i].ok)
-			ne++, nc += bq->ents[i].n;
+		ne += !bq->ents[i].ok;
 	*left = 0;
 	if (!ne)
 		return 0;
-	/* an aggregate cell is two mutations: delete what is at its timestamp, then add (an exact copy) */
-	if (!(e = calloc(ne, sizeof(*e))) || !(ep = calloc(ne, sizeof(*ep))) || !(idx = calloc(ne, sizeof(*idx))) ||
-	    !(m = calloc(2 * nc, sizeof(*m))) || !(mp = calloc(2 * nc, sizeof(*mp))) ||
-	    !(set = calloc(nc, sizeof(*set))) || !(dc = calloc(nc, sizeof(*dc))) || !(tr = calloc(nc, sizeof(*tr))) ||
-	    !(add = calloc(nc, sizeof(*add))) || !(val = calloc(3 * nc, sizeof(*val))))
+	if (!(idx = calloc(ne, sizeof(*idx))))
 		goto out;
-	ne = 0;
-	for (size_t i = 0; i < bq->nents; i++) {
-		struct bentry *x = &bq->ents[i];
-		Google__Bigtable__V2__MutateRowsRequest__Entry *y;
-		if (x->ok)
-			continue;
-		idx[ne] = i;
-		y = &e[ne];
-		ep[ne++] = y;
-		google__bigtable__v2__mutate_rows_request__entry__init(y);
-		y->row_key = (ProtobufCBinaryData){ x->klen, bq->buf + x->koff };
-		y->mutations = &mp[nm];
-		for (size_t j = x->first; j < x->first + x->n; j++) {
-			const struct bcell *c = &bq->cells[j];
-			const char *fam = b->s->info->families[c->fam].name;
-			ProtobufCBinaryData q = { c->qlen, bq->buf + c->qoff };
-			if (c->agg) {
-				Google__Bigtable__V2__Value *v = &val[3 * j];
-				int64_t in = 0;
-				for (size_t k = 0; k < c->vlen; k++)
-					in = (int64_t)((uint64_t)in << 8 | bq->buf[c->voff + k]);
-				google__bigtable__v2__mutation__delete_from_column__init(&dc[j]);
-				google__bigtable__v2__timestamp_range__init(&tr[j]);
-				dc[j].family_name = (char *)fam;
-				dc[j].column_qualifier = q;
-				tr[j].start_timestamp_micros = c->ts;
-				tr[j].end_timestamp_micros = c->ts + 1000;
-				dc[j].time_range = &tr[j];
-				google__bigtable__v2__mutation__init(&m[nm]);
-				m[nm].mutation_case = GOOGLE__BIGTABLE__V2__MUTATION__MUTATION_DELETE_FROM_COLUMN;
-				m[nm].delete_from_column = &dc[j];
-				mp[nm] = &m[nm];
-				nm++;
-				google__bigtable__v2__mutation__add_to_cell__init(&add[j]);
-				for (int k = 0; k < 3; k++)
-					google__bigtable__v2__value__init(&v[k]);
-				v[0].kind_case = GOOGLE__BIGTABLE__V2__VALUE__KIND_RAW_VALUE;
-				v[0].raw_value = q;
-				v[1].kind_case = GOOGLE__BIGTABLE__V2__VALUE__KIND_RAW_TIMESTAMP_MICROS;
-				v[1].raw_timestamp_micros = c->ts;
-				v[2].kind_case = GOOGLE__BIGTABLE__V2__VALUE__KIND_INT_VALUE;
-				v[2].int_value = in;
-				add[j].family_name = (char *)fam;
-				add[j].column_qualifier = &v[0];
-				add[j].timestamp = &v[1];
-				add[j].input = &v[2];
-				google__bigtable__v2__mutation__init(&m[nm]);
-				m[nm].mutation_case = GOOGLE__BIGTABLE__V2__MUTATION__MUTATION_ADD_TO_CELL;
-				m[nm].add_to_cell = &add[j];
-			} else {
-				google__bigtable__v2__mutation__set_cell__init(&set[j]);
-				set[j].family_name = (char *)fam;
-				set[j].column_qualifier = q;
-				set[j].timestamp_micros = c->ts;
-				set[j].value = (ProtobufCBinaryData){ c->vlen, bq->buf + c->voff };
-				google__bigtable__v2__mutation__init(&m[nm]);
-				m[nm].mutation_case = GOOGLE__BIGTABLE__V2__MUTATION__MUTATION_SET_CELL;
-				m[nm].set_cell = &set[j];
-			}
-			mp[nm] = &m[nm];
-			nm++;
-			y->n_mutations += c->agg ? 2 : 1;
-		}
+	if ((n = encode_batch(b, bq, &b->req, idx)) < 0) {
+		rc = (int)n;
+		goto out;
 	}
-	req.table_name = b->to.name;
-	req.app_profile_id = (char *)btr_app_profile(b->txn->st->c);
-	req.n_entries = ne;
-	req.entries = ep;
-	if ((rc = btr_stream_open(b->txn->st->c, BTR_DATA, DATA "MutateRows", &req.base, b->to.routing, &s)))
+	if ((rc = btr_stream_open_bytes(b->txn->st->c, BTR_DATA, DATA "MutateRows", b->req.p, b->req.n,
+					b->to.routing, &s)))
 		goto out;
 	for (;;) {
 		Google__Bigtable__V2__MutateRowsResponse *r;
@@ -631,16 +603,7 @@ static int send_once(struct bt_bulk *b, struct batch *bq, size_t *left, btr_stat
 			*left += !bq->ents[i].ok;
 out:
 	btr_stream_close(s);
-	free(e);
-	free(ep);
 	free(idx);
-	free(m);
-	free(mp);
-	free(set);
-	free(dc);
-	free(tr);
-	free(add);
-	free(val);
 	return rc;
 }
 
@@ -813,5 +776,6 @@ void bt_bulk_close(void *p)
 	free(b->out.buf);
 	free(b->out.cells);
 	free(b->out.ents);
+	btw_buf_free(&b->req);
 	free(b);
 }

@@ -1,7 +1,8 @@
 /* btr.c — the gRPC transport (btr.h): channels, unary calls with deadline and retries, server streams.
  * Every call owns a completion queue of its own (pluck), so threads share the channel and nothing else.
  * Messages are packed once into one gRPC slice; replies are unpacked by protobuf-c, which copies what it
- * keeps, so gRPC's buffers are released as soon as a message is decoded.
+ * keeps, so gRPC's buffers are released as soon as a message is decoded; or, for a caller that decodes
+ * them itself (btr_stream_next_bytes), held as one slice until the next message.
  */
 #include "btr.h"
 
@@ -590,6 +591,8 @@ struct btr_stream {
 	btr_status st;
 	char tag_send, tag_recv, tag_status; /* their addresses are the batches' tags */
 	ProtobufCAllocator *alloc; /* for the messages (btr_stream_set_allocator), or NULL: libc's */
+	grpc_slice flat;           /* the message btr_stream_next_bytes gave, while FLAT_HELD */
+	bool flat_held;
 };
 
 void btr_stream_set_allocator(btr_stream *s, ProtobufCAllocator *alloc)
@@ -597,21 +600,19 @@ void btr_stream_set_allocator(btr_stream *s, ProtobufCAllocator *alloc)
 	s->alloc = alloc;
 }
 
-int btr_stream_open(btr_conn *c, int api, const char *method, const ProtobufCMessage *req,
-		    const char *routing, btr_stream **out)
+/* Start a stream sending REQ (taken over, freed with the stream; NULL: ERR, from pack). */
+static int stream_open(btr_conn *c, int api, const char *method, grpc_byte_buffer *req, int err,
+		       const char *routing, btr_stream **out)
 {
 	*out = NULL;
-	if (api != BTR_DATA && api != BTR_ADMIN)
-		return -EINVAL;
-	btr_stream *s = calloc(1, sizeof *s);
-	if (!s)
-		return -ENOMEM;
-	int err = 0;
-	s->req = pack(req, &err);
-	if (!s->req) {
-		free(s);
+	if (!req)
 		return err;
+	btr_stream *s = calloc(1, sizeof *s);
+	if (!s) {
+		grpc_byte_buffer_destroy(req);
+		return -ENOMEM;
 	}
+	s->req = req;
 	s->conn = c;
 	s->ch = c->ch[api];
 	s->end = 1;
@@ -655,6 +656,32 @@ int btr_stream_open(btr_conn *c, int api, const char *method, const ProtobufCMes
 	return 0;
 }
 
+int btr_stream_open(btr_conn *c, int api, const char *method, const ProtobufCMessage *req,
+		    const char *routing, btr_stream **out)
+{
+	int err = 0;
+	*out = NULL;
+	if (api != BTR_DATA && api != BTR_ADMIN)
+		return -EINVAL;
+	grpc_byte_buffer *bb = pack(req, &err);
+	return stream_open(c, api, method, bb, err, routing, out);
+}
+
+int btr_stream_open_bytes(btr_conn *c, int api, const char *method, const void *req, size_t len,
+			  const char *routing, btr_stream **out)
+{
+	int err = -ENOMEM;
+	*out = NULL;
+	if (api != BTR_DATA && api != BTR_ADMIN)
+		return -EINVAL;
+	if (len > BTR_MAX_MESSAGE)
+		return -EMSGSIZE;
+	grpc_slice sl = grpc_slice_from_copied_buffer(req, len);
+	grpc_byte_buffer *bb = grpc_raw_byte_buffer_create(&sl, 1);
+	grpc_slice_unref(sl);
+	return stream_open(c, api, method, bb, err, routing, out);
+}
+
 /* The stream has ended (no more messages, or given up on): waits for its status and records it. */
 static int stream_finish(btr_stream *s, gpr_timespec deadline)
 {
@@ -670,9 +697,9 @@ static int stream_finish(btr_stream *s, gpr_timespec deadline)
 	return s->end;
 }
 
-int btr_stream_next(btr_stream *s, const ProtobufCMessageDescriptor *desc, ProtobufCMessage **msg)
+/* Receive the stream's next message into s->reply: 1, or what the stream ended with. */
+static int recv_next(btr_stream *s)
 {
-	*msg = NULL;
 	if (s->end != 1)
 		return s->end;
 	gpr_timespec deadline = after_ms(s->conn->idle_ms);
@@ -704,18 +731,67 @@ int btr_stream_next(btr_stream *s, const ProtobufCMessageDescriptor *desc, Proto
 	s->recv_pending = false;
 	if (!s->reply)
 		return stream_finish(s, after_ms(s->conn->idle_ms));
+	return 1;
+}
 
-	*msg = unpack(s->reply, desc, s->alloc);
-	grpc_byte_buffer_destroy(s->reply);
-	s->reply = NULL;
-	if (*msg)
-		return 1;
+/* A message that does not decode: the call is cancelled, and the error is ours. */
+static int undecodable(btr_stream *s)
+{
 	grpc_call_cancel_with_status(s->call, GRPC_STATUS_INTERNAL, "a message does not decode", NULL);
 	stream_finish(s, gpr_inf_future(GPR_CLOCK_MONOTONIC));
 	/* the server may have ended the call first with its own status; this error is ours */
 	status_set(&s->st, GRPC_STATUS_INTERNAL, "a message does not decode");
 	s->end = -EIO;
 	return -EIO;
+}
+
+int btr_stream_next(btr_stream *s, const ProtobufCMessageDescriptor *desc, ProtobufCMessage **msg)
+{
+	int rc;
+	*msg = NULL;
+	if ((rc = recv_next(s)) != 1)
+		return rc;
+	*msg = unpack(s->reply, desc, s->alloc);
+	grpc_byte_buffer_destroy(s->reply);
+	s->reply = NULL;
+	return *msg ? 1 : undecodable(s);
+}
+
+int btr_stream_next_bytes(btr_stream *s, const uint8_t **data, size_t *len)
+{
+	int rc;
+	*data = NULL;
+	*len = 0;
+	if (s->flat_held) {
+		grpc_slice_unref(s->flat);
+		s->flat_held = false;
+	}
+	if ((rc = recv_next(s)) != 1)
+		return rc;
+	grpc_byte_buffer *bb = s->reply;
+	s->reply = NULL;
+	if (bb->type == GRPC_BB_RAW && bb->data.raw.compression == GRPC_COMPRESS_NONE &&
+	    bb->data.raw.slice_buffer.count == 1) {
+		s->flat = grpc_slice_ref(bb->data.raw.slice_buffer.slices[0]);
+	} else {
+		grpc_byte_buffer_reader r;
+		if (!grpc_byte_buffer_reader_init(&r, bb)) {
+			grpc_byte_buffer_destroy(bb);
+			return undecodable(s);
+		}
+		s->flat = grpc_byte_buffer_reader_readall(&r);
+		grpc_byte_buffer_reader_destroy(&r);
+	}
+	grpc_byte_buffer_destroy(bb);
+	s->flat_held = true;
+	*data = GRPC_SLICE_START_PTR(s->flat);
+	*len = GRPC_SLICE_LENGTH(s->flat);
+	return 1;
+}
+
+int btr_stream_bad_message(btr_stream *s)
+{
+	return undecodable(s);
 }
 
 const btr_status *btr_stream_status(const btr_stream *s)
@@ -743,6 +819,8 @@ void btr_stream_close(btr_stream *s)
 		cq_destroy(s->cq);
 	if (s->reply)
 		grpc_byte_buffer_destroy(s->reply);
+	if (s->flat_held)
+		grpc_slice_unref(s->flat);
 	if (s->req)
 		grpc_byte_buffer_destroy(s->req);
 	md_release(s->md, s->nmd);

@@ -16,6 +16,7 @@
 #define CELLFS_BTR_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <grpc/status.h>
 #include <protobuf-c/protobuf-c.h>
 
@@ -117,6 +118,11 @@ int btr_unary(btr_conn *c, int api, const char *method, const ProtobufCMessage *
 int btr_stream_open(btr_conn *c, int api, const char *method, const ProtobufCMessage *req,
 		    const char *routing, btr_stream **out);
 
+/* btr_stream_open_bytes — the same, sending the LEN bytes at REQ (copied), a message encoded by the
+ * caller (btw.h). Errors as btr_stream_open's. */
+int btr_stream_open_bytes(btr_conn *c, int api, const char *method, const void *req, size_t len,
+			  const char *routing, btr_stream **out);
+
 /* btr_stream_next — the stream's next message, decoded as DESC.
  * Returns 1 and *MSG (caller frees with protobuf_c_message_free_unpacked(*MSG, NULL)); 0 at the end of a
  * stream that ended with status OK; or a negative errno as btr_errno maps its error status, -EIO for a
@@ -124,6 +130,16 @@ int btr_stream_open(btr_conn *c, int api, const char *method, const ProtobufCMes
  * limit, the call is cancelled and ends with DEADLINE_EXCEEDED (-EIO). *MSG is NULL unless 1 is returned.
  * After an end (0 or an error), every further call returns the same. */
 int btr_stream_next(btr_stream *s, const ProtobufCMessageDescriptor *desc, ProtobufCMessage **msg);
+
+/* btr_stream_next_bytes — the stream's next message undecoded, for a caller that decodes it itself: 1 and
+ * its LEN bytes at *DATA, held by S until the next btr_stream_next_bytes or btr_stream_close; the other
+ * returns as btr_stream_next's (*DATA NULL, *LEN 0). */
+int btr_stream_next_bytes(btr_stream *s, const uint8_t **data, size_t *len);
+
+/* btr_stream_bad_message — the caller found a message it was given undecodable: cancels the call and
+ * ends the stream with INTERNAL "a message does not decode". Returns -EIO, as every later
+ * btr_stream_next does. */
+int btr_stream_bad_message(btr_stream *s);
 
 /* btr_stream_set_allocator — decode the stream's messages with ALLOC (protobuf-c's allocator interface;
  * NULL: libc's), which must outlive the stream. The caller then frees each message with
