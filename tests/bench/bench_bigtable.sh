@@ -1,19 +1,23 @@
 #!/bin/bash
-# bench_bigtable.sh CELLCTL CELLFS [-n ROWS] [-r REPEATS] — cellctl and the mount on Bigtable (a private
+# bench_bigtable.sh CELLCTL CELLFS [-n ROWS] [-r REPEATS] [-f BT_FLOOR] [-s] — cellctl and the mount on Bigtable (a private
 # emulator) against cbt on the same emulator and the same data: import (cells/s), a full read, and ls -lR
 # and cat of the table through the mount against cbt read of the same rows; the client's CPU per cell and
 # the emulator's CPU over the same run (the client is the bottleneck when its CPU nears the emulator's).
+# BT_FLOOR (tests/bench/bt_floor.c) reads the table with ReadRows and decodes nothing: the transport's
+# own cost, the floor under cellctl read. -s skips the mount's figures (minutes at 100,000 rows).
 # Figures only (tests/bench/README.md "bigtable"); never a pass or fail on speed. Skips (77) without
 # cbt or the emulator.
 set -u
-cellctl=${1:?usage: bench_bigtable.sh CELLCTL CELLFS [-n ROWS] [-r REPEATS]}
+cellctl=${1:?usage: bench_bigtable.sh CELLCTL CELLFS [-n ROWS] [-r REPEATS] [-f BT_FLOOR] [-s]}
 cellfs=${2:?usage}
 shift 2
-rows=20000 repeats=3
-while getopts n:r: o; do
+rows=20000 repeats=3 bt_floor= mount=1
+while getopts n:r:f:s o; do
 	case $o in
 	n) rows=$OPTARG ;;
 	r) repeats=$OPTARG ;;
+	f) bt_floor=$OPTARG ;;
+	s) mount= ;;
 	*) exit 2 ;;
 	esac
 done
@@ -61,9 +65,10 @@ run() {
 			best=$wall bcpu=$ucpu bemu=$(awk -v a="$e0" -v b="$e1" 'BEGIN { print b - a }')
 		fi
 	done
-	printf '%-28s %8.2f s %10.0f cells/s  client CPU %6.2f s (%5.2f µs/cell)  emulator CPU %6.2f s\n' \
+	printf '%-28s %8.2f s %10.0f cells/s  client CPU %6.2f s (%5.2f µs/cell)  emulator CPU %6.2f s (client %3.0f%%)\n' \
 		"$name" "$best" "$(awk -v c=$cells -v w="$best" 'BEGIN { print c / w }')" "$bcpu" \
-		"$(awk -v c=$cells -v u="$bcpu" 'BEGIN { print u * 1e6 / c }')" "$bemu"
+		"$(awk -v c=$cells -v u="$bcpu" 'BEGIN { print u * 1e6 / c }')" "$bemu" \
+		"$(awk -v u="$bcpu" -v e="$bemu" 'BEGIN { print (e > 0 ? 100 * u / e : 0) }')"
 	eval "res_${name//[^a-zA-Z0-9]/_}=$best"
 }
 
@@ -76,18 +81,26 @@ setup=
 [ "$(cbt count q)" = "$rows" ] && [ "$(cc count q)" = "$rows" ] || { echo "the imports did not load $rows rows"; exit 1; }
 run cbt-read cbt read q
 run cellctl-read "$cellctl" --db bigtable://bench/cc read q
-"$cellfs" bigtable://bench/cc "$mnt" -o cache_ttl=600 || exit 1
-setup='fusermount3 -u "$mnt" && "$cellfs" bigtable://bench/cc "$mnt" -o cache_ttl=600'
-run mount-ls-lR ls -lR "$mnt/q"
-run mount-cat bash -c 'find "$0" -type f -exec cat {} +' "$mnt/q"
-fusermount3 -u "$mnt"
-# The floor of the mount's figures: the same table on a local store, mounted the same way.
+[ -n "$bt_floor" ] && run floor-read "$bt_floor" bench cc q
+if [ -n "$mount" ]; then
+	"$cellfs" bigtable://bench/cc "$mnt" -o cache_ttl=600 || exit 1
+	setup='fusermount3 -u "$mnt" && "$cellfs" bigtable://bench/cc "$mnt" -o cache_ttl=600'
+	run mount-ls-lR ls -lR "$mnt/q"
+	run mount-cat bash -c 'find "$0" -type f -exec cat {} +' "$mnt/q"
+	fusermount3 -u "$mnt"
+	setup=
+fi
 "$cellctl" copy bigtable://bench/cc "$tmp/local" q || exit 1
-"$cellfs" "$tmp/local" "$mnt" || exit 1
-setup='fusermount3 -u "$mnt" && "$cellfs" "$tmp/local" "$mnt"'
-run local-mount-ls-lR ls -lR "$mnt/q"
-run local-mount-cat bash -c 'find "$0" -type f -exec cat {} +' "$mnt/q"
-fusermount3 -u "$mnt"
+# The other floor under cellctl read: the same text printed from a local store (no gRPC, no emulator).
+run local-read "$cellctl" --db "$tmp/local" read q
+if [ -n "$mount" ]; then
+	# The floor of the mount's figures: the same table on a local store, mounted the same way.
+	"$cellfs" "$tmp/local" "$mnt" || exit 1
+	setup='fusermount3 -u "$mnt" && "$cellfs" "$tmp/local" "$mnt"'
+	run local-mount-ls-lR ls -lR "$mnt/q"
+	run local-mount-cat bash -c 'find "$0" -type f -exec cat {} +' "$mnt/q"
+	fusermount3 -u "$mnt"
+fi
 setup='"$cellctl" --db bigtable://bench/up deletetable q >/dev/null 2>&1'
 run cellctl-copy-up "$cellctl" copy "$tmp/local" bigtable://bench/up q
 setup=
@@ -95,6 +108,7 @@ echo "ratios (cbt time / cellctl time):"
 awk -v a="$res_cbt_import" -v b="$res_cellctl_import" 'BEGIN { printf "  import %.2fx\n", a / b }'
 awk -v a="$res_cbt_import" -v b="$res_cellctl_copy_up" 'BEGIN { printf "  copy from a local store vs cbt import %.2fx\n", a / b }'
 awk -v a="$res_cbt_read" -v b="$res_cellctl_read" 'BEGIN { printf "  read   %.2fx\n", a / b }'
+[ -n "$mount" ] || exit 0
 awk -v a="$res_cbt_read" -v b="$res_mount_ls_lR" 'BEGIN { printf "  ls -lR through the mount vs cbt read %.2fx\n", a / b }'
 awk -v a="$res_cbt_read" -v b="$res_mount_cat" 'BEGIN { printf "  cat of every file through the mount vs cbt read %.2fx\n", a / b }'
 awk -v a="$res_local_mount_ls_lR" -v b="$res_mount_ls_lR" 'BEGIN { printf "  ls -lR: the mount on a local store vs on Bigtable %.2fx\n", a / b }'
