@@ -83,6 +83,30 @@ static int row_newest(cs_txn *txn, const char *table, const uint8_t *key, size_t
 	return rc;
 }
 
+/* Whether row KEY has a cell (in FAMILY, or any): 1, 0, or an error. One cell is read, however wide the
+ * row (cells_per_row), where row_newest reads every column. */
+static int row_has_cells(cs_txn *txn, const char *table, const uint8_t *key, size_t keyn, const char *family)
+{
+	cs_bytes row = { key, keyn };
+	cs_column_sel sel = { .family = family };
+	cs_read_opts o = { .row = &row, .keys_only = true, .cells_per_row = 1 };
+	const cs_row *r;
+	cs_scan *s;
+	int rc;
+
+	if (!keyn)
+		return 0; /* the empty first segment: row keys are never empty */
+	if (family) {
+		o.ncolumns = 1;
+		o.columns = &sel;
+	}
+	if ((rc = cs_scan_open(txn, table, &o, &s)))
+		return rc;
+	rc = cs_scan_next(s, &r);
+	cs_scan_close(s);
+	return rc;
+}
+
 /* Whether some row starts with PREFIX (PREFIXN > 0). */
 static int prefix_exists(cs_txn *txn, const char *table, const uint8_t *prefix, size_t prefixn)
 {
@@ -124,13 +148,11 @@ int view_child_key(const struct view_table *t, const struct node_id *dir, const 
 /* Whether key directory K (below its table) exists: row K, or rows under K#. */
 static int keydir_exists(cs_txn *txn, const struct view_table *t, const uint8_t *key, size_t keyn)
 {
-	int64_t ts;
 	uint8_t *p;
 	int rc;
 
-	rc = row_newest(txn, t->info->name, key, keyn, NULL, &ts);
-	if (rc != -ENOENT)
-		return rc ? rc : 1;
+	if ((rc = row_has_cells(txn, t->info->name, key, keyn, NULL)))
+		return rc;
 	if (!(p = malloc(keyn + 1)))
 		return -ENOMEM;
 	memcpy(p, key, keyn);
@@ -232,6 +254,17 @@ int view_getattr(cs_txn *txn, const struct node_id *id, struct view_attr *a)
 		return cell_get(txn, id, id->ts, a, NULL, NULL);
 	}
 	return -EINVAL;
+}
+
+int view_exists(cs_txn *txn, const struct node_id *id)
+{
+	struct view_attr a;
+	int rc;
+
+	if (id->kind == NODE_FAMILY)
+		return row_has_cells(txn, id->table, id->key, id->keyn, id->family);
+	rc = view_getattr(txn, id, &a);
+	return rc == -ENOENT ? 0 : rc ? rc : 1;
 }
 
 int view_read(cs_txn *txn, const struct node_id *id, void **buf, size_t *len)

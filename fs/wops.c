@@ -81,11 +81,10 @@ static void reply_new_entry(fuse_req_t req, struct fs *fs, fuse_ino_t parent, co
  * held by the daemon, until rmdir removes them, as directories do. */
 static void keep_emptied(struct fs *fs, struct node *n)
 {
-	struct view_attr a;
 	cs_txn *txn;
 
 	while (n && n->id.kind != NODE_ROOT && !is_table_dir(&n->id)) {
-		if (req_txn(fs, &txn) || view_getattr(txn, &n->id, &a) != -ENOENT)
+		if (req_txn(fs, &txn) || view_exists(txn, &n->id) != 0)
 			break;
 		if (pending_add(&fs->pending, &n->id, n->parent, n->name, cs_now_us()))
 			break;

@@ -29,7 +29,8 @@ struct cs_scan {
 	int64_t now;
 	bool reversed, keys_only;
 	uint64_t limit, rows_out;
-	uint32_t per_column;
+	uint32_t per_column, per_row;
+	bool one_row;     /* opts->row: the scan's one row */
 	int64_t ts_start, ts_end;
 	uint8_t *lo, *hi; /* row bounds [lo, hi); hi NULL = unbounded */
 	uint8_t *at;      /* where a forward scan resumes after cs_scan_seek(), or NULL */
@@ -175,6 +176,8 @@ static int scan_open_table(cs_txn *txn, struct sch_table *t, const cs_read_opts 
 	s->keys_only = o->keys_only;
 	s->limit = o->limit;
 	s->per_column = o->cells_per_column;
+	s->per_row = o->cells_per_row;
+	s->one_row = o->row != NULL;
 	s->ts_start = o->ts_start;
 	s->ts_end = (o->ts_start == 0 && o->ts_end == 0) ? CS_TS_MAX : o->ts_end;
 	if ((rc = set_bounds(s, o)))
@@ -402,6 +405,7 @@ static int load_row(cs_scan *s)
 	bool never = false; /* f's policy collects nothing */
 	char fam[CS_MAX_FAMILY + 1];
 	size_t famn = SIZE_MAX; /* the length of the name in fam (whose family is f); none yet */
+	bool full = false; /* the row has per_row cells: the rest of it is passed over */
 	int rc;
 
 	row_reset(s);
@@ -420,6 +424,8 @@ static int load_row(cs_scan *s)
 			s->state = 2; /* past the one column: the rest of the row is not wanted */
 			return 0;
 		}
+		if (full)
+			goto next;
 		/* A row's keys come in order. One that does not is damaged, and a seek may not find it
 		 * (column_seek() relies on this): the row is EIO, not a name no lookup finds. */
 		if (prevn != SIZE_MAX && kv_key_cmp(k + row_end, kn - row_end, prev, prevn) <= 0)
@@ -489,6 +495,13 @@ static int load_row(cs_scan *s)
 				return rc;
 			if (owned)
 				s->owned[s->nowned++] = owned;
+		}
+		if (s->per_row && s->ncells >= s->per_row) {
+			if (s->one_row) { /* nothing after this row: stop here */
+				s->state = 2;
+				return 0;
+			}
+			full = true;
 		}
 next:
 		rc = kv_next(s->c);

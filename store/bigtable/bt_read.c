@@ -27,7 +27,7 @@ struct bt_scan {
 	char *row_re;
 	bool reversed, keys_only;
 	uint64_t limit, rows_out;
-	uint32_t per_column;
+	uint32_t per_column, per_row;
 	int64_t ts_start, ts_end, now;
 	Google__Bigtable__V2__RowFilter *filter; /* NULL: every cell */
 	char *table;
@@ -602,6 +602,8 @@ static int take_row(struct bt_scan *s, const btm_row *r)
 				continue;
 			if (s->per_column && kept >= s->per_column)
 				continue;
+			if (s->per_row && out >= s->per_row)
+				break;
 			kept++;
 			s->cells[out++] = (cs_cell){
 				/* one pointer per family name (callers group cells by it): the schema's */
@@ -861,6 +863,7 @@ int bt_scan_open(void *txn, const char *table, const cs_read_opts *opts, void **
 	s->keys_only = opts->keys_only;
 	s->limit = opts->limit;
 	s->per_column = opts->cells_per_column;
+	s->per_row = opts->cells_per_row;
 	s->ts_start = opts->ts_start;
 	s->ts_end = opts->ts_end;
 	s->now = bt_now_ts();

@@ -440,6 +440,9 @@ typedef struct cs_read_opts {
 	size_t ncolumns;            /* the union of these selectors; 0 = every column */
 	const cs_column_sel *columns;
 	uint32_t cells_per_column;  /* at most this many newest cells per column; 0 = all */
+	uint32_t cells_per_row;     /* at most this many cells per row, its first (family, qualifier, newest
+	                             * first) after every other filter; 0 = all. With ROW, reading stops
+	                             * there: "does row R (or its family F) have a cell" costs one cell */
 	int64_t ts_start, ts_end;   /* only cells with ts in [ts_start, ts_end); (0, 0) = all */
 	bool keys_only;             /* cells carry no value (value_len still set) */
 } cs_read_opts;
