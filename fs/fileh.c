@@ -458,7 +458,7 @@ static void collect_new(const struct node *n, void *arg)
 	struct new_list *l = arg;
 	if (n->parent != l->dir || l->oom)
 		return;
-	for (struct fileh *h = n->writers; h; h = h->next_writer) {
+	for (struct fileh *h = node_writers(n); h; h = h->next_writer) {
 		pthread_mutex_lock(&h->lock);
 		bool take = h->created && h->written_ts < 0 && !h->removed;
 		struct view_attr a = handle_attr(h);

@@ -73,6 +73,12 @@ static bool move_node(struct node_id *id, void *arg)
 	return true;
 }
 
+/* The same for the inode table, which keeps its own copy of *OUT. */
+static bool move_node_to(const struct node_id *id, void *arg, struct node_id *out)
+{
+	return moved_id(id, arg, out);
+}
+
 static void move_writer(struct fileh *h, const struct node_id *id, void *arg)
 {
 	const struct move *m = arg;
@@ -91,7 +97,7 @@ static void move_writer(struct fileh *h, const struct node_id *id, void *arg)
  * NEWPARENT. */
 static void moved(struct fs *fs, struct move *m, uint64_t ino, uint64_t newparent, const char *newname)
 {
-	node_rewrite(&fs->nodes, move_node, move_writer, m);
+	node_rewrite(&fs->nodes, move_node_to, move_writer, m);
 	node_moved(&fs->nodes, ino, newparent, newname);
 }
 
@@ -173,7 +179,7 @@ static int rename_file(struct fs *fs, cs_txn *txn, struct target_found *f, const
 	if (to->kind == NODE_COLUMN)
 		pending_col_remove(&fs->pending, node_column_ino(to));
 	if (ndir->kind == NODE_DIR)
-		np->as_family = true;
+		node_set_flag(np, NODE_AS_FAMILY);
 	*m = (struct move){ .kind = MOVE_FILE, .ffrom = &f->id, .fto = to };
 	return 0;
 }
@@ -208,7 +214,7 @@ static int rename_new(struct fs *fs, cs_txn *txn, const struct node_id *from, co
 	if (other_new) /* another new file there: replaced, its handles write nothing back */
 		fileh_mark_removed(fs, node_ino_of(to));
 	if (ndir->kind == NODE_DIR)
-		np->as_family = true;
+		node_set_flag(np, NODE_AS_FAMILY);
 	*m = (struct move){ .kind = MOVE_FILE, .ffrom = from, .fto = to };
 	return 0;
 }
@@ -401,7 +407,7 @@ static int name_dir(struct fs *fs, cs_txn *txn, struct node *n, size_t curn, con
 		name_cols_follow(fs, &from, &to, m.delim);
 	}
 	pending_rewrite(&fs->pending, move_node, &m, n->ino, node_ino_of(&to));
-	node_rewrite_alias(&fs->nodes, move_node, move_writer, &m);
+	node_rewrite_alias(&fs->nodes, move_node_to, move_writer, &m);
 	fuse_lowlevel_notify_inval_inode(fs->se, n->parent, 0, 0);
 out:
 	free(key);
@@ -426,7 +432,7 @@ static int name_file(struct fs *fs, cs_txn *txn, struct node *n, const void *b, 
 	to.qual = b;
 	to.qualn = bn;
 	m = (struct move){ .kind = MOVE_FILE, .ffrom = &from, .fto = &to, .naming = true };
-	node_rewrite_alias(&fs->nodes, move_node, move_writer, &m);
+	node_rewrite_alias(&fs->nodes, move_node_to, move_writer, &m);
 	if (to.kind == NODE_VERSION) { /* the bare name stays absent if only versions are written */
 		pending_col_remove(&fs->pending, node_column_ino(&from));
 		rc = target_versions_only(fs, txn, &to);

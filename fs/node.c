@@ -4,6 +4,7 @@
 #include "node.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,30 +116,312 @@ int node_id_copy(struct node_id *dst, const struct node_id *src)
 	return 0;
 }
 
-static void node_free(struct node *n)
+/* ---- the entries ---------------------------------------------------------------------------------- */
+
+enum { F_LEAD_EMPTY = 1u << 0, F_EXT = 1u << 7 }; /* (NODE_AS_FAMILY, NODE_MADE between) */
+
+/* Where an entry's name is. */
+enum { NAME_OWN, NAME_KEY_TAIL, NAME_QUAL, NAME_FAMILY };
+
+#define NO_NAME 0xFFFFu /* tab/fam of an entry without one */
+
+/* The rarely needed part of an entry, made when first needed. */
+struct node_more {
+	uint64_t cache_ver;       /* the value whose pages the kernel may hold (its hash; 0: unknown) */
+	uint32_t ncached;         /* open handles reading through the page cache (all of value cache_ver) */
+	struct fileh *writers;    /* handles open for writing on it */
+	_Atomic int64_t made_us;  /* made by mknod, not in the store yet: when (else 0) */
+	uint64_t alias;           /* given a new identity by node_rewrite_alias: node_ino_of() of it (else 0) */
+	struct node_rec *anext;   /* chain of the table's aliases */
+	uint8_t *fullname;        /* a tool's temporary file: the whole name (user.cellfs.name) it is to take */
+	size_t fullnamen;
+	uint8_t *data;            /* F_EXT: the entry's data, grown out of the entry by a rename */
+};
+
+/* An entry. DATA holds the key, a NUL, the qualifier, a NUL, the timestamp (versions: 8 bytes), then the
+ * name with its NUL when it is none of: the key's last NAMEN bytes, the qualifier, the family. All but
+ * FLAGS are protected by the table's lock. */
+struct node_rec {
+	uint64_t ino;
+	struct node_rec *next;    /* hash chain */
+	uint64_t parent;
+	struct node_more *more;
+	uint64_t nlookup;
+	uint16_t keyn, qualn, namen;
+	uint16_t tab, fam;        /* indexes into the table's names */
+	uint16_t datacap;         /* the bytes DATA has room for (inline) */
+	uint8_t kind, namewhere;
+	_Atomic uint8_t flags;
+	uint8_t data[];
+};
+
+static uint8_t *data_of(const struct node_rec *r)
 {
-	if (!n)
-		return;
-	node_id_free(&n->id);
-	free(n->name);
-	free(n->fullname);
-	free(n);
+	return (atomic_load_explicit(&r->flags, memory_order_relaxed) & F_EXT) ? r->more->data
+									    : (uint8_t *)r->data;
 }
 
-static struct node *node_new(const struct node_id *id, uint64_t ino, uint64_t parent, const char *name)
+static uint32_t name_hash(const char *s)
 {
-	struct node *n = calloc(1, sizeof(*n));
-	if (!n)
-		return NULL;
-	n->ino = ino;
-	n->parent = parent;
-	if (!(n->name = strdup(name ? name : "")) || node_id_copy(&n->id, id))
-		goto fail;
-	return n;
-fail:
-	node_free(n);
-	return NULL;
+	return (uint32_t)mix(fnv(FNV_OFFSET, s, strlen(s)));
 }
+
+/* The index of table or family name S among T's names, added if new: 0..65534, or -ENOMEM. */
+static int intern(struct node_table *t, const char *s)
+{
+	uint32_t h, mask;
+	if (t->nameidxcap) {
+		mask = t->nameidxcap - 1;
+		for (h = name_hash(s) & mask; t->nameidx[h]; h = (h + 1) & mask)
+			if (!strcmp(t->names[t->nameidx[h] - 1], s))
+				return (int)(t->nameidx[h] - 1);
+	}
+	if (t->nnames >= NO_NAME)
+		return -ENOMEM;
+	if (t->nnames == t->namescap) {
+		uint32_t cap = t->namescap ? 2 * t->namescap : 16;
+		char **v = realloc(t->names, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		t->names = v;
+		t->namescap = cap;
+	}
+	if (2 * (t->nnames + 1) > t->nameidxcap) { /* keep the index at most half full */
+		uint32_t cap = t->nameidxcap ? 2 * t->nameidxcap : 64;
+		uint32_t *idx = calloc(cap, sizeof(*idx));
+		if (!idx)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < t->nnames; i++) {
+			for (h = name_hash(t->names[i]) & (cap - 1); idx[h]; h = (h + 1) & (cap - 1))
+				;
+			idx[h] = i + 1;
+		}
+		free(t->nameidx);
+		t->nameidx = idx;
+		t->nameidxcap = cap;
+	}
+	if (!(t->names[t->nnames] = strdup(s)))
+		return -ENOMEM;
+	mask = t->nameidxcap - 1;
+	for (h = name_hash(s) & mask; t->nameidx[h]; h = (h + 1) & mask)
+		;
+	t->nameidx[h] = t->nnames + 1;
+	return (int)t->nnames++;
+}
+
+/* The view of entry R into *V (under the table's lock). */
+static void view_of(const struct node_table *t, struct node_rec *r, struct node *v)
+{
+	const uint8_t *d = data_of(r);
+	v->ino = r->ino;
+	v->parent = r->parent;
+	v->rec = r;
+	v->id = (struct node_id){ .kind = (enum node_kind)r->kind };
+	if (r->kind != NODE_ROOT) {
+		v->id.table = t->names[r->tab];
+		v->id.key = d;
+		v->id.keyn = r->keyn;
+		v->id.lead_empty = atomic_load_explicit(&r->flags, memory_order_relaxed) & F_LEAD_EMPTY;
+		if (r->kind >= NODE_FAMILY)
+			v->id.family = t->names[r->fam];
+		if (r->kind >= NODE_COLUMN) {
+			v->id.qual = d + r->keyn + 1;
+			v->id.qualn = r->qualn;
+		}
+		if (r->kind == NODE_VERSION)
+			memcpy(&v->id.ts, d + r->keyn + 1 + r->qualn + 1, sizeof(v->id.ts));
+	}
+	switch (r->namewhere) {
+	case NAME_KEY_TAIL:
+		v->name = (const char *)d + r->keyn - r->namen;
+		break;
+	case NAME_QUAL:
+		v->name = (const char *)d + r->keyn + 1;
+		break;
+	case NAME_FAMILY:
+		v->name = v->id.family;
+		break;
+	default:
+		v->name = (const char *)d + r->keyn + 1 + r->qualn + 1 + (r->kind == NODE_VERSION ? 8 : 0);
+	}
+}
+
+/* How the data of ID named NAME is laid out: its size, and where the name is. -ENOMEM when a length does
+ * not fit the entry's fields. */
+static int layout(const struct node_id *id, const char *name, size_t *size, uint8_t *where)
+{
+	size_t namen = strlen(name), keyn = id->kind == NODE_ROOT ? 0 : id->keyn;
+	size_t qualn = id->kind >= NODE_COLUMN ? id->qualn : 0;
+	size_t n = keyn + 1 + qualn + 1 + (id->kind == NODE_VERSION ? 8 : 0);
+
+	if (keyn >= NO_NAME || qualn >= NO_NAME || namen >= NO_NAME)
+		return -ENOMEM;
+	if (namen <= keyn && id->kind == NODE_DIR && !memcmp(id->key + keyn - namen, name, namen))
+		*where = NAME_KEY_TAIL;
+	else if (id->kind >= NODE_COLUMN && namen == qualn && !memcmp(id->qual, name, namen))
+		*where = NAME_QUAL;
+	else if (id->kind == NODE_FAMILY && !strcmp(id->family, name))
+		*where = NAME_FAMILY;
+	else
+		*where = NAME_OWN, n += namen + 1;
+	*size = n;
+	return 0;
+}
+
+static void fill(uint8_t *d, const struct node_id *id, const char *name, uint8_t where)
+{
+	size_t keyn = id->kind == NODE_ROOT ? 0 : id->keyn, qualn = id->kind >= NODE_COLUMN ? id->qualn : 0;
+	if (keyn)
+		memmove(d, id->key, keyn); /* (ID may be these very bytes: a new name for the same identity) */
+	d += keyn;
+	*d++ = 0;
+	if (qualn)
+		memmove(d, id->qual, qualn);
+	d += qualn;
+	*d++ = 0;
+	if (id->kind == NODE_VERSION) {
+		memmove(d, &id->ts, sizeof(id->ts));
+		d += sizeof(id->ts);
+	}
+	if (where == NAME_OWN)
+		memcpy(d, name, strlen(name) + 1);
+}
+
+/* Give entry R identity ID and name NAME (under the table's lock). R's data is rewritten in place when
+ * it fits, else moved to a buffer of its own. Errors: -ENOMEM (R is left as it was). */
+static int set_id(struct node_table *t, struct node_rec *r, const struct node_id *id, const char *name)
+{
+	int tab = NO_NAME, fam = NO_NAME;
+	uint8_t where, *d, *old_ext = NULL;
+	size_t size, namen = strlen(name);
+	char nbuf[256], *nm = nbuf;
+
+	if (layout(id, name, &size, &where))
+		return -ENOMEM;
+	if (id->kind != NODE_ROOT && (tab = intern(t, id->table)) < 0)
+		return -ENOMEM;
+	if (id->kind >= NODE_FAMILY && (fam = intern(t, id->family)) < 0)
+		return -ENOMEM;
+	/* NAME (and ID) may be R's own bytes, which are about to be overwritten */
+	if (namen >= sizeof(nbuf) && !(nm = malloc(namen + 1)))
+		return -ENOMEM;
+	memcpy(nm, name, namen + 1);
+	if (size <= r->datacap) {
+		d = r->data;
+		if (atomic_load_explicit(&r->flags, memory_order_relaxed) & F_EXT)
+			old_ext = r->more->data;
+	} else {
+		if ((!r->more && !(r->more = calloc(1, sizeof(*r->more)))) || !(d = malloc(size))) {
+			if (nm != nbuf)
+				free(nm);
+			return -ENOMEM;
+		}
+		old_ext = r->more->data;
+	}
+	fill(d, id, nm, where);
+	if (d == r->data) {
+		if (r->more)
+			r->more->data = NULL;
+		atomic_fetch_and(&r->flags, (uint8_t)~F_EXT);
+	} else {
+		r->more->data = d;
+		atomic_fetch_or(&r->flags, (uint8_t)F_EXT);
+	}
+	free(old_ext);
+	if (nm != nbuf)
+		free(nm);
+	r->kind = (uint8_t)id->kind;
+	r->keyn = (uint16_t)(id->kind == NODE_ROOT ? 0 : id->keyn);
+	r->qualn = (uint16_t)(id->kind >= NODE_COLUMN ? id->qualn : 0);
+	r->namen = (uint16_t)namen;
+	r->namewhere = where;
+	r->tab = (uint16_t)tab;
+	r->fam = (uint16_t)fam;
+	if (id->kind != NODE_ROOT && id->lead_empty)
+		atomic_fetch_or(&r->flags, (uint8_t)F_LEAD_EMPTY);
+	else
+		atomic_fetch_and(&r->flags, (uint8_t)~F_LEAD_EMPTY);
+	return 0;
+}
+
+static struct node_rec *rec_new(struct node_table *t, const struct node_id *id, uint64_t ino, uint64_t parent,
+				const char *name)
+{
+	struct node_rec *r;
+	uint8_t where;
+	size_t size;
+
+	if (layout(id, name, &size, &where) || !(r = calloc(1, offsetof(struct node_rec, data) + size)))
+		return NULL;
+	r->datacap = (uint16_t)size;
+	r->ino = ino;
+	r->parent = parent;
+	if (set_id(t, r, id, name)) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void rec_free(struct node_rec *r)
+{
+	if (!r)
+		return;
+	if (r->more) {
+		free(r->more->fullname);
+		free(r->more->data);
+		free(r->more);
+	}
+	free(r);
+}
+
+/* R's rare part, made if need be (under the lock); NULL when out of memory. */
+static struct node_more *more_of(struct node_rec *r)
+{
+	if (!r->more)
+		r->more = calloc(1, sizeof(*r->more));
+	return r->more;
+}
+
+bool node_flag(const struct node *n, enum node_flag f)
+{
+	return atomic_load(&n->rec->flags) & (uint8_t)f;
+}
+
+void node_set_flag(const struct node *n, enum node_flag f)
+{
+	atomic_fetch_or(&n->rec->flags, (uint8_t)f);
+}
+
+static void clear_flag(struct node_rec *r, enum node_flag f)
+{
+	atomic_fetch_and(&r->flags, (uint8_t)~f);
+}
+
+int64_t node_made_us(struct node_table *t, const struct node *n)
+{
+	int64_t us = 0;
+	pthread_mutex_lock(&t->lock);
+	if (n->rec->more)
+		us = atomic_load(&n->rec->more->made_us);
+	pthread_mutex_unlock(&t->lock);
+	return us;
+}
+
+int node_set_made_us(struct node_table *t, const struct node *n, int64_t us)
+{
+	struct node_more *m;
+	int rc = 0;
+	pthread_mutex_lock(&t->lock);
+	if ((m = us ? more_of(n->rec) : n->rec->more))
+		atomic_store(&m->made_us, us);
+	else if (us)
+		rc = -ENOMEM;
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+/* ---- the table ------------------------------------------------------------------------------------ */
 
 int node_table_init(struct node_table *t)
 {
@@ -148,8 +431,9 @@ int node_table_init(struct node_table *t)
 	if (!(t->buckets = calloc(t->nbuckets, sizeof(*t->buckets))))
 		return -ENOMEM;
 	pthread_mutex_init(&t->lock, NULL);
-	if (!(t->buckets[1] = node_new(&root, 1, 0, ""))) {
+	if (!(t->buckets[1] = rec_new(t, &root, 1, 0, ""))) {
 		free(t->buckets);
+		pthread_mutex_destroy(&t->lock);
 		return -ENOMEM;
 	}
 	t->buckets[1]->nlookup = 1; /* the root is never forgotten */
@@ -161,96 +445,112 @@ void node_table_release(struct node_table *t)
 {
 	for (size_t i = 0; i < t->nbuckets; i++)
 		while (t->buckets[i]) {
-			struct node *n = t->buckets[i];
-			t->buckets[i] = n->next;
-			node_free(n);
+			struct node_rec *r = t->buckets[i];
+			t->buckets[i] = r->next;
+			rec_free(r);
 		}
 	free(t->buckets);
+	for (uint32_t i = 0; i < t->nnames; i++)
+		free(t->names[i]);
+	free(t->names);
+	free(t->nameidx);
 	pthread_mutex_destroy(&t->lock);
 }
 
-static struct node *find(struct node_table *t, uint64_t ino)
+static struct node_rec *find(struct node_table *t, uint64_t ino)
 {
-	for (struct node *n = t->buckets[ino % t->nbuckets]; n; n = n->next)
-		if (n->ino == ino)
-			return n;
+	for (struct node_rec *r = t->buckets[ino % t->nbuckets]; r; r = r->next)
+		if (r->ino == ino)
+			return r;
 	return NULL;
 }
 
-struct node *node_get(struct node_table *t, uint64_t ino)
+struct node *node_get(struct node_table *t, uint64_t ino, struct node *view)
 {
-	struct node *n;
+	struct node_rec *r;
 	pthread_mutex_lock(&t->lock);
-	n = find(t, ino);
+	if ((r = find(t, ino)))
+		view_of(t, r, view);
 	pthread_mutex_unlock(&t->lock);
-	return n;
+	return r ? view : NULL;
 }
 
 static void grow(struct node_table *t)
 {
 	size_t nb = t->nbuckets * 4;
-	struct node **b = calloc(nb, sizeof(*b));
+	struct node_rec **b = calloc(nb, sizeof(*b));
 	if (!b)
 		return; /* stay at this size: only chains get longer */
 	for (size_t i = 0; i < t->nbuckets; i++)
 		while (t->buckets[i]) {
-			struct node *n = t->buckets[i];
-			t->buckets[i] = n->next;
-			n->next = b[n->ino % nb];
-			b[n->ino % nb] = n;
+			struct node_rec *r = t->buckets[i];
+			t->buckets[i] = r->next;
+			r->next = b[r->ino % nb];
+			b[r->ino % nb] = r;
 		}
 	free(t->buckets);
 	t->buckets = b;
 	t->nbuckets = nb;
 }
 
-static void alias_unlink(struct node_table *t, struct node *n)
+static void alias_unlink(struct node_table *t, struct node_rec *r)
 {
-	struct node **pp = &t->aliases[n->alias % NODE_ALIAS_BUCKETS];
-	while (*pp && *pp != n)
-		pp = &(*pp)->anext;
+	struct node_rec **pp = &t->aliases[r->more->alias % NODE_ALIAS_BUCKETS];
+	while (*pp && *pp != r)
+		pp = &(*pp)->more->anext;
 	if (*pp)
-		*pp = n->anext;
-	n->alias = 0;
-	n->anext = NULL;
+		*pp = r->more->anext;
+	r->more->alias = 0;
+	r->more->anext = NULL;
+}
+
+/* Whether entry R is ID (under the lock). */
+static bool rec_is(const struct node_table *t, struct node_rec *r, const struct node_id *id)
+{
+	struct node v;
+	if (r->kind != (uint8_t)id->kind)
+		return false;
+	view_of(t, r, &v);
+	return node_id_equal(&v.id, id);
 }
 
 int node_ref(struct node_table *t, const struct node_id *id, uint64_t parent, const char *name, uint64_t *ino)
 {
 	uint64_t i = node_ino_of(id);
-	struct node *n;
+	struct node_rec *r;
 	int rc = 0;
 
+	if (!name)
+		name = "";
 	pthread_mutex_lock(&t->lock);
-	for (n = t->aliases[i % NODE_ALIAS_BUCKETS]; n; n = n->anext)
-		if (n->alias == i && node_id_equal(&n->id, id)) {
-			i = n->ino;
+	for (r = t->aliases[i % NODE_ALIAS_BUCKETS]; r; r = r->more->anext)
+		if (r->more->alias == i && rec_is(t, r, id)) {
+			i = r->ino;
 			break;
 		}
-	while ((n = find(t, i)) && !node_id_equal(&n->id, id))
+	while ((r = find(t, i)) && !rec_is(t, r, id))
 		i = i + 1 < 2 ? 2 : i + 1; /* a collision with another live node */
-	if (!n) {
-		if (!(n = node_new(id, i, parent, name))) {
+	if (!r) {
+		if (!(r = rec_new(t, id, i, parent, name))) {
 			rc = -ENOMEM;
 			goto out;
 		}
 		if (t->count + 1 > 2 * t->nbuckets)
 			grow(t);
-		n->next = t->buckets[i % t->nbuckets];
-		t->buckets[i % t->nbuckets] = n;
+		r->next = t->buckets[i % t->nbuckets];
+		t->buckets[i % t->nbuckets] = r;
 		t->count++;
-	} else if (name && strcmp(n->name, name)) {
+	} else {
+		struct node v;
+		view_of(t, r, &v);
 		/* reached under another name: a key directory first made under its plain name, whose name
 		 * turned into a family's, then made again under its escaped one. The newest name decides. */
-		char *nm = strdup(name);
-		if (nm) {
-			free(n->name);
-			n->name = nm;
-			n->parent = parent;
-			n->as_family = false;
+		if (strcmp(v.name, name) && !set_id(t, r, &v.id, name)) {
+			r->parent = parent;
+			clear_flag(r, NODE_AS_FAMILY);
 		}
 	}
-	n->nlookup++;
+	r->nlookup++;
 	*ino = i;
 out:
 	pthread_mutex_unlock(&t->lock);
@@ -259,21 +559,21 @@ out:
 
 void node_forget(struct node_table *t, uint64_t ino, uint64_t nl)
 {
-	struct node **pp, *n;
+	struct node_rec **pp, *r;
 	if (ino == 1)
 		return;
 	pthread_mutex_lock(&t->lock);
-	for (pp = &t->buckets[ino % t->nbuckets]; (n = *pp); pp = &n->next)
-		if (n->ino == ino)
+	for (pp = &t->buckets[ino % t->nbuckets]; (r = *pp); pp = &r->next)
+		if (r->ino == ino)
 			break;
-	if (n) {
-		n->nlookup = n->nlookup > nl ? n->nlookup - nl : 0;
-		if (!n->nlookup) {
-			*pp = n->next;
+	if (r) {
+		r->nlookup = r->nlookup > nl ? r->nlookup - nl : 0;
+		if (!r->nlookup) {
+			*pp = r->next;
 			t->count--;
-			if (n->alias)
-				alias_unlink(t, n);
-			node_free(n);
+			if (r->more && r->more->alias)
+				alias_unlink(t, r);
+			rec_free(r);
 		}
 	}
 	pthread_mutex_unlock(&t->lock);
@@ -282,16 +582,17 @@ void node_forget(struct node_table *t, uint64_t ino, uint64_t nl)
 enum node_cache node_open_file(struct node_table *t, uint64_t ino, uint64_t ver)
 {
 	enum node_cache how = NODE_CACHE_DIRECT;
-	struct node *n;
+	struct node_rec *r;
+	struct node_more *m;
 
 	pthread_mutex_lock(&t->lock);
-	if ((n = find(t, ino))) {
-		if (n->ncached && (!ver || n->cache_ver != ver)) {
+	if ((r = find(t, ino)) && (m = more_of(r))) {
+		if (m->ncached && (!ver || m->cache_ver != ver)) {
 			how = NODE_CACHE_DIRECT; /* the pages are another open value's: stay out of them */
 		} else {
-			how = ver && n->cache_ver == ver ? NODE_CACHE_KEEP : NODE_CACHE_DROP;
-			n->cache_ver = ver;
-			n->ncached++;
+			how = ver && m->cache_ver == ver ? NODE_CACHE_KEEP : NODE_CACHE_DROP;
+			m->cache_ver = ver;
+			m->ncached++;
 		}
 	}
 	pthread_mutex_unlock(&t->lock);
@@ -300,11 +601,11 @@ enum node_cache node_open_file(struct node_table *t, uint64_t ino, uint64_t ver)
 
 void node_close_file(struct node_table *t, uint64_t ino, bool cached)
 {
-	struct node *n;
+	struct node_rec *r;
 
 	pthread_mutex_lock(&t->lock);
-	if (cached && (n = find(t, ino)) && n->ncached)
-		n->ncached--;
+	if (cached && (r = find(t, ino)) && r->more && r->more->ncached)
+		r->more->ncached--;
 	pthread_mutex_unlock(&t->lock);
 }
 
@@ -321,21 +622,22 @@ static struct writer_link *link_of(struct fileh *h)
 
 void node_add_writer(struct node_table *t, uint64_t ino, struct fileh *h)
 {
-	struct node *n;
+	struct node_rec *r;
+	struct node_more *m;
 	pthread_mutex_lock(&t->lock);
-	if ((n = find(t, ino))) {
-		link_of(h)->next = n->writers;
-		n->writers = h;
+	if ((r = find(t, ino)) && (m = more_of(r))) {
+		link_of(h)->next = m->writers;
+		m->writers = h;
 	}
 	pthread_mutex_unlock(&t->lock);
 }
 
 void node_remove_writer(struct node_table *t, uint64_t ino, struct fileh *h)
 {
-	struct node *n;
+	struct node_rec *r;
 	pthread_mutex_lock(&t->lock);
-	if ((n = find(t, ino)))
-		for (struct fileh **pp = &n->writers; *pp; pp = &link_of(*pp)->next)
+	if ((r = find(t, ino)) && r->more)
+		for (struct fileh **pp = &r->more->writers; *pp; pp = &link_of(*pp)->next)
 			if (*pp == h) {
 				*pp = link_of(h)->next;
 				break;
@@ -345,45 +647,71 @@ void node_remove_writer(struct node_table *t, uint64_t ino, struct fileh *h)
 
 size_t node_foreach_writer(struct node_table *t, uint64_t ino, void (*fn)(struct fileh *h, void *arg), void *arg)
 {
-	struct node *n;
+	struct node_rec *r;
 	size_t cnt = 0;
 	pthread_mutex_lock(&t->lock);
-	if ((n = find(t, ino)))
-		for (struct fileh *h = n->writers; h; h = link_of(h)->next, cnt++)
+	if ((r = find(t, ino)) && r->more)
+		for (struct fileh *h = r->more->writers; h; h = link_of(h)->next, cnt++)
 			fn(h, arg);
 	pthread_mutex_unlock(&t->lock);
 	return cnt;
 }
 
-void node_rewrite(struct node_table *t, bool (*fn)(struct node_id *id, void *arg),
+struct fileh *node_writers(const struct node *n)
+{
+	return n->rec->more ? n->rec->more->writers : NULL;
+}
+
+/* Rewrite entry R if FN moves it, and its writers with it: whether it did (under the lock). */
+static bool rewrite_one(struct node_table *t, struct node_rec *r,
+			bool (*fn)(const struct node_id *id, void *arg, struct node_id *out),
+			void (*wfn)(struct fileh *h, const struct node_id *id, void *arg), void *arg)
+{
+	struct node v;
+	struct node_id to;
+	bool done;
+
+	view_of(t, r, &v);
+	if (!fn(&v.id, arg, &to))
+		return false;
+	done = !set_id(t, r, &to, v.name);
+	node_id_free(&to);
+	if (!done)
+		return false;
+	view_of(t, r, &v);
+	if (r->more)
+		for (struct fileh *h = r->more->writers; h; h = link_of(h)->next)
+			wfn(h, &v.id, arg);
+	return true;
+}
+
+void node_rewrite(struct node_table *t, bool (*fn)(const struct node_id *id, void *arg, struct node_id *out),
 		  void (*wfn)(struct fileh *h, const struct node_id *id, void *arg), void *arg)
 {
 	pthread_mutex_lock(&t->lock);
 	for (size_t i = 0; i < t->nbuckets; i++)
-		for (struct node *n = t->buckets[i]; n; n = n->next)
-			if (fn(&n->id, arg))
-				for (struct fileh *h = n->writers; h; h = link_of(h)->next)
-					wfn(h, &n->id, arg);
+		for (struct node_rec *r = t->buckets[i]; r; r = r->next)
+			rewrite_one(t, r, fn, wfn, arg);
 	pthread_mutex_unlock(&t->lock);
 }
 
-void node_rewrite_alias(struct node_table *t, bool (*fn)(struct node_id *id, void *arg),
+void node_rewrite_alias(struct node_table *t, bool (*fn)(const struct node_id *id, void *arg, struct node_id *out),
 			void (*wfn)(struct fileh *h, const struct node_id *id, void *arg), void *arg)
 {
 	pthread_mutex_lock(&t->lock);
 	for (size_t i = 0; i < t->nbuckets; i++)
-		for (struct node *n = t->buckets[i]; n; n = n->next) {
-			if (!fn(&n->id, arg))
+		for (struct node_rec *r = t->buckets[i]; r; r = r->next) {
+			struct node v;
+			uint64_t alias;
+			if (!rewrite_one(t, r, fn, wfn, arg))
 				continue;
-			for (struct fileh *h = n->writers; h; h = link_of(h)->next)
-				wfn(h, &n->id, arg);
-			if (n->alias)
-				alias_unlink(t, n);
-			if ((n->alias = node_ino_of(&n->id)) != n->ino) {
-				n->anext = t->aliases[n->alias % NODE_ALIAS_BUCKETS];
-				t->aliases[n->alias % NODE_ALIAS_BUCKETS] = n;
-			} else {
-				n->alias = 0;
+			if (r->more && r->more->alias)
+				alias_unlink(t, r);
+			view_of(t, r, &v);
+			if ((alias = node_ino_of(&v.id)) != r->ino && more_of(r)) {
+				r->more->alias = alias;
+				r->more->anext = t->aliases[alias % NODE_ALIAS_BUCKETS];
+				t->aliases[alias % NODE_ALIAS_BUCKETS] = r;
 			}
 		}
 	pthread_mutex_unlock(&t->lock);
@@ -391,44 +719,49 @@ void node_rewrite_alias(struct node_table *t, bool (*fn)(struct node_id *id, voi
 
 void node_moved(struct node_table *t, uint64_t ino, uint64_t parent, const char *name)
 {
-	struct node *n;
-	char *nm = strdup(name);
+	struct node_rec *r;
 	pthread_mutex_lock(&t->lock);
-	if ((n = find(t, ino)) && nm) {
-		free(n->name);
-		n->name = nm;
-		nm = NULL;
-		n->parent = parent;
+	if ((r = find(t, ino))) {
+		struct node v;
+		view_of(t, r, &v);
+		if (!strcmp(v.name, name) || !set_id(t, r, &v.id, name))
+			r->parent = parent;
 	}
 	pthread_mutex_unlock(&t->lock);
-	free(nm);
 }
 
 void node_foreach(struct node_table *t, void (*fn)(const struct node *n, void *arg), void *arg)
 {
 	pthread_mutex_lock(&t->lock);
 	for (size_t i = 0; i < t->nbuckets; i++)
-		for (struct node *n = t->buckets[i]; n; n = n->next)
-			fn(n, arg);
+		for (struct node_rec *r = t->buckets[i]; r; r = r->next) {
+			struct node v;
+			view_of(t, r, &v);
+			fn(&v, arg);
+		}
 	pthread_mutex_unlock(&t->lock);
 }
 
 int node_set_fullname(struct node_table *t, uint64_t ino, const void *b, size_t n)
 {
 	uint8_t *c = malloc(n ? n : 1);
-	struct node *nd;
+	struct node_rec *r;
+	struct node_more *m;
 	int rc = -ESTALE;
 
 	if (!c)
 		return -ENOMEM;
 	memcpy(c, b, n);
 	pthread_mutex_lock(&t->lock);
-	if ((nd = find(t, ino))) {
-		free(nd->fullname);
-		nd->fullname = c;
-		nd->fullnamen = n;
-		c = NULL;
-		rc = 0;
+	if ((r = find(t, ino))) {
+		rc = -ENOMEM;
+		if ((m = more_of(r))) {
+			free(m->fullname);
+			m->fullname = c;
+			m->fullnamen = n;
+			c = NULL;
+			rc = 0;
+		}
 	}
 	pthread_mutex_unlock(&t->lock);
 	free(c);
@@ -437,15 +770,15 @@ int node_set_fullname(struct node_table *t, uint64_t ino, const void *b, size_t 
 
 int node_fullname(struct node_table *t, uint64_t ino, uint8_t **b, size_t *n)
 {
-	struct node *nd;
+	struct node_rec *r;
 	int rc = -ENOENT;
 
 	pthread_mutex_lock(&t->lock);
-	if ((nd = find(t, ino)) && nd->fullname) {
-		rc = (*b = malloc(nd->fullnamen ? nd->fullnamen : 1)) ? 0 : -ENOMEM;
+	if ((r = find(t, ino)) && r->more && r->more->fullname) {
+		rc = (*b = malloc(r->more->fullnamen ? r->more->fullnamen : 1)) ? 0 : -ENOMEM;
 		if (!rc) {
-			memcpy(*b, nd->fullname, nd->fullnamen);
-			*n = nd->fullnamen;
+			memcpy(*b, r->more->fullname, r->more->fullnamen);
+			*n = r->more->fullnamen;
 		}
 	}
 	pthread_mutex_unlock(&t->lock);

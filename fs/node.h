@@ -40,44 +40,58 @@ void *node_dup_bytes(const void *p, size_t n);
 void node_id_free(struct node_id *id); /* frees what an owning ID holds and zeroes it */
 bool node_id_equal(const struct node_id *a, const struct node_id *b);
 
+/* A node as a request sees it: a view of the table's entry for inode INO, filled by node_get(). Its
+ * pointers (the identity's bytes, the name) are borrowed from the entry and stay valid while the kernel
+ * holds a lookup on the inode (which is the case for the inode of any request in flight). The entries
+ * themselves are small (a fixed part of about 50 bytes, the key, a qualifier and a name only where it
+ * is not the key's last segment or the qualifier itself; table and family names kept once for all), so
+ * that the daemon's memory does not grow much with the inodes the kernel keeps. */
+struct node_rec;
+struct node_table;
 struct node {
 	uint64_t ino;
-	uint64_t nlookup;    /* protected by the table's lock */
-	struct node_id id;   /* owns its strings */
-	uint64_t parent;     /* the directory it was looked up in (0 for the root) */
-	char *name;          /* its name there */
-	struct node *next;   /* hash chain */
-	/* files, protected by the table's lock: what the kernel's page cache for this inode may hold */
-	uint64_t cache_ver;  /* the value whose pages the kernel may hold (its hash; 0: unknown) */
-	uint32_t ncached;    /* open handles reading through the page cache (all of value cache_ver) */
-	/* set by one request, read by others: */
-	atomic_bool as_family; /* a key directory P<delim>F in which a file made F a family (see ident_effective) */
-	atomic_bool made;    /* made by mkdir through the mount: its plain name may turn into a family's */
-	struct fileh *writers; /* handles open for writing on it (protected by the table's lock) */
-	_Atomic int64_t made_us; /* a file made by mknod that the store does not hold yet: when (else 0) */
-	uint64_t alias;      /* given a new identity by node_rewrite_alias: node_ino_of() of it (else 0) */
-	struct node *anext;  /* chain of the table's aliases */
-	uint8_t *fullname;   /* a tool's temporary file: the whole name (user.cellfs.name) it is to take */
-	size_t fullnamen;    /* (both protected by the table's lock: node_set_fullname, node_fullname) */
+	struct node_id id;     /* borrowed */
+	uint64_t parent;       /* the directory it was looked up in (0 for the root) */
+	const char *name;      /* its name there (borrowed) */
+	struct node_rec *rec;  /* the entry: for the flags below */
 };
+
+/* Flags one request sets on a node and others read (atomically, without the table's lock). */
+enum node_flag {
+	NODE_AS_FAMILY = 1u << 1, /* a key directory P<delim>F in which a file made F a family (ident_effective) */
+	NODE_MADE = 1u << 2,      /* made by mkdir through the mount: its plain name may turn into a family's */
+};
+bool node_flag(const struct node *n, enum node_flag f);
+void node_set_flag(const struct node *n, enum node_flag f);
+
+/* A file made by mknod that the store does not hold yet: when (µs), or 0. Set under the table's lock
+ * (the entry grows a part for it); read by any request. Setting fails only when out of memory, and then
+ * the file is not remembered (node_set_made_us returns -ENOMEM). */
+int64_t node_made_us(struct node_table *t, const struct node *n);
+int node_set_made_us(struct node_table *t, const struct node *n, int64_t us);
 
 #define NODE_ALIAS_BUCKETS 256
 struct node_table {
 	pthread_mutex_t lock;
-	struct node **buckets;
+	struct node_rec **buckets;
 	size_t nbuckets, count;
-	struct node *aliases[NODE_ALIAS_BUCKETS]; /* nodes by alias, for node_ref() */
+	struct node_rec *aliases[NODE_ALIAS_BUCKETS]; /* nodes by alias, for node_ref() */
+	/* every table and family name the entries use, once (never freed before the table) */
+	char **names;
+	uint32_t nnames, namescap;
+	uint32_t *nameidx;     /* open addressing: index + 1 into NAMES, 0 empty */
+	uint32_t nameidxcap;   /* a power of two */
 };
 
 int node_table_init(struct node_table *t);      /* -ENOMEM */
 void node_table_release(struct node_table *t);  /* frees every node */
 
-/* The node for inode INO, or NULL. The node stays valid while the kernel holds a lookup on it (which
- * is the case for the inode of any request in flight). */
-struct node *node_get(struct node_table *t, uint64_t ino);
+/* The node for inode INO, filled into *VIEW, which is returned; NULL when there is none. */
+struct node *node_get(struct node_table *t, uint64_t ino, struct node *view);
 
 /* Find or add the node with identity ID (reached as NAME in directory PARENT) and count one lookup.
- * Returns its inode number in *INO. Errors: -ENOMEM. */
+ * Returns its inode number in *INO. Errors: -ENOMEM (also: more than 65,535 distinct table and family
+ * names in use, or a key, qualifier or name longer than the store allows). */
 int node_ref(struct node_table *t, const struct node_id *id, uint64_t parent, const char *name, uint64_t *ino);
 
 /* Drop N lookups of INO (the kernel's forget); the node is freed at zero. */
@@ -109,18 +123,22 @@ struct fileh;
 void node_add_writer(struct node_table *t, uint64_t ino, struct fileh *h);
 void node_remove_writer(struct node_table *t, uint64_t ino, struct fileh *h);
 size_t node_foreach_writer(struct node_table *t, uint64_t ino, void (*fn)(struct fileh *h, void *arg), void *arg);
+/* In a node_foreach() callback: the first handle open for writing on N (the rest chained from it), or
+ * NULL. */
+struct fileh *node_writers(const struct node *n);
 
-/* After a rename in the store: FN(id, arg) rewrites, in place, the identity of every node the rename
- * moved (returning true if it did; -ENOMEM leaves it as it was and returns false) and WFN(h, id, arg) is
- * then called for each handle open for writing on that node, to follow it. Inode numbers stay: the kernel
- * keeps its inodes across a rename. Under the table's lock: FN and WFN must not call back into it. */
-void node_rewrite(struct node_table *t, bool (*fn)(struct node_id *id, void *arg),
+/* After a rename in the store: FN(id, arg, out) gives, in *OUT (owned: node.c frees it), the new
+ * identity of every node the rename moved (returning true if it did; false leaves the node as it was,
+ * also when out of memory) and WFN(h, id, arg) is then called for each handle open for writing on that
+ * node, to follow it. Inode numbers stay: the kernel keeps its inodes across a rename. Under the table's
+ * lock: FN and WFN must not call back into it. */
+void node_rewrite(struct node_table *t, bool (*fn)(const struct node_id *id, void *arg, struct node_id *out),
 		  void (*wfn)(struct fileh *h, const struct node_id *id, void *arg), void *arg);
 
 /* node_rewrite(), and each node rewritten keeps its inode number for its new identity too: node_ref() of
  * that identity finds it (a directory named through user.cellfs.name stays the kernel's one inode, so
  * that what was made in it under either inode number is found under both). */
-void node_rewrite_alias(struct node_table *t, bool (*fn)(struct node_id *id, void *arg),
+void node_rewrite_alias(struct node_table *t, bool (*fn)(const struct node_id *id, void *arg, struct node_id *out),
 			void (*wfn)(struct fileh *h, const struct node_id *id, void *arg), void *arg);
 
 /* The node INO now has NAME in directory PARENT (the kernel's rename moved its dentry). */
@@ -131,7 +149,8 @@ int node_set_fullname(struct node_table *t, uint64_t ino, const void *b, size_t 
 /* A copy of node INO's whole name into *B (caller frees) and *N. Errors: -ENOENT (none), -ENOMEM. */
 int node_fullname(struct node_table *t, uint64_t ino, uint8_t **b, size_t *n);
 
-/* Call FN for every node (under the lock: FN must not call back into the table). */
+/* Call FN for every node, with a view valid during the call (under the lock: FN must not call back into
+ * the table). */
 void node_foreach(struct node_table *t, void (*fn)(const struct node *n, void *arg), void *arg);
 
 #endif

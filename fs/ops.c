@@ -77,7 +77,7 @@ static int take_entry(void *arg, const char *name, const struct node_id *id, con
 static int fs_do_lookup(fuse_req_t req, fuse_ino_t parent, const char *name, struct fuse_entry_param *e)
 {
 	struct fs *fs = req_fs(req);
-	struct node *p = node_get(&fs->nodes, parent);
+	struct node p_v, *p = node_get(&fs->nodes, parent, &p_v);
 	struct entry_arg ea = { .fs = fs, .parent = parent };
 	struct node_id eff = { 0 };
 	const struct node_id *dir;
@@ -93,10 +93,10 @@ static int fs_do_lookup(fuse_req_t req, fuse_ino_t parent, const char *name, str
 		struct node_id id;
 		struct view_attr a = { .dir = true, .nlink = 2 };
 		if (!pending_lookup(&fs->pending, parent, name, &id, &a.mtime_us)) {
-			struct node *c;
+			struct node c_v, *c;
 			rc = take_entry(&ea, name, &id, &a);
-			if (!rc && (c = node_get(&fs->nodes, ea.e.ino)))
-				c->made = true;
+			if (!rc && (c = node_get(&fs->nodes, ea.e.ino, &c_v)))
+				node_set_flag(c, NODE_MADE);
 			node_id_free(&id);
 		}
 	}
@@ -145,10 +145,11 @@ static void fs_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_dat
 static int fs_do_getattr(fuse_req_t req, fuse_ino_t ino, struct stat *st)
 {
 	struct fs *fs = req_fs(req);
-	struct node *n = node_get(&fs->nodes, ino);
+	struct node n_v, *n = node_get(&fs->nodes, ino, &n_v);
 	struct node_id eff = { 0 };
 	const struct node_id *id;
 	struct view_attr a;
+	int64_t made_us;
 	cs_txn *txn;
 	int rc;
 
@@ -160,8 +161,8 @@ static int fs_do_getattr(fuse_req_t req, fuse_ino_t ino, struct stat *st)
 		rc = 0; /* a file being written: its handle's size and time */
 	else
 		rc = view_getattr(txn, id, &a);
-	if (rc == -ENOENT && id->kind >= NODE_COLUMN && n->made_us) {
-		a = (struct view_attr){ .nlink = 1, .mtime_us = n->made_us }; /* made by mknod, not written yet */
+	if (rc == -ENOENT && id->kind >= NODE_COLUMN && (made_us = node_made_us(&fs->nodes, n))) {
+		a = (struct view_attr){ .nlink = 1, .mtime_us = made_us }; /* made by mknod, not written yet */
 		rc = 0;
 	}
 	if (rc == -ENOENT && (pending_has(&fs->pending, node_ino_of(id), &a.mtime_us) ||
@@ -200,7 +201,7 @@ static void fs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 {
 	req_count(req, OP_OPENDIR);
 	struct fs *fs = req_fs(req);
-	struct node *n = node_get(&fs->nodes, ino);
+	struct node n_v, *n = node_get(&fs->nodes, ino, &n_v);
 
 	if (!n || n->id.kind > NODE_FAMILY) {
 		fuse_reply_err(req, n ? ENOTDIR : ESTALE);
@@ -358,7 +359,7 @@ static int fs_do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			 size_t *used)
 {
 	struct fs *fs = req_fs(req);
-	struct node *n = node_get(&fs->nodes, ino);
+	struct node n_v, *n = node_get(&fs->nodes, ino, &n_v);
 	struct view_pos pos;
 	bool full;
 	off_t next_off = off;
@@ -450,7 +451,7 @@ static uint64_t value_id(const void *buf, size_t len)
 static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = req_fs(req);
-	struct node *n = node_get(&fs->nodes, ino);
+	struct node n_v, *n = node_get(&fs->nodes, ino, &n_v);
 	struct view_attr a;
 	struct fileh *h;
 	cs_txn *txn;
@@ -468,14 +469,14 @@ static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return -ENOMEM;
 	}
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
-		bool made = n->made_us; /* made by mknod, never written: a new file (an older version aside) */
+		bool made = node_made_us(&fs->nodes, n); /* made by mknod, never written: a new file (an older version aside) */
 		if ((rc = fileh_open_write(fs, h, made ? fi->flags | O_TRUNC : fi->flags))) {
 			fileh_free(h);
 			return rc;
 		}
 		if (made) {
 			h->created = true;
-			n->made_us = 0;
+			node_set_made_us(&fs->nodes, n, 0);
 		}
 		fi->fh = (uintptr_t)h;
 		fi->direct_io = 1; /* its own copy, never the page cache other handles share */
@@ -567,7 +568,7 @@ static void fs_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
 	req_count(req, OP_LISTXATTR);
 	struct fs *fs = req_fs(req);
-	struct node *n = node_get(&fs->nodes, ino);
+	struct node n_v, *n = node_get(&fs->nodes, ino, &n_v);
 	char *val = NULL;
 	size_t len = 0;
 	cs_txn *txn;
@@ -582,7 +583,7 @@ static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
 {
 	req_count(req, OP_GETXATTR);
 	struct fs *fs = req_fs(req);
-	struct node *n = node_get(&fs->nodes, ino);
+	struct node n_v, *n = node_get(&fs->nodes, ino, &n_v);
 	char *val = NULL;
 	size_t len = 0;
 	cs_txn *txn;

@@ -113,7 +113,7 @@ void req_stat(struct fs *fs, uint64_t ino, const struct view_attr *a, struct sta
 
 int req_dir(cs_txn *txn, const struct node *n, struct node_id *eff, const struct node_id **dir)
 {
-	int rc = n->as_family || n->made ? ident_effective(txn, &n->id, n->name, eff) : 0;
+	int rc = node_flag(n, NODE_AS_FAMILY) || node_flag(n, NODE_MADE) ? ident_effective(txn, &n->id, n->name, eff) : 0;
 	if (rc < 0)
 		return rc;
 	*dir = rc == 1 ? eff : &n->id;

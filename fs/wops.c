@@ -62,9 +62,9 @@ static void reply_new_entry(fuse_req_t req, struct fs *fs, fuse_ino_t parent, co
 	e.entry_timeout = fs->entry_timeout;
 	req_stat(fs, ino, a, &e.attr);
 	if (a->dir) {
-		struct node *n = node_get(&fs->nodes, ino);
+		struct node n_v, *n = node_get(&fs->nodes, ino, &n_v);
 		if (n)
-			n->made = true;
+			node_set_flag(n, NODE_MADE);
 	}
 	if (fi) {
 		h->ino = ino;
@@ -81,6 +81,7 @@ static void reply_new_entry(fuse_req_t req, struct fs *fs, fuse_ino_t parent, co
  * held by the daemon, until rmdir removes them, as directories do. */
 static void keep_emptied(struct fs *fs, struct node *n)
 {
+	struct node up;
 	cs_txn *txn;
 
 	while (n && n->id.kind != NODE_ROOT && !is_table_dir(&n->id)) {
@@ -88,7 +89,7 @@ static void keep_emptied(struct fs *fs, struct node *n)
 			break;
 		if (pending_add(&fs->pending, &n->id, n->parent, n->name, cs_now_us()))
 			break;
-		n = node_get(&fs->nodes, n->parent);
+		n = node_get(&fs->nodes, n->parent, &up);
 	}
 }
 
@@ -99,7 +100,7 @@ static int fs_do_create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
 			struct fuse_file_info *fi, struct fileh **hp, struct view_attr *a)
 {
 	struct fs *fs = req_fs(req);
-	struct node *p = node_get(&fs->nodes, parent);
+	struct node p_v, *p = node_get(&fs->nodes, parent, &p_v);
 	struct node_id eff = { 0 };
 	const struct node_id *dir;
 	struct fileh *h = NULL;
@@ -121,7 +122,7 @@ static int fs_do_create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
 		goto fail;
 	h->unnamed = rc == IDENT_UNNAMED;
 	if (dir->kind == NODE_DIR)
-		p->as_family = true; /* its name is a family's now: see req_dir() */
+		node_set_flag(p, NODE_AS_FAMILY); /* its name is a family's now: see req_dir() */
 	if ((rc = target_family(fs, txn, &h->id)))
 		goto fail;
 	/* A new file starts empty. It may be in the store all the same: a column written only as versions
@@ -314,7 +315,7 @@ static int fs_do_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int 
 			 struct stat *st)
 {
 	struct fs *fs = req_fs(req);
-	struct node *n = node_get(&fs->nodes, ino);
+	struct node n_v, *n = node_get(&fs->nodes, ino, &n_v);
 	struct fileh *h = fileh_of(fi);
 	struct view_attr a;
 	bool have = false;
@@ -395,7 +396,7 @@ static int unlink_found(struct fs *fs, const struct target_found *f, pid_t pid)
 static int fs_do_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fs *fs = req_fs(req);
-	struct node *p = node_get(&fs->nodes, parent);
+	struct node p_v, *p = node_get(&fs->nodes, parent, &p_v);
 	struct node_id eff = { 0 };
 	const struct node_id *dir = NULL;
 	struct target_found f = { 0 };
@@ -513,7 +514,7 @@ out:
 static int fs_do_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, struct node_id *id, struct view_attr *a)
 {
 	struct fs *fs = req_fs(req);
-	struct node *p = node_get(&fs->nodes, parent);
+	struct node p_v, *p = node_get(&fs->nodes, parent, &p_v);
 	cs_txn *txn;
 	int rc;
 
@@ -547,7 +548,7 @@ static void fs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 static int fs_do_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fs *fs = req_fs(req);
-	struct node *p = node_get(&fs->nodes, parent);
+	struct node p_v, *p = node_get(&fs->nodes, parent, &p_v);
 	struct node_id eff = { 0 }, id = { 0 };
 	const struct node_id *dir;
 	struct target_found f = { 0 };
@@ -586,7 +587,7 @@ static int fs_do_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fus
 			const char *newname, unsigned int flags)
 {
 	struct fs *fs = req_fs(req);
-	struct node *p = node_get(&fs->nodes, parent), *np = node_get(&fs->nodes, newparent);
+	struct node p_v, np_v, *p = node_get(&fs->nodes, parent, &p_v), *np = node_get(&fs->nodes, newparent, &np_v);
 	int rc;
 
 	if (!p || !np)
@@ -644,7 +645,7 @@ static int fs_do_mknod(struct fs *fs, struct node *p, const char *name, mode_t m
 		goto out;
 	*a = (struct view_attr){ .nlink = 1, .mtime_us = id->kind == NODE_VERSION ? id->ts : cs_now_us() };
 	if (dir->kind == NODE_DIR)
-		p->as_family = true;
+		node_set_flag(p, NODE_AS_FAMILY);
 	if ((rc = target_family(fs, txn, id)))
 		;
 	else if (id->kind == NODE_VERSION && pending_round_hit(&fs->pending, node_column_ino(id), id->ts))
@@ -660,19 +661,20 @@ out:
 static void fs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
 {
 	struct fs *fs = req_fs(req);
+	struct node p_v;
 	struct node_id id = { 0 };
 	struct view_attr a;
 	int rc;
 
 	req_count(req, OP_MKNOD);
-	rc = fs_do_mknod(fs, node_get(&fs->nodes, parent), name, mode, &id, &a);
+	rc = fs_do_mknod(fs, node_get(&fs->nodes, parent, &p_v), name, mode, &id, &a);
 	if (rc) {
 		req_reply_err(req, -rc);
 	} else {
-		struct node *n;
+		struct node n_v, *n;
 		reply_new_entry(req, fs, parent, name, &id, &a, NULL, NULL);
-		if ((n = node_get(&fs->nodes, node_ino_of(&id))))
-			n->made_us = a.mtime_us; /* the node answers for it until it is written */
+		if ((n = node_get(&fs->nodes, node_ino_of(&id), &n_v)))
+			node_set_made_us(&fs->nodes, n, a.mtime_us); /* the node answers for it until it is written */
 	}
 	node_id_free(&id);
 	req_txn_idle(fs);
@@ -717,14 +719,16 @@ static void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const 
 	struct fs *fs = req_fs(req);
 
 	req_count(req, OP_SETXATTR);
-	req_reply_err(req, -fs_do_setxattr(fs, node_get(&fs->nodes, ino), name, value, size, flags));
+	struct node n_v;
+
+	req_reply_err(req, -fs_do_setxattr(fs, node_get(&fs->nodes, ino, &n_v), name, value, size, flags));
 	req_txn_idle(fs);
 }
 
 static void fs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
 	struct fs *fs = req_fs(req);
-	struct node *n = node_get(&fs->nodes, ino);
+	struct node n_v, *n = node_get(&fs->nodes, ino, &n_v);
 
 	req_count(req, OP_REMOVEXATTR);
 	if (!n)
