@@ -465,6 +465,15 @@ static struct node_rec *find(struct node_table *t, uint64_t ino)
 	return NULL;
 }
 
+size_t node_count(struct node_table *t)
+{
+	size_t n;
+	pthread_mutex_lock(&t->lock);
+	n = t->count;
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
 struct node *node_get(struct node_table *t, uint64_t ino, struct node *view)
 {
 	struct node_rec *r;

@@ -86,6 +86,9 @@ struct node_table {
 int node_table_init(struct node_table *t);      /* -ENOMEM */
 void node_table_release(struct node_table *t);  /* frees every node */
 
+/* How many inodes the table holds (the kernel's, the root included). */
+size_t node_count(struct node_table *t);
+
 /* The node for inode INO, filled into *VIEW, which is returned; NULL when there is none. */
 struct node *node_get(struct node_table *t, uint64_t ino, struct node *view);
 

@@ -44,13 +44,14 @@ void req_reply_err(fuse_req_t req, int err)
 
 int req_stats(struct fs *fs, char **val, size_t *len)
 {
-	char *b = malloc(OP_COUNT * 40);
+	char *b = malloc(OP_COUNT * 40 + 40);
 	size_t n = 0;
 	if (!b)
 		return -ENOMEM;
 	for (int i = 0; i < OP_COUNT; i++)
 		n += (size_t)sprintf(b + n, "%s %llu\n", op_names[i],
 				     (unsigned long long)atomic_load_explicit(&fs->nreq[i], memory_order_relaxed));
+	n += (size_t)sprintf(b + n, "inodes %zu\n", node_count(&fs->nodes));
 	*val = b;
 	*len = n;
 	return 0;
