@@ -81,6 +81,9 @@ struct node_table {
 	uint32_t nnames, namescap;
 	uint32_t *nameidx;     /* open addressing: index + 1 into NAMES, 0 empty */
 	uint32_t nameidxcap;   /* a power of two */
+	/* where entries live (node.c) */
+	struct slab_block *slabs;
+	void *slab_free[256 / 8 + 1];
 };
 
 int node_table_init(struct node_table *t);      /* -ENOMEM */

@@ -8,9 +8,11 @@
  * nothing unsynced it lets go of the snapshot its last sync point pinned (cs_store_unpin()), so an idle
  * mount does not keep other writers from reusing pages. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fs.h"
 #include "watch.h"
@@ -18,6 +20,7 @@
 #define POLL_MS 200
 #define TICK_MS 10
 #define SYNC_MS 5000 /* every 5 s: what the daemon wrote is flushed to disk (power-loss safe) */
+#define MAPPED_MAX (32u << 20) /* the store's pages the daemon keeps mapped, at most (see mapped_bytes) */
 
 struct inval {
 	uint64_t ino, parent;
@@ -96,6 +99,21 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The file-backed and shared pages resident in the daemon (statm's third field): the store's file, which
+ * LMDB maps whole, so that every page a listing touched counts in the daemon's RSS though the page cache
+ * owns it; and the libraries (a few MB). 0 where /proc cannot be read. */
+static uint64_t mapped_bytes(void)
+{
+	unsigned long size, resident, shared = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu %lu %lu", &size, &resident, &shared) != 3)
+		shared = 0;
+	fclose(f);
+	return (uint64_t)shared * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
 /* The daemon's own writes need no invalidation here: the kernel made them, knows the names they
  * added or removed, and the write-back tells it the rest (fileh.c). Anything else (cellctl, another
  * mount) drops everything. */
@@ -136,6 +154,10 @@ static void *watch_main(void *arg)
 		 * process's commits free would wait for its next sync point (the file grows meanwhile). */
 		if (!fs->ro && !due)
 			cs_store_unpin(fs->st);
+		/* A walk over a large table leaves the store's pages mapped: let them go (they stay cached), so
+		 * that the daemon's RSS is its own memory and the kernel reclaims them without unmapping. */
+		if (mapped_bytes() > MAPPED_MAX)
+			cs_store_release_pages(fs->st);
 		if (v == fs->version_seen)
 			continue;
 		pthread_mutex_lock(&fs->wlock);

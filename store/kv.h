@@ -41,6 +41,10 @@ int kv_env_sync(kv_env *env);
  * a sync point first. Returns whether this process's commits are all synced (true for a read-only env).
  * No lock or system call when there is nothing to let go of. */
 bool kv_env_unpin(kv_env *env);
+/* Let go of the pages of the file this process has mapped (madvise MADV_DONTNEED on LMDB's map): they stay
+ * in the page cache, and readers map them again as they touch them. Returns 0 or -errno; 0 when where
+ * the file is mapped is not known. */
+int kv_env_release_pages(kv_env *env);
 /* Whether this process's commits since its last sync point make one due (no system call). */
 bool kv_env_sync_due(kv_env *env);
 /* Wait up to MS milliseconds for a commit of this process to find a sync point due; returns

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -365,6 +366,7 @@ int kv_env_open(const char *dir, bool rdonly, bool create, kv_env **out)
 	e->dfd = -1;
 	pthread_mutex_init(&e->sync_lock, NULL);
 	pthread_mutex_init(&e->due_lock, NULL);
+	pthread_mutex_init(&e->remap_lock, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -414,6 +416,7 @@ close_env:
 free_env:
 	pthread_mutex_destroy(&e->sync_lock);
 	pthread_mutex_destroy(&e->due_lock);
+	pthread_mutex_destroy(&e->remap_lock);
 	pthread_cond_destroy(&e->due_cond);
 	free(e);
 	return rc == -EIO ? -EIO : rc;
@@ -430,6 +433,7 @@ void kv_env_close(kv_env *env)
 	mdb_env_close(env->env);
 	pthread_mutex_destroy(&env->sync_lock);
 	pthread_mutex_destroy(&env->due_lock);
+	pthread_mutex_destroy(&env->remap_lock);
 	pthread_cond_destroy(&env->due_cond);
 	free(env);
 }
@@ -506,6 +510,20 @@ bool kv_env_unpin(kv_env *env)
 	}
 	pthread_mutex_unlock(&env->sync_lock);
 	return !atomic_load(&env->since);
+}
+
+int kv_env_release_pages(kv_env *env)
+{
+	uintptr_t map;
+	int rc = 0;
+	pthread_mutex_lock(&env->remap_lock);
+	map = atomic_load_explicit(&env->map, memory_order_relaxed);
+	/* A shared mapping of the file: its pages stay in the page cache, and the next access maps them
+	 * again, with the same contents (written ones too: MAP_SHARED). */
+	if (map && madvise((void *)map, (size_t)env->mapsize, MADV_DONTNEED))
+		rc = -errno;
+	pthread_mutex_unlock(&env->remap_lock);
+	return rc;
 }
 
 bool kv_env_sync_due(kv_env *env)

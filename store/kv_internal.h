@@ -29,6 +29,7 @@ struct kv_env {
 	_Atomic uint64_t fsize; /* the data file's size when last looked at (another opener may cut it back) */
 	_Atomic uintptr_t map;  /* where LMDB mapped the file (0: unknown, kv_guard_in_file() checks nothing) */
 	uint64_t mapsize;       /* the map's size */
+	pthread_mutex_t remap_lock; /* held while LMDB maps the file anew, and while its pages are let go */
 	int dfd;                /* LMDB's descriptor of the data file */
 	bool rdonly;
 	bool wmap;              /* the map is written (MDB_WRITEMAP): writable, in memory, its map found */

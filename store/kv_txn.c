@@ -22,8 +22,10 @@ int kv_txn_begin_raw(kv_env *env, bool rdonly, kv_txn **out)
 			/* Another process grew the map: adopt its size and try again. (LMDB maps the file
 			 * anew: where is not known, so kv_guard_in_file() stops checking; the fault guard
 			 * stays.) */
+			pthread_mutex_lock(&env->remap_lock);
 			atomic_store_explicit(&env->map, 0, memory_order_relaxed);
 			mdb_env_set_mapsize(env->env, 0);
+			pthread_mutex_unlock(&env->remap_lock);
 			continue;
 		}
 		rc = raw == EACCES ? -EROFS : kv_errno(raw);

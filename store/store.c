@@ -96,6 +96,13 @@ bool cs_store_unpin(cs_store *st)
 	return kv_env_unpin(st->kv);
 }
 
+int cs_store_release_pages(cs_store *st)
+{
+	if (st->be)
+		return 0;
+	return kv_env_release_pages(st->kv);
+}
+
 bool cs_store_sync_due(cs_store *st)
 {
 	if (st->be)

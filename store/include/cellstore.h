@@ -110,6 +110,12 @@ int cs_store_sync(cs_store *st);
  * nothing to let go of (no lock, no system call). */
 bool cs_store_unpin(cs_store *st);
 
+/* Let go of the store's pages this process has mapped: a local store's file is mapped whole, and every page
+ * a scan touched stays in the process's resident memory (RSS) though it belongs to the page cache. They
+ * stay in the page cache; the next access maps each again (a minor fault). For a long-running reader
+ * whose RSS should show its own memory. Returns 0 or a negative errno; 0 for a remote store. */
+int cs_store_release_pages(cs_store *st);
+
 /* Whether a sync point is due (store/README.md, "Durability"): this process has committed enough since
  * its last sync for cs_store_sync() to be worth its time. A store opened with CS_OPEN_BG_SYNC makes them
  * in commits only when far overdue; its owner waits for them with cs_store_sync_wait() or polls this

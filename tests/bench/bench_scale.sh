@@ -32,6 +32,7 @@ while getopts c:d:p o; do
 	esac
 done
 [ -e /dev/fuse ] || { echo "bench_scale: no /dev/fuse: skipped"; exit 0; }
+command -v getfattr >/dev/null || die "getfattr is missing (package attr)"
 
 work=$(mktemp -d /dev/shm/cellfs-scale.XXXXXX) || die "mktemp under /dev/shm failed"
 cmnt=$work/mnt store=$work/store cpid=""
@@ -44,10 +45,14 @@ trap 'exit 1' INT TERM
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
 per() { awk -v t="$1" -v n="$2" 'BEGIN { printf "%.2f", t * 1e6 / n }'; } # µs per entry
-mem() { # the daemon's VmRSS, of it RssAnon (its own memory: the rest is the store's mapped pages), VmHWM
-	awk '/^VmRSS:/ { r = $2 } /^RssAnon:/ { a = $2 } /^VmHWM:/ { h = $2 }
-		END { printf "RSS %.1f MB, anon %.1f MB (peak RSS %.1f MB)", r / 1024, a / 1024, h / 1024 }' \
-		"/proc/$cpid/status"
+mem() { # the daemon's VmRSS, of it RssAnon (its own memory: the rest is the store's mapped pages), VmHWM,
+	# and RssAnon over the inodes it holds for the kernel (user.cellfs.stats)
+	local inodes
+	inodes=$(getfattr --absolute-names --only-values -n user.cellfs.stats "$cmnt" 2>/dev/null |
+		awk '$1 == "inodes" { print $2 }')
+	awk -v i="${inodes:-0}" '/^VmRSS:/ { r = $2 } /^RssAnon:/ { a = $2 } /^VmHWM:/ { h = $2 }
+		END { printf "RSS %.1f MB, anon %.1f MB (peak RSS %.1f MB), %d inodes, %.0f B/inode", r / 1024,
+			a / 1024, h / 1024, i, i ? a * 1024 / i : 0 }' "/proc/$cpid/status"
 }
 line() { # STEP SECONDS ENTRIES
 	printf '  %-26s %9.3f s %9s µs/entry   daemon %s\n' "$1" "$2" "$(per "$2" "$3")" "$(mem)"
