@@ -463,45 +463,97 @@ out:
 }
 
 /* A family directory: each column's bare name, then its older versions. */
+/* A family's columns, read COLUMNS_BATCH cells at a time from where the listing stands (POS->resume: the
+ * qualifier of the last entry given, and its timestamp), so that a family of 100,000 columns listed in
+ * a thousand readdir requests reads each cell about once. A listing resumed by entry number alone (the
+ * kernel's seekdir to an offset) counts from the family's first cell. */
+#define COLUMNS_BATCH 1024
+
 static int list_columns(cs_txn *txn, const struct node_id *dir, struct view_pos *pos, view_emit_fn emit, void *arg)
 {
 	cs_bytes row = { dir->key, dir->keyn };
 	cs_column_sel sel = { .family = dir->family };
-	cs_read_opts o = { .row = &row, .keys_only = true, .ncolumns = 1, .columns = &sel };
-	const cs_row *r;
-	cs_scan *s;
-	uint64_t k = 0;
-	int rc;
+	uint64_t k = 0;            /* entries seen, when counting from the first */
+	uint8_t *seen = NULL;      /* when counting: the last cell seen (its qualifier, timestamp) */
+	size_t seenn = 0;
+	int64_t seen_ts = 0;
+	bool counting = !pos->resume_set;
+	int rc = 0;
 
-	if ((rc = cs_scan_open(txn, dir->table, &o, &s)))
-		return rc;
-	rc = cs_scan_next(s, &r);
-	for (size_t i = 0; rc == 1 && i < r->ncells; i++) {
-		const cs_cell *c = &r->cells[i];
-		bool newest = i == 0 || c->qualifier.len != r->cells[i - 1].qualifier.len ||
-			      memcmp(c->qualifier.data, r->cells[i - 1].qualifier.data, c->qualifier.len);
-		struct node_id id = { .kind = newest ? NODE_COLUMN : NODE_VERSION, .table = dir->table,
-				      .key = dir->key, .keyn = dir->keyn, .family = dir->family,
-				      .qual = c->qualifier.data, .qualn = c->qualifier.len, .ts = c->ts };
-		struct view_attr a = { .size = c->value_len, .mtime_us = c->ts, .nlink = 1 };
-		char name[NAME_BUFSZ];
-		int e;
+	for (;;) {
+		bool from = counting ? seen != NULL : true;
+		cs_cell after = { .family = dir->family,
+				  .qualifier = counting ? (cs_bytes){ seen, seenn } : (cs_bytes){ pos->resume, pos->resumen },
+				  .ts = counting ? seen_ts : pos->resume_ts };
+		cs_read_opts o = { .row = &row, .keys_only = true, .ncolumns = 1, .columns = &sel,
+				   .cells_per_row = COLUMNS_BATCH, .after = from ? &after : NULL };
+		const uint8_t *prevq = from ? after.qualifier.data : NULL;
+		size_t prevqn = after.qualifier.len, ncells = 0;
+		const cs_row *r;
+		cs_scan *s;
 
-		if (k++ < pos->index)
-			continue;
-		e = newest ? name_encode(NAME_QUALIFIER, c->qualifier.data, c->qualifier.len, NULL, name, sizeof(name))
-			   : name_encode_version(c->qualifier.data, c->qualifier.len, c->ts, name, sizeof(name));
-		if (e < 0 || (e = emit(arg, name, &id, &a))) {
-			cs_scan_close(s);
-			return e < 0 ? e : 0;
+		if ((rc = cs_scan_open(txn, dir->table, &o, &s)))
+			break;
+		rc = cs_scan_next(s, &r);
+		if (rc == 1)
+			ncells = r->ncells;
+		for (size_t i = 0; rc == 1 && i < r->ncells; i++) {
+			const cs_cell *c = &r->cells[i];
+			bool newest = !prevq || c->qualifier.len != prevqn ||
+				      memcmp(c->qualifier.data, prevq, c->qualifier.len);
+			struct node_id id = { .kind = newest ? NODE_COLUMN : NODE_VERSION, .table = dir->table,
+					      .key = dir->key, .keyn = dir->keyn, .family = dir->family,
+					      .qual = c->qualifier.data, .qualn = c->qualifier.len, .ts = c->ts };
+			struct view_attr a = { .size = c->value_len, .mtime_us = c->ts, .nlink = 1 };
+			char name[NAME_BUFSZ];
+			int e;
+
+			prevq = c->qualifier.data;
+			prevqn = c->qualifier.len;
+			if (counting && k++ < pos->index) {
+				if (i + 1 == r->ncells) { /* the batch's last: the next one starts after it */
+					uint8_t *q = malloc(c->qualifier.len + 1);
+					if (!q) {
+						rc = -ENOMEM;
+						break;
+					}
+					memcpy(q, c->qualifier.data, c->qualifier.len);
+					free(seen);
+					seen = q;
+					seenn = c->qualifier.len;
+					seen_ts = c->ts;
+				}
+				continue;
+			}
+			e = newest ? name_encode(NAME_QUALIFIER, c->qualifier.data, c->qualifier.len, NULL, name, sizeof(name))
+				   : name_encode_version(c->qualifier.data, c->qualifier.len, c->ts, name, sizeof(name));
+			if (e >= 0)
+				e = emit(arg, name, &id, &a);
+			if (e == 0 && (e = set_resume(pos, c->qualifier.data, c->qualifier.len, -1)) == 0) {
+				pos->resume_ts = c->ts; /* taken: the listing stands after it */
+				pos->index++;
+				counting = false;
+			}
+			if (e) {
+				rc = e < 0 ? e : 2; /* 2: the caller has had enough for now */
+				break;
+			}
 		}
-		pos->index++;
+		cs_scan_close(s);
+		if (rc == 2) {
+			rc = 0;
+			break;
+		}
+		if (rc < 0)
+			break;
+		if (ncells < COLUMNS_BATCH) {
+			pos->phase = 2;
+			rc = 0;
+			break;
+		}
 	}
-	cs_scan_close(s);
-	if (rc < 0)
-		return rc;
-	pos->phase = 2;
-	return 0;
+	free(seen);
+	return rc;
 }
 
 int view_list(cs_txn *txn, const struct node_id *dir, struct view_pos *pos, view_emit_fn emit, void *arg)

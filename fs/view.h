@@ -31,6 +31,7 @@ struct view_pos {
 	uint8_t *resume;  /* phase 1 of a key directory: the row key to continue from */
 	size_t resumen;
 	bool resume_set;
+	int64_t resume_ts; /* a family's listing: the timestamp of the last entry given (after resume) */
 	uint64_t extra;   /* phase 2: entries the caller has added after the store's (the daemon's own) */
 };
 void view_pos_release(struct view_pos *pos); /* frees what POS holds and resets it */

@@ -31,6 +31,9 @@ struct cs_scan {
 	uint64_t limit, rows_out;
 	uint32_t per_column, per_row;
 	bool one_row;     /* opts->row: the scan's one row */
+	uint8_t *from;    /* opts->after: its column's key prefix, where the scan starts, or NULL */
+	size_t fromn;
+	int64_t from_ts;  /* its timestamp: the column's cells this new or newer are passed over */
 	int64_t ts_start, ts_end;
 	uint8_t *lo, *hi; /* row bounds [lo, hi); hi NULL = unbounded */
 	uint8_t *at;      /* where a forward scan resumes after cs_scan_seek(), or NULL */
@@ -87,6 +90,7 @@ void cs_scan_close(cs_scan *s)
 	cs_regex_free(s->row_re);
 	kv_cursor_close(s->c);
 	free(s->colpfx);
+	free(s->from);
 	free(s->cols);
 	free(s->owned);
 	free(s->lo);
@@ -215,6 +219,16 @@ static int scan_open_table(cs_txn *txn, struct sch_table *t, const cs_read_opts 
 		}
 		s->colpfxn = key_column(s->colpfx, t->id, *o->row, s->cols[0].family,
 					(cs_bytes){ s->cols[0].q, s->cols[0].qn });
+	}
+	if (o->after && o->row && !o->reversed && !s->colpfx) {
+		const struct cs_cell *a = o->after;
+		/* From the column's first cell, so that its versions are counted (GC) before those shown */
+		if (!(s->from = mem_malloc(5 + 2 * o->row->len + 2 + strlen(a->family) + 1 + 2 * a->qualifier.len + 2))) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		s->fromn = key_column(s->from, t->id, *o->row, a->family, a->qualifier);
+		s->from_ts = a->ts;
 	}
 	if ((rc = kv_cursor_open(txn->kv, &s->c)))
 		goto fail;
@@ -461,6 +475,10 @@ static int load_row(cs_scan *s)
 			goto next;
 		if (s->per_column && emitted >= s->per_column)
 			goto next;
+		if (s->from && kp.ts >= s->from_ts && kn - 8 == s->fromn && same_bytes(k, kn - 8, s->from, s->fromn)) {
+			emitted++; /* at or before the cell to start after: counted, not returned */
+			goto next;
+		}
 		/* The qualifier, decoded into the arena (where it stays if the cell is returned). */
 		if ((rc = grow((void **)&s->arena, &s->arenacap, s->arenan + kp.qn + 1, 1)))
 			return rc;
@@ -552,6 +570,12 @@ static int next_forward_rows(cs_scan *s)
 		if (s->colpfx) {
 			if ((rc = column_seek(s, kv_seek(s->c, s->colpfx, s->colpfxn))) <= 0)
 				return rc; /* absent (0), or an error */
+		} else if (s->from) { /* the row's cells after one (the row's bounds end the scan) */
+			rc = kv_seek(s->c, s->from, s->fromn);
+			if (rc == -ENOENT)
+				return 0;
+			if (rc)
+				return rc;
 		} else {
 			rc = s->at ? seek_row(s, s->at, s->atn) : seek_row(s, s->lo, s->lon);
 			if (rc == -ENOENT)
@@ -674,6 +698,8 @@ int cs_scan_seek(cs_scan *s, cs_bytes row)
 	s->atn = row.len;
 	free(s->colpfx); /* whole rows from here (load_row() starts at the row's first cell) */
 	s->colpfx = NULL;
+	free(s->from);
+	s->from = NULL;
 	if (!s->err)
 		s->state = 0; /* the next call seeks there */
 	return 0;

@@ -28,6 +28,10 @@ struct bt_scan {
 	bool reversed, keys_only;
 	uint64_t limit, rows_out;
 	uint32_t per_column, per_row;
+	char *after_fam;        /* opts->after, with ROW: cells up to it are passed over (else NULL) */
+	uint8_t *after_q;
+	size_t after_qn;
+	int64_t after_ts;
 	int64_t ts_start, ts_end, now;
 	Google__Bigtable__V2__RowFilter *filter; /* NULL: every cell */
 	char *table;
@@ -548,6 +552,16 @@ static int cmp_cells(const void *pa, const void *pb)
 	return c;
 }
 
+/* Whether cell C comes after the cell opts->after named, in the row's order (family, qualifier, newest
+ * first). */
+static bool after_it(const struct bt_scan *s, const btm_cell *c)
+{
+	int d = strcmp(c->family, s->after_fam);
+	if (!d)
+		d = key_cmp(c->qualifier, c->qualifier_len, s->after_q, s->after_qn);
+	return d > 0 || (d == 0 && c->ts < s->after_ts);
+}
+
 /* Make the public row of merged row R: sorted, duplicates (two selectors matching one cell) once, GC'd
  * cells out, then the timestamp range, cells per column, values out. 1 if a cell is left, else 0. */
 static int take_row(struct bt_scan *s, const btm_row *r)
@@ -602,6 +616,10 @@ static int take_row(struct bt_scan *s, const btm_row *r)
 				continue;
 			if (s->per_column && kept >= s->per_column)
 				continue;
+			if (s->after_fam && !after_it(s, c)) {
+				kept++; /* at or before the cell to start after: counted, not returned */
+				continue;
+			}
 			if (s->per_row && out >= s->per_row)
 				break;
 			kept++;
@@ -803,6 +821,8 @@ void bt_scan_close(void *p)
 		free(s->sel[i].q);
 	}
 	free(s->sel);
+	free(s->after_fam);
+	free(s->after_q);
 	free(s->table);
 	bt_schema_put(s->sch);
 	free(s->lo);
@@ -864,6 +884,16 @@ int bt_scan_open(void *txn, const char *table, const cs_read_opts *opts, void **
 	s->limit = opts->limit;
 	s->per_column = opts->cells_per_column;
 	s->per_row = opts->cells_per_row;
+	if (opts->after && opts->row && !opts->reversed) {
+		if (!(s->after_fam = strdup(opts->after->family)) ||
+		    !(s->after_q = malloc(opts->after->qualifier.len + 1))) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		memcpy(s->after_q, opts->after->qualifier.data, opts->after->qualifier.len);
+		s->after_qn = opts->after->qualifier.len;
+		s->after_ts = opts->after->ts;
+	}
 	s->ts_start = opts->ts_start;
 	s->ts_end = opts->ts_end;
 	s->now = bt_now_ts();

@@ -436,6 +436,8 @@ typedef struct cs_column_sel {
 	const char *qualifier_regex; /* regex matching the whole qualifier, or NULL */
 } cs_column_sel;
 
+struct cs_cell;
+
 typedef struct cs_read_opts {
 	const cs_bytes *row;        /* exactly this row, or NULL */
 	cs_bytes start, end;        /* rows in [start, end); a zero length means unbounded */
@@ -449,6 +451,10 @@ typedef struct cs_read_opts {
 	uint32_t cells_per_row;     /* at most this many cells per row, its first (family, qualifier, newest
 	                             * first) after every other filter; 0 = all. With ROW, reading stops
 	                             * there: "does row R (or its family F) have a cell" costs one cell */
+	const struct cs_cell *after; /* with ROW, forward: only the row's cells after this one in the row's
+	                             * order (family, qualifier, newest first; its value is not looked at):
+	                             * with cells_per_row, a row read in pieces (a wide family's listing).
+	                             * Ignored without ROW or when reversed */
 	int64_t ts_start, ts_end;   /* only cells with ts in [ts_start, ts_end); (0, 0) = all */
 	bool keys_only;             /* cells carry no value (value_len still set) */
 } cs_read_opts;

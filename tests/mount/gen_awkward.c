@@ -2,7 +2,8 @@
  * keys and qualifiers with any bytes, 4 KiB keys, 16 KiB qualifiers, exact timestamps.
  *
  *   gen_awkward STORE awkward   tables awk, dots, pipe, deep, empty, t-1.x (every naming edge; see below)
- *   gen_awkward STORE big       tables big (100k rows in one prefix directory) and few (100k rows whose
+ *   gen_awkward STORE big       tables big (100k rows in one prefix directory), wide (a row whose families
+ *                               hold 3000 and 1500 columns, some with versions) and few (100k rows whose
  *                               next segments under one prefix are only three)
  *   gen_awkward STORE backup    table bk for backup.sh: the awkward names whose full names fit NAME_MAX
  *                               (a short form cannot be restored by name), many versions, versions in one
@@ -268,6 +269,18 @@ static void gen_big(void)
 	for (int i = 0; i < 100000; i++) {
 		n = snprintf(key, sizeof(key), "pre#%c#%06d", "abc"[i % 3], i);
 		cell("few", key, (size_t)n, "f", "v", 1, T0 + i, "x", 1);
+	}
+	/* One row's wide families, listed in pieces (fs/view.c list_columns): f keeps every version, g two */
+	table("wide", 0);
+	family("wide", "f", NULL);
+	family("wide", "g", "maxversions=2");
+	for (int i = 0; i < 3000; i++) {
+		n = snprintf(key, sizeof(key), "c%05d", i);
+		for (int v = 0; v < (i % 7 == 0 ? 3 : 1); v++)
+			cell("wide", "w", 1, "f", key, (size_t)n, T0 + 10 * i + v, "x", 1);
+		if (i % 2 == 0)
+			for (int v = 0; v < 3; v++)
+				cell("wide", "w", 1, "g", key, (size_t)n, T0 + 10 * i + v, "y", 1);
 	}
 }
 

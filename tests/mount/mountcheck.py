@@ -1110,6 +1110,27 @@ def cmd_bigdir(dumpdir, mnt, pid, db):
             fail('%s/f/v: wrong contents' % show(p))
     t3 = time.monotonic()
 
+    # A row's wide families, listed in pieces: every column and version once, in the store's order, also
+    # from an offset (counted from the family's first cell) and with versions a GC policy hides.
+    for fam in (b'f', b'g'):
+        p = (b'wide', b'w', fam)
+        want = ents[p].children
+        got = [os.fsencode(n) for n in os.listdir(mount_path(mnt, p))]
+        if got != want:
+            fail('%s: %d entries, want %d (first difference at %d)' % (
+                show(p), len(got), len(want), next((i for i, (a, b) in enumerate(zip(got, want)) if a != b),
+                                                    min(len(got), len(want)))))
+        fd = os.open(mount_path(mnt, p), os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for k in (2, 3, 1025, 1026, 2049, len(want) + 1):
+                os.lseek(fd, k, os.SEEK_SET)
+                with os.scandir(fd) as it:
+                    rest = [os.fsencode(e.name) for e in it]
+                if rest != want[k - 2:]:
+                    fail('%s from offset %d: %d entries, want %d' % (show(p), k, len(rest), len(want) - k + 2))
+        finally:
+            os.close(fd)
+
     # A prefix whose 100k rows share three next segments: a few seeks, not 100k rows.
     s0 = stats(mnt)
     t4 = time.monotonic()

@@ -76,6 +76,11 @@ static const cs_column_sel overlap[] = { { .family = "a" }, { .qualifier = &q1 }
 static const cs_column_sel nothing[] = { { .family = "c" } };
 static const cs_column_sel fre_anchored[] = { { .family_regex = "a|c" } };
 static const cs_column_sel fre_partial[] = { { .family_regex = "" } };
+static const cs_cell after_a_q1_3 = { .family = "a", .qualifier = LIT("q1"), .ts = 3 };
+static const cs_cell after_a_q1_5 = { .family = "a", .qualifier = LIT("q1"), .ts = 5 };
+static const cs_cell after_a_q2_5 = { .family = "a", .qualifier = LIT("q2"), .ts = 5 };
+static const cs_cell after_b_q1_4 = { .family = "b", .qualifier = LIT("q1"), .ts = 4 };
+static const cs_cell after_a_p = { .family = "a", .qualifier = LIT("p"), .ts = 0 };
 
 static const struct read_case {
 	const char *name;
@@ -138,6 +143,18 @@ static const struct read_case {
 	  "r1#x b:z@7=z7\n" L2 "r1 a:q1@3=v3\n" },
 	{ "one cell per row, timestamp range", { .cells_per_row = 1, .ts_start = 4, .ts_end = 6, .prefix = LIT("r1") },
 	  "r1 a:q2@5=w\n" },
+	{ "after a cell", { .row = &row_r1, .after = &after_a_q1_3 }, "r1 a:q1@2=v2 a:q1@1=v1 a:q2@5=w b:q1@4=b4\n" },
+	{ "after a cell, two at a time", { .row = &row_r1, .after = &after_a_q1_3, .cells_per_row = 2 },
+	  "r1 a:q1@2=v2 a:q1@1=v1\n" },
+	{ "after a cell, then the next two", { .row = &row_r1, .after = &after_a_q1_5, .cells_per_row = 2 },
+	  "r1 a:q1@3=v3 a:q1@2=v2\n" },
+	{ "after the row's last cell", { .row = &row_r1, .after = &after_b_q1_4 }, "" },
+	{ "after a cell, in another family", { .row = &row_r1, .after = &after_a_q2_5, .ncolumns = 1, .columns = fam_b },
+	  "r1 b:q1@4=b4\n" },
+	{ "after a column that is not there", { .row = &row_r1, .after = &after_a_p }, L1 },
+	{ "after a cell, versions counted from the column's newest",
+	  { .row = &row_r1, .after = &after_a_q1_3, .cells_per_column = 2 }, "r1 a:q1@2=v2 a:q2@5=w b:q1@4=b4\n" },
+	{ "after a cell of another row's", { .row = &row_r2, .after = &after_a_q1_3 }, L4 },
 	{ "timestamp range", { .ts_start = 2, .ts_end = 5 }, "r1 a:q1@3=v3 a:q1@2=v2 b:q1@4=b4\nr2 a:q2@2=r2a\n" },
 	{ "timestamps from", { .ts_start = 5, .ts_end = CS_TS_MAX }, "r1 a:q2@5=w\n" L3 "r2 b:other@9=o\n" L6 },
 	{ "timestamps until", { .ts_start = 0, .ts_end = 2 }, L0 "r1 a:q1@1=v1\n" L2 L5 L7 L8 },
