@@ -50,26 +50,34 @@ int view_table_load(cs_txn *txn, const char *table, struct view_table *t)
 
 /* ---- existence checks, each one small scan ---- */
 
+/* Read row KEY's first (or only: PER_ROW 0) cells, newest per column, in FAMILY or any: cs_scan_next's
+ * result, with *R valid until the caller closes *S (opened whatever the result). */
+static int scan_row(cs_txn *txn, const char *table, const uint8_t *key, size_t keyn, const char *family,
+		    uint32_t per_row, cs_scan **s, const cs_row **r)
+{
+	cs_bytes row = { key, keyn };
+	cs_column_sel sel = { .family = family };
+	cs_read_opts o = { .row = &row, .keys_only = true, .cells_per_column = 1, .cells_per_row = per_row,
+			   .ncolumns = family ? 1 : 0, .columns = family ? &sel : NULL };
+	int rc;
+
+	*s = NULL;
+	if ((rc = cs_scan_open(txn, table, &o, s)))
+		return rc;
+	return cs_scan_next(*s, r);
+}
+
 /* The newest timestamp of row KEY's cells (in FAMILY, or any), or -ENOENT if it has none. */
 static int row_newest(cs_txn *txn, const char *table, const uint8_t *key, size_t keyn, const char *family,
 		      int64_t *newest)
 {
-	cs_bytes row = { key, keyn };
-	cs_column_sel sel = { .family = family };
-	cs_read_opts o = { .row = &row, .keys_only = true, .cells_per_column = 1 };
 	const cs_row *r;
 	cs_scan *s;
 	int rc;
 
 	if (!keyn)
 		return -ENOENT; /* the empty first segment: row keys are never empty */
-	if (family) {
-		o.ncolumns = 1;
-		o.columns = &sel;
-	}
-	if ((rc = cs_scan_open(txn, table, &o, &s)))
-		return rc;
-	rc = cs_scan_next(s, &r);
+	rc = scan_row(txn, table, key, keyn, family, 0, &s, &r);
 	if (rc == 1) {
 		*newest = 0;
 		for (size_t i = 0; i < r->ncells; i++)
@@ -87,22 +95,13 @@ static int row_newest(cs_txn *txn, const char *table, const uint8_t *key, size_t
  * row (cells_per_row), where row_newest reads every column. */
 static int row_has_cells(cs_txn *txn, const char *table, const uint8_t *key, size_t keyn, const char *family)
 {
-	cs_bytes row = { key, keyn };
-	cs_column_sel sel = { .family = family };
-	cs_read_opts o = { .row = &row, .keys_only = true, .cells_per_row = 1 };
 	const cs_row *r;
 	cs_scan *s;
 	int rc;
 
 	if (!keyn)
 		return 0; /* the empty first segment: row keys are never empty */
-	if (family) {
-		o.ncolumns = 1;
-		o.columns = &sel;
-	}
-	if ((rc = cs_scan_open(txn, table, &o, &s)))
-		return rc;
-	rc = cs_scan_next(s, &r);
+	rc = scan_row(txn, table, key, keyn, family, 1, &s, &r);
 	cs_scan_close(s);
 	return rc;
 }
