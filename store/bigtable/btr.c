@@ -121,24 +121,32 @@ static grpc_byte_buffer *pack(const ProtobufCMessage *req, int *err)
 	return bb;
 }
 
-/* The message in BB decoded as DESC, or NULL. A reply of one uncompressed slice is decoded in place;
- * any other is first joined into one. */
-static ProtobufCMessage *unpack(grpc_byte_buffer *bb, const ProtobufCMessageDescriptor *desc,
-				ProtobufCAllocator *alloc)
+/* The message in BB as one slice (*OUT, a reference the caller drops): a reply of one uncompressed slice
+ * as it is, any other joined into one. Returns false when BB cannot be read. */
+static bool flatten(grpc_byte_buffer *bb, grpc_slice *out)
 {
+	grpc_byte_buffer_reader r;
 	if (bb->type == GRPC_BB_RAW && bb->data.raw.compression == GRPC_COMPRESS_NONE &&
 	    bb->data.raw.slice_buffer.count == 1) {
-		grpc_slice s = bb->data.raw.slice_buffer.slices[0];
-		return protobuf_c_message_unpack(desc, alloc, GRPC_SLICE_LENGTH(s), GRPC_SLICE_START_PTR(s));
+		*out = grpc_slice_ref(bb->data.raw.slice_buffer.slices[0]);
+		return true;
 	}
-	grpc_byte_buffer_reader r;
 	if (!grpc_byte_buffer_reader_init(&r, bb))
-		return NULL;
-	grpc_slice all = grpc_byte_buffer_reader_readall(&r);
-	ProtobufCMessage *m = protobuf_c_message_unpack(desc, alloc, GRPC_SLICE_LENGTH(all),
-							 GRPC_SLICE_START_PTR(all));
-	grpc_slice_unref(all);
+		return false;
+	*out = grpc_byte_buffer_reader_readall(&r);
 	grpc_byte_buffer_reader_destroy(&r);
+	return true;
+}
+
+/* The message in BB decoded as DESC, or NULL. */
+static ProtobufCMessage *unpack(grpc_byte_buffer *bb, const ProtobufCMessageDescriptor *desc)
+{
+	grpc_slice all;
+	ProtobufCMessage *m;
+	if (!flatten(bb, &all))
+		return NULL;
+	m = protobuf_c_message_unpack(desc, NULL, GRPC_SLICE_LENGTH(all), GRPC_SLICE_START_PTR(all));
+	grpc_slice_unref(all);
 	return m;
 }
 
@@ -563,7 +571,7 @@ int btr_unary(btr_conn *c, int api, const char *method, const ProtobufCMessage *
 		status_set(st, GRPC_STATUS_INTERNAL, "no reply message");
 		return -EIO;
 	}
-	*resp = unpack(reply, resp_desc, NULL);
+	*resp = unpack(reply, resp_desc);
 	grpc_byte_buffer_destroy(reply);
 	if (!*resp) {
 		status_set(st, GRPC_STATUS_INTERNAL, "the reply does not decode");
@@ -590,15 +598,9 @@ struct btr_stream {
 	int end;                /* 1 while running, else what btr_stream_next returns from now on */
 	btr_status st;
 	char tag_send, tag_recv, tag_status; /* their addresses are the batches' tags */
-	ProtobufCAllocator *alloc; /* for the messages (btr_stream_set_allocator), or NULL: libc's */
 	grpc_slice flat;           /* the message btr_stream_next_bytes gave, while FLAT_HELD */
 	bool flat_held;
 };
-
-void btr_stream_set_allocator(btr_stream *s, ProtobufCAllocator *alloc)
-{
-	s->alloc = alloc;
-}
 
 /* Start a stream sending REQ (taken over, freed with the stream; NULL: ERR, from pack). */
 static int stream_open(btr_conn *c, int api, const char *method, grpc_byte_buffer *req, int err,
@@ -751,7 +753,7 @@ int btr_stream_next(btr_stream *s, const ProtobufCMessageDescriptor *desc, Proto
 	*msg = NULL;
 	if ((rc = recv_next(s)) != 1)
 		return rc;
-	*msg = unpack(s->reply, desc, s->alloc);
+	*msg = unpack(s->reply, desc);
 	grpc_byte_buffer_destroy(s->reply);
 	s->reply = NULL;
 	return *msg ? 1 : undecodable(s);
@@ -770,17 +772,9 @@ int btr_stream_next_bytes(btr_stream *s, const uint8_t **data, size_t *len)
 		return rc;
 	grpc_byte_buffer *bb = s->reply;
 	s->reply = NULL;
-	if (bb->type == GRPC_BB_RAW && bb->data.raw.compression == GRPC_COMPRESS_NONE &&
-	    bb->data.raw.slice_buffer.count == 1) {
-		s->flat = grpc_slice_ref(bb->data.raw.slice_buffer.slices[0]);
-	} else {
-		grpc_byte_buffer_reader r;
-		if (!grpc_byte_buffer_reader_init(&r, bb)) {
-			grpc_byte_buffer_destroy(bb);
-			return undecodable(s);
-		}
-		s->flat = grpc_byte_buffer_reader_readall(&r);
-		grpc_byte_buffer_reader_destroy(&r);
+	if (!flatten(bb, &s->flat)) {
+		grpc_byte_buffer_destroy(bb);
+		return undecodable(s);
 	}
 	grpc_byte_buffer_destroy(bb);
 	s->flat_held = true;

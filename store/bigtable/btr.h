@@ -141,12 +141,6 @@ int btr_stream_next_bytes(btr_stream *s, const uint8_t **data, size_t *len);
  * btr_stream_next does. */
 int btr_stream_bad_message(btr_stream *s);
 
-/* btr_stream_set_allocator — decode the stream's messages with ALLOC (protobuf-c's allocator interface;
- * NULL: libc's), which must outlive the stream. The caller then frees each message with
- * protobuf_c_message_free_unpacked(msg, ALLOC), or, for an arena whose free does nothing, by resetting the
- * arena once it is done with the message. */
-void btr_stream_set_allocator(btr_stream *s, ProtobufCAllocator *alloc);
-
 /* The status a stream ended with (code GRPC_STATUS_OK and "" while it runs); valid until
  * btr_stream_close. */
 const btr_status *btr_stream_status(const btr_stream *s);
