@@ -78,8 +78,6 @@ struct uring_ent {
 	char *payload;                     /* payload_len bytes, ROOM after hdr */
 	struct iovec iov[2];               /* header and payload, as REGISTER gives them */
 	uint64_t commit_id;
-	uint64_t unique;                   /* of the request being answered */
-	bool answered;                     /* its reply went in (only the serving thread touches these) */
 	bool fetched;                      /* a request ever came: REGISTER was accepted */
 };
 
@@ -140,7 +138,14 @@ struct uring {
 
 /* libfuse's custom io hands us the session's userdata (struct fs), not ours: one session per process. */
 static struct uring *the_uring;
-static __thread struct uring_ent *serving; /* the entry this thread answers, if any */
+
+/* What this thread answers. Per thread, not per entry: once answered, the entry is the kernel's again,
+ * and its next request may be taken by another thread while this one finishes the handler. */
+static __thread struct {
+	struct uring_ent *e; /* NULL: no ring request */
+	uint64_t unique;
+	bool answered;
+} serving;
 
 bool uring_built(void)
 {
@@ -201,7 +206,6 @@ static ssize_t answer(struct uring_ent *e, const struct iovec *iov, int count)
 		n = 0;
 	memcpy(e->hdr->in_out, &out, sizeof(out));
 	e->hdr->ring_ent_in_out.payload_sz = (uint32_t)n;
-	e->answered = true;
 	if ((rc = submit(e, FUSE_IO_URING_CMD_COMMIT_AND_FETCH)) < 0) {
 		errno = -rc;
 		return -1;
@@ -218,8 +222,6 @@ static void serve(struct uring *u, struct uring_ent *e)
 	char *start;
 
 	e->commit_id = e->hdr->ring_ent_in_out.commit_id;
-	e->unique = in->unique;
-	e->answered = false;
 	/* in->len counts the request as /dev/fuse would give it: header, op header, payload */
 	if (in->len < sizeof(*in) + (size_t)payload_sz || payload_sz > u->payload_len ||
 	    (op_len = in->len - sizeof(*in) - payload_sz) > FUSE_URING_OP_IN_OUT_SZ) {
@@ -233,11 +235,13 @@ static void serve(struct uring *u, struct uring_ent *e)
 	start = e->payload - sizeof(*in) - op_len;
 	memcpy(start + sizeof(*in), e->hdr->op_in, op_len);
 	memcpy(start, in, sizeof(*in));
-	serving = e;
+	serving.e = e;
+	serving.unique = in->unique;
+	serving.answered = false;
 	fuse_session_process_buf(u->se, &(struct fuse_buf){ .mem = start, .size = in->len });
-	serving = NULL;
-	if (!e->answered) { /* (libfuse answers every request but FORGET, which never comes here) */
-		struct fuse_out_header out = { .len = sizeof(out), .error = -EIO, .unique = e->unique };
+	serving.e = NULL;
+	if (!serving.answered) { /* (libfuse answers every request but FORGET, which never comes here) */
+		struct fuse_out_header out = { .len = sizeof(out), .error = -EIO, .unique = serving.unique };
 		struct iovec iov = { &out, sizeof(out) };
 		answer(e, &iov, 1);
 	}
@@ -482,13 +486,15 @@ static ssize_t init_reply(struct uring *u, int fd, struct iovec *iov, int count)
 static ssize_t io_writev(int fd, struct iovec *iov, int count, void *userdata)
 {
 	struct uring *u = the_uring;
-	struct uring_ent *e = serving;
+	struct uring_ent *e = serving.e;
 	const struct fuse_out_header *out = iov[0].iov_base;
 	uint64_t init = atomic_load(&u->init_unique);
 
 	(void)userdata;
-	if (e && !e->answered && out->unique == e->unique)
+	if (e && !serving.answered && out->unique == serving.unique) {
+		serving.answered = true;
 		return answer(e, iov, count);
+	}
 	if (e && !out->unique)
 		return notify(u, iov, count);
 	if (init && out->unique == init)
