@@ -152,8 +152,11 @@ bool uring_built(void)
 	return true;
 }
 
-/* Submit command CMD for entry E of queue Q, naming queue QID (Q's own but in init_reply's last resort). */
-static int submit_to(struct uring_queue *q, struct uring_ent *e, unsigned cmd, unsigned qid)
+/* Submit command CMD for entry E of queue Q, naming queue QID (Q's own but in init_reply's last resort).
+ * WAIT: in the same io_uring_enter, wait for a completion (the caller is Q's reaper); the submission
+ * queue's lock is not held while waiting, so the command is put in the ring under it and the kernel
+ * takes it in whichever thread's io_uring_enter comes first. */
+static int submit_to(struct uring_queue *q, struct uring_ent *e, unsigned cmd, unsigned qid, bool wait)
 {
 	struct io_uring_sqe *sqe;
 	struct fuse_uring_cmd_req *req;
@@ -174,22 +177,29 @@ static int submit_to(struct uring_queue *q, struct uring_ent *e, unsigned cmd, u
 	req = (struct fuse_uring_cmd_req *)sqe->cmd;
 	req->qid = (uint16_t)qid;
 	req->commit_id = e->commit_id;
-	rc = io_uring_submit(&q->ring);
+	if (!wait) {
+		rc = io_uring_submit(&q->ring);
+		pthread_mutex_unlock(&q->sq_lock);
+		return rc < 0 ? rc : 0;
+	}
+	__atomic_store_n(q->ring.sq.ktail, q->ring.sq.sqe_tail, __ATOMIC_RELEASE);
+	q->ring.sq.sqe_head = q->ring.sq.sqe_tail;
 	pthread_mutex_unlock(&q->sq_lock);
-	return rc < 0 ? rc : 0;
+	rc = io_uring_enter((unsigned)q->ring.ring_fd, 1, 1, IORING_ENTER_GETEVENTS, NULL);
+	return rc < 0 ? -errno : 0;
 }
 
 static int submit(struct uring_ent *e, unsigned cmd)
 {
-	return submit_to(e->q, e, cmd, e->q->qid);
+	return submit_to(e->q, e, cmd, e->q->qid, false);
 }
 
-/* Copy libfuse's reply (IOV[0] the fuse_out_header) into E and commit it, fetching the next request. */
+/* Copy libfuse's reply (IOV[0] the fuse_out_header) into E; the worker commits it once the handler has
+ * returned (so that nothing of the request is reused under it), fetching the next request. */
 static ssize_t answer(struct uring_ent *e, const struct iovec *iov, int count)
 {
 	struct fuse_out_header out;
 	size_t n = 0, total = iov[0].iov_len;
-	int rc;
 
 	memcpy(&out, iov[0].iov_base, sizeof(out));
 	for (int i = 1; i < count; i++) {
@@ -206,10 +216,6 @@ static ssize_t answer(struct uring_ent *e, const struct iovec *iov, int count)
 		n = 0;
 	memcpy(e->hdr->in_out, &out, sizeof(out));
 	e->hdr->ring_ent_in_out.payload_sz = (uint32_t)n;
-	if ((rc = submit(e, FUSE_IO_URING_CMD_COMMIT_AND_FETCH)) < 0) {
-		errno = -rc;
-		return -1;
-	}
 	return (ssize_t)total;
 }
 
@@ -251,6 +257,7 @@ static void *worker(void *arg)
 {
 	struct uring_queue *q = arg;
 	struct uring *u = q->u;
+	struct uring_ent *answered = NULL; /* answered, to commit */
 
 	pthread_mutex_lock(&u->lock);
 	for (;;) {
@@ -258,6 +265,13 @@ static void *worker(void *arg)
 		struct uring_ent *e = NULL;
 		int rc, res = 0;
 
+		if (answered && (q->reaping || u->exit)) { /* commit alone: another thread waits */
+			pthread_mutex_unlock(&u->lock);
+			if ((rc = submit(answered, FUSE_IO_URING_CMD_COMMIT_AND_FETCH)))
+				fuse_log(FUSE_LOG_ERR, "cellfs: io_uring queue %u: commit: %s\n", q->qid, strerror(-rc));
+			answered = NULL;
+			pthread_mutex_lock(&u->lock);
+		}
 		while (!u->exit && q->reaping) {
 			q->parked++;
 			pthread_cond_wait(&q->park, &u->lock);
@@ -269,7 +283,12 @@ static void *worker(void *arg)
 		q->reaper = pthread_self();
 		q->stuck = false;
 		pthread_mutex_unlock(&u->lock);
-		rc = io_uring_wait_cqe(&q->ring, &cqe);
+		if (answered) { /* commit and wait in one io_uring_enter */
+			if ((rc = submit_to(q, answered, FUSE_IO_URING_CMD_COMMIT_AND_FETCH, q->qid, true)) && rc != -EINTR)
+				fuse_log(FUSE_LOG_ERR, "cellfs: io_uring queue %u: commit: %s\n", q->qid, strerror(-rc));
+			answered = NULL;
+		}
+		rc = io_uring_wait_cqe(&q->ring, &cqe); /* (there already, after a commit and wait) */
 		if (!rc) {
 			e = io_uring_cqe_get_data(cqe);
 			res = cqe->res;
@@ -295,8 +314,14 @@ static void *worker(void *arg)
 		q->seq++;
 		pthread_mutex_unlock(&u->lock);
 		serve(u, e);
+		answered = e;
 		pthread_mutex_lock(&u->lock);
 		q->busy--;
+	}
+	if (answered) { /* (the mount is ending) */
+		pthread_mutex_unlock(&u->lock);
+		submit(answered, FUSE_IO_URING_CMD_COMMIT_AND_FETCH);
+		pthread_mutex_lock(&u->lock);
 	}
 	q->threads--;
 	u->threads--;
@@ -461,7 +486,7 @@ static ssize_t init_reply(struct uring *u, int fd, struct iovec *iov, int count)
 	if (rc) {
 		/* Not even submitted: the kernel would hold requests back for a ring that never comes. A
 		 * REGISTER it refuses (a queue it does not have) makes it give up io_uring for /dev/fuse. */
-		submit_to(&u->q[0], &u->q[0].ent[0], FUSE_IO_URING_CMD_REGISTER, UINT16_MAX);
+		submit_to(&u->q[0], &u->q[0].ent[0], FUSE_IO_URING_CMD_REGISTER, UINT16_MAX, false);
 		say_fallback(strerror(-rc));
 		return res;
 	}
