@@ -543,26 +543,23 @@ static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 	return n;
 }
 
-/* The kernel's possible CPUs (num_possible_cpus(): one queue each, every one must register). */
+/* The kernel's possible CPUs (num_possible_cpus(): one queue each, every one must register): one more
+ * than the highest in /sys/devices/system/cpu/possible ("0-1", "0,2-3"). */
 static unsigned possible_cpus(void)
 {
 	FILE *f = fopen("/sys/devices/system/cpu/possible", "re");
-	unsigned lo, hi = 0, n = 0;
-	char sep;
-	int got;
+	char line[256], *p, *end;
+	unsigned long n = 0, v;
 
-	if (f) {
-		while ((got = fscanf(f, "%u", &lo)) == 1) {
-			hi = lo;
-			if (fscanf(f, "%c", &sep) == 1 && sep == '-' && fscanf(f, "%u", &hi) == 1)
-				fscanf(f, "%c", &sep);
-			n = hi + 1 > n ? hi + 1 : n;
-			if (sep != ',')
-				break;
+	if (f && fgets(line, sizeof(line), f)) {
+		for (p = line; *p >= '0' && *p <= '9'; p = end + (*end == ',' || *end == '-')) {
+			v = strtoul(p, &end, 10);
+			n = v + 1 > n ? v + 1 : n;
 		}
-		fclose(f);
 	}
-	return n ? n : (unsigned)get_nprocs_conf();
+	if (f)
+		fclose(f);
+	return n && n <= 4096 ? (unsigned)n : (unsigned)get_nprocs_conf();
 }
 
 int uring_new(struct fuse_session *se, int sig, struct uring **out)
