@@ -16,6 +16,7 @@
 #include "loop.h"
 #include "ops.h"
 #include "req.h"
+#include "uring.h"
 #include "watch.h"
 #include "wops.h"
 
@@ -27,9 +28,10 @@ struct conf {
 	char *delimiter;
 	unsigned cache_ttl;
 	bool ro, allow_other;
+	int uring;                /* -o uring: 1, -o nouring: -1, neither: 0 (io_uring where it can) */
 };
 
-enum { KEY_RO = 1, KEY_ALLOW_OTHER };
+enum { KEY_RO = 1, KEY_ALLOW_OTHER, KEY_URING, KEY_NOURING };
 
 #define OPT(t, p) { t, offsetof(struct conf, p), 1 }
 static const struct fuse_opt conf_opts[] = {
@@ -42,6 +44,8 @@ static const struct fuse_opt conf_opts[] = {
 	{ "cache_ttl=%u", offsetof(struct conf, cache_ttl), 0 },
 	FUSE_OPT_KEY("ro", KEY_RO),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
+	FUSE_OPT_KEY("uring", KEY_URING),
+	FUSE_OPT_KEY("nouring", KEY_NOURING),
 	/* What /etc/fstab lines carry for mount(8) and systemd, not for the filesystem. mount.fuse3 drops
 	 * most of them itself; dropped here too, so the same options work when cellfs is run by hand. */
 	FUSE_OPT_KEY("defaults", FUSE_OPT_KEY_DISCARD),
@@ -63,6 +67,10 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 		c->ro = true;
 	if (key == KEY_ALLOW_OTHER)
 		c->allow_other = true;
+	if (key == KEY_URING || key == KEY_NOURING) {
+		c->uring = key == KEY_URING ? 1 : -1;
+		return 0; /* (ours, not libfuse's) */
+	}
 	if (key == FUSE_OPT_KEY_OPT && !strncmp(arg, "x-", 2))
 		return 0; /* x-systemd.automount, x-gvfs-show, ...: for userspace, as mount(8) defines them */
 	if (key != FUSE_OPT_KEY_NONOPT)
@@ -89,6 +97,9 @@ static void usage(const char *prog)
 	       "  -o cache_ttl=N  a remote store (bigtable://): keep listings and attributes N seconds\n"
 	       "                (default 5); other clients' writes show within that time\n"
 	       "  -o allow_other  let other users in (needs user_allow_other in /etc/fuse.conf)\n"
+	       "  -o uring      requests over io_uring (the default where the kernel offers it: as root,\n"
+	       "                echo 1 > /sys/module/fuse/parameters/enable_uring); else /dev/fuse\n"
+	       "  -o nouring    requests over /dev/fuse only\n"
 	       "  -o _netdev,noauto,nofail,x-*  /etc/fstab's options for mount(8) and systemd: ignored\n"
 	       "Other -o options are libfuse's and the kernel's (rw, nosuid, nodev, noexec, ...).\n",
 	       prog);
@@ -203,6 +214,7 @@ int main(int argc, char *argv[])
 	struct conf conf = { 0 };
 	struct fs fs = { .entry_timeout = 86400, .attr_timeout = 86400, .neg_timeout = 1 };
 	struct fuse_lowlevel_ops ops = { 0 };
+	struct uring *ring = NULL;
 	char *store = NULL, *fsname = NULL;
 	struct stat sb;
 	bool is_default;
@@ -297,7 +309,15 @@ int main(int argc, char *argv[])
 		cs_fault_arm_spec(getenv("CELLFS_FAULT"));
 		atexit(fault_report);
 	}
-	ret = opts.singlethread ? fuse_session_loop(fs.se) : loop_run(fs.se);
+	/* The transport: io_uring unless told otherwise, decided at INIT (uring.c says which, one line) */
+	if (opts.singlethread || conf.uring < 0 || !uring_built()) {
+		fuse_log(FUSE_LOG_NOTICE, "cellfs: transport: /dev/fuse (%s)\n",
+			 opts.singlethread ? "-s" : conf.uring < 0 ? "-o nouring" : "built without liburing");
+	} else if ((ret2 = uring_new(fs.se, LOOP_WAKE_SIG, &ring))) {
+		fuse_log(FUSE_LOG_NOTICE, "cellfs: transport: /dev/fuse (io_uring: %s)\n", strerror(-ret2));
+		ring = NULL;
+	}
+	ret = opts.singlethread ? fuse_session_loop(fs.se) : loop_run(fs.se, ring);
 	watch_stop(&fs);
 	if (!fs.ro && (ret2 = cs_store_sync(fs.st))) /* what was closed in the last 5 s, on the disk too */
 		fprintf(stderr, "cellfs: could not sync the store at unmount: %s\n", strerror(-ret2));
@@ -305,6 +325,7 @@ close_store:
 	cs_store_close(fs.st);
 unmount:
 	fuse_session_unmount(fs.se);
+	uring_free(ring);
 remove_handlers:
 	fuse_remove_signal_handlers(fs.se);
 destroy:

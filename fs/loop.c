@@ -11,7 +11,8 @@
  * with nobody reading, it lets another thread read: a parked one, or a new one up to MAX_THREADS. A
  * thread that finishes while another reads parks; all end when the session does. Signals (SIGINT,
  * SIGTERM: libfuse's handlers end the session) reach only the supervisor, which then interrupts the
- * reader. */
+ * reader. With the io_uring transport (uring.c) the rings' threads work the same way, queue by queue,
+ * and the supervisor's look covers them too; /dev/fuse then carries little more than FORGETs. */
 #include "loop.h"
 
 #include <errno.h>
@@ -25,7 +26,7 @@
 #define IDLE_MS 200    /* the supervisor's look when nothing happened for a while */
 #define IDLE_TICKS 100 /* ticks without a request before it looks only every IDLE_MS */
 #define MAX_THREADS 16
-#define WAKE_SIG SIGUSR2 /* interrupts the reader's read() at the end */
+#define WAKE_SIG LOOP_WAKE_SIG
 
 struct loop {
 	struct fuse_session *se;
@@ -125,13 +126,13 @@ static void deadline(struct timespec *ts, long ms)
 	ts->tv_nsec %= 1000000000L;
 }
 
-int loop_run(struct fuse_session *se)
+int loop_run(struct fuse_session *se, struct uring *u)
 {
 	struct loop l = { .se = se };
 	struct sigaction sa = { .sa_handler = on_wake }, old_sa;
 	pthread_condattr_t ca;
 	unsigned long seen = 0;
-	unsigned quiet = 0;
+	unsigned quiet = 0, rquiet = 0; /* ticks without a request on /dev/fuse, on the rings */
 	int rc;
 
 	pthread_mutex_init(&l.lock, NULL);
@@ -150,7 +151,7 @@ int loop_run(struct fuse_session *se)
 	}
 	while (l.threads) {
 		struct timespec ts;
-		deadline(&ts, quiet >= IDLE_TICKS ? IDLE_MS : TICK_MS);
+		deadline(&ts, quiet >= IDLE_TICKS && rquiet >= IDLE_TICKS ? IDLE_MS : TICK_MS);
 		pthread_cond_timedwait(&l.done, &l.lock, &ts);
 		if (fuse_session_exited(se) && !l.exit) { /* a signal: end, and interrupt the reader */
 			l.exit = true;
@@ -160,6 +161,14 @@ int loop_run(struct fuse_session *se)
 			if (l.reading)
 				pthread_kill(l.reader, WAKE_SIG);
 			continue;
+		}
+		if (u) { /* (the rings' threads take no lock of ours: uring_tick takes theirs) */
+			pthread_mutex_unlock(&l.lock);
+			bool began = uring_tick(u);
+			pthread_mutex_lock(&l.lock);
+			rquiet = began ? 0 : rquiet < IDLE_TICKS ? rquiet + 1 : rquiet;
+		} else {
+			rquiet = IDLE_TICKS;
 		}
 		if (l.seq != seen) {
 			seen = l.seq;
@@ -177,6 +186,7 @@ int loop_run(struct fuse_session *se)
 	}
 	rc = l.error;
 	pthread_mutex_unlock(&l.lock);
+	uring_stop(u);
 	for (unsigned i = 0; i < l.spawned; i++) /* (their thread-local read transactions end here) */
 		pthread_join(l.tid[i], NULL);
 out:

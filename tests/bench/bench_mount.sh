@@ -7,24 +7,25 @@
 # A benchmark: it exits 0 whatever the figures (1 only if it could not run). See README.md.
 #
 # usage: bench_mount.sh CELLFS GEN_TABLE [-f FLOORFS] [-n CELLS] [-r REPEATS] [-s best|median]
-#                       [-m "pinned unpinned"] [-w "WORKLOADS"]
+#                       [-m "pinned unpinned"] [-t uring|fuse] [-w "WORKLOADS"]
 set -u
 export LC_ALL=C
 
 die() { echo "bench_mount: $*" >&2; exit 1; }
 
-[ $# -ge 2 ] || die "usage: bench_mount.sh CELLFS GEN_TABLE [-f FLOORFS] [-n CELLS] [-r REPEATS] [-s best|median] [-m MODES] [-w WORKLOADS]"
+[ $# -ge 2 ] || die "usage: bench_mount.sh CELLFS GEN_TABLE [-f FLOORFS] [-n CELLS] [-r REPEATS] [-s best|median] [-m MODES] [-w WORKLOADS] [-t uring|fuse]"
 cellfs=$(realpath "$1") gen=$(realpath "$2")
 shift 2
 ncells=20000 repeats=5 stat=best modes="pinned unpinned" floorfs=""
 workloads="lsR-fresh lsR-warm find-fresh find-warm cat-fresh cat-warm tar-fresh tar-warm"
-while getopts f:n:r:s:m:w: o; do
+while getopts f:n:r:s:m:w:t: o; do
 	case $o in
 	f) floorfs=$(realpath "$OPTARG") || die "no floorfs at $OPTARG" ;;
 	n) ncells=$OPTARG ;;
 	r) repeats=$OPTARG ;;
 	s) stat=$OPTARG ;;
 	m) modes=$OPTARG ;;
+	t) transport=$OPTARG ;;
 	w) workloads=$OPTARG ;;
 	*) die "unknown option" ;;
 	esac
@@ -45,6 +46,7 @@ fss="tmpfs bindfs cellfs"
 [ -n "$floorfs" ] && fss+=" floor floor-noopen"
 
 . "$(dirname "$0")/lib.sh"
+check_transport
 cleanup() {
 	unmount "$cmnt" "$cpid"
 	unmount "$bmnt" "$bpid"
@@ -234,9 +236,9 @@ report() {
 	local mode=$1 wl t b c rt rb tgt met all_met=yes
 	echo
 	if [ "$mode" = pinned ]; then
-		echo "== pinned: daemons and clients on CPU 0 (taskset -c 0); $stat of $repeats runs, seconds"
+		echo "== pinned: daemons and clients on CPU 0 (taskset -c 0); cellfs on $(transport_name); $stat of $repeats runs, seconds"
 	else
-		echo "== unpinned: any of $(nproc) CPUs; $stat of $repeats runs, seconds"
+		echo "== unpinned: any of $(nproc) CPUs; cellfs on $(transport_name); $stat of $repeats runs, seconds"
 	fi
 	printf '%-11s %8s %8s %8s %8s %8s %9s  %-16s %s\n' workload tmpfs bindfs cellfs c/tmpfs c/bindfs req/entry \
 		"target (pinned)" met

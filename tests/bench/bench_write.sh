@@ -7,24 +7,25 @@
 # FUSE itself costs a writer) answering FLUSH (floor) and refusing it as bindfs does (floor-noflush).
 # A benchmark: it exits 0 whatever the figures (1 only if it could not run). See README.md.
 #
-# usage: bench_write.sh CELLFS CELLCTL [-n CELLS] [-r REPEATS] [-s best|median] [-m "pinned unpinned"]
+# usage: bench_write.sh CELLFS CELLCTL [-n CELLS] [-r REPEATS] [-s best|median] [-m "pinned unpinned"] [-t uring|fuse]
 #                       [-w "WORKLOADS"] [-f FLOORW]
 set -u
 export LC_ALL=C
 
 die() { echo "bench_write: $*" >&2; exit 1; }
 
-[ $# -ge 2 ] || die "usage: bench_write.sh CELLFS CELLCTL [-n CELLS] [-r REPEATS] [-s best|median] [-m MODES] [-w WORKLOADS]"
+[ $# -ge 2 ] || die "usage: bench_write.sh CELLFS CELLCTL [-n CELLS] [-r REPEATS] [-s best|median] [-m MODES] [-w WORKLOADS] [-t uring|fuse]"
 cellfs=$(realpath "$1") cellctl=$(realpath "$2")
 shift 2
 ncells=20000 repeats=5 stat=best modes="pinned unpinned" floorw=""
 workloads="create overwrite rm cp-in cp-out"
-while getopts n:r:s:m:w:f: o; do
+while getopts n:r:s:m:w:f:t: o; do
 	case $o in
 	n) ncells=$OPTARG ;;
 	r) repeats=$OPTARG ;;
 	s) stat=$OPTARG ;;
 	m) modes=$OPTARG ;;
+	t) transport=$OPTARG ;;
 	w) workloads=$OPTARG ;;
 	f) floorw=$(realpath "$OPTARG") || die "no floorw at $OPTARG" ;;
 	*) die "unknown option" ;;
@@ -46,6 +47,7 @@ fss="tmpfs bindfs cellfs"
 mkdir -p "$cmnt" "$bsrc" "$bmnt" "$tdir" "$src" "$out" "$fmnt" "$nmnt" || die "mkdir in $work"
 
 . "$(dirname "$0")/lib.sh"
+check_transport
 cleanup() {
 	unmount "$cmnt" "$cpid"
 	unmount "$bmnt" "$bpid"
@@ -213,9 +215,9 @@ report() {
 	local mode=$1 wl t b c rt rb tgt met all_met=yes
 	echo
 	if [ "$mode" = pinned ]; then
-		echo "== pinned: daemons and clients on CPU 0 (taskset -c 0); $stat of $repeats runs, seconds"
+		echo "== pinned: daemons and clients on CPU 0 (taskset -c 0); cellfs on $(transport_name); $stat of $repeats runs, seconds"
 	else
-		echo "== unpinned: any of $(nproc) CPUs; $stat of $repeats runs, seconds"
+		echo "== unpinned: any of $(nproc) CPUs; cellfs on $(transport_name); $stat of $repeats runs, seconds"
 	fi
 	printf '%-10s %8s %8s %8s %8s %8s %8s  %-16s %s\n' workload tmpfs bindfs cellfs c/tmpfs c/bindfs req/file \
 		"target (pinned)" met

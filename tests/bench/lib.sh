@@ -16,10 +16,29 @@ wait_mounted() { # MOUNTPOINT WHAT: up to 10 s for the mount to be there
 }
 
 # The mounts both scripts make, run under the command prefix PIN ("taskset -c 0" or nothing): cellfs of
-# STORE at CMNT (daemon pid CPID), bindfs of SRC at BMNT (pid BPID). Each remounts if mounted.
+# STORE at CMNT (daemon pid CPID) on TRANSPORT (-t: uring, fuse), bindfs of SRC at BMNT (pid BPID). Each
+# remounts if mounted. The floor daemons stay on /dev/fuse.
+: "${transport:=fuse}" # (-t, parsed before this is sourced)
+transport_opt() { # the cellfs option for $transport
+	case $transport in
+	uring) echo uring ;;
+	fuse) echo nouring ;;
+	*) die "-t $transport: uring or fuse" ;;
+	esac
+}
+transport_name() { # as the tables say it
+	[ "$transport" = uring ] && echo io_uring || echo /dev/fuse
+}
+# Checks that the kernel offers io_uring for -t uring (else there is nothing to measure).
+check_transport() {
+	transport_opt >/dev/null
+	if [ "$transport" = uring ] && [ "$(cat /sys/module/fuse/parameters/enable_uring 2>/dev/null)" != Y ]; then
+		die "-t uring: FUSE over io_uring is off (as root: echo 1 > /sys/module/fuse/parameters/enable_uring)"
+	fi
+}
 mount_cellfs() {
 	unmount "$cmnt" "$cpid"
-	"${pin[@]}" "$cellfs" "$store" "$cmnt" -f >/dev/null &
+	"${pin[@]}" "$cellfs" "$store" "$cmnt" -f -o "$(transport_opt)" 2>"$work/cellfs.err" >/dev/null &
 	cpid=$!
 	wait_mounted "$cmnt" cellfs
 }

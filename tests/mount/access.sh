@@ -42,7 +42,7 @@ for um in 0 022; do
 	modes "umask $um, cellctl" "$TMP/um$um/sub" "$d"
 	home=$TMP/home$um # cellfs on the default store creates it on first use
 	mkdir "$home"
-	(umask $um && exec env -u CELLFS_DB -u XDG_DATA_HOME HOME="$home" "$CELLFS" "$MNT" -f) 2>"$TMP/daemon.err" &
+	(umask $um && exec env -u CELLFS_DB -u XDG_DATA_HOME HOME="$home" "$CELLFS" "$MNT" -f "${transport_opts[@]}") 2>"$TMP/daemon.err" &
 	DAEMON_PID=$!
 	for _ in $(seq 6000); do mountpoint -q "$MNT" && break; sleep 0.01; done
 	mountpoint -q "$MNT" || { fail "cellfs on the default store did not mount: $(cat "$TMP/daemon.err")"; continue; }

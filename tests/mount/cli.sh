@@ -54,6 +54,7 @@ expect_fail "fuse: bad mount point \`$TMP/nodir': No such file or directory" "$C
 # mounted again, it says nothing.
 new_store() {
 	mount_store "$1"
+	strip_transport wait
 	printf 'cellfs: created a new store at "%s"\n' "$2" | cmp -s - "$TMP/daemon.err" ||
 		fail "cellfs $1 MNT: stderr $(cat "$TMP/daemon.err"), want one line: created a new store at \"$2\""
 	: >"$TMP/daemon.err"
@@ -129,7 +130,7 @@ check_mounted "cellfs -o $fstab_opts" "$real/store" rw
 unmount_bg "cellfs -o $fstab_opts"
 
 # the default store: $CELLFS_DB, created on first use; cellctl's writes show
-CELLFS_DB=$TMP/default "$CELLFS" "$MNT" -f 2>"$TMP/daemon.err" &
+CELLFS_DB=$TMP/default "$CELLFS" "$MNT" -f "${transport_opts[@]}" 2>"$TMP/daemon.err" &
 DAEMON_PID=$!
 for _ in $(seq 6000); do mountpoint -q "$MNT" && break; sleep 0.01; done
 if mountpoint -q "$MNT"; then

@@ -110,10 +110,18 @@ def run_dump(store, dumpdir):
     return (dump_tables(dumpdir) if p.returncode == 0 else None), p.returncode
 
 
+# CELLFS_TRANSPORT (as lib.sh): uring, fuse or unset (the daemon's default)
+TRANSPORT_OPTS = {'uring': ['-o', 'uring'], 'fuse': ['-o', 'nouring'], '': []}[os.environ.get('CELLFS_TRANSPORT', '')]
+TRANSPORT_WANT = {'uring': 'cellfs: transport: io_uring (', 'fuse': 'cellfs: transport: /dev/fuse (-o nouring)',
+                  '': 'cellfs: transport: '}[os.environ.get('CELLFS_TRANSPORT', '')]
+
+
 def mount(store, mnt, errpath, opts=()):
     """cellfs STORE MNT -f OPTS..., its stderr to ERRPATH; returns the daemon (Popen) once mounted (or gone)."""
     errf = open(errpath, 'wb')
-    d = subprocess.Popen([os.environ['CELLFS'], store, mnt, '-f', *opts], stderr=errf, stdout=subprocess.DEVNULL)
+    d = subprocess.Popen([os.environ['CELLFS'], store, mnt, '-f', *TRANSPORT_OPTS, *opts], stderr=errf,
+                         stdout=subprocess.DEVNULL)
+    d.errpath = errpath
     errf.close()
     for _ in range(6000):
         if is_mounted(mnt):
@@ -129,10 +137,26 @@ def unmount(d, mnt):
     if is_mounted(mnt):
         subprocess.run(['fusermount3', '-uz', mnt], capture_output=True)
     try:
-        return d.wait(timeout=120)
+        rc = d.wait(timeout=120)
     except subprocess.TimeoutExpired:
         d.kill()
-        return d.wait()
+        rc = d.wait()
+    strip_transport(d.errpath)
+    return rc
+
+
+def strip_transport(errpath):
+    """Take the daemon's line naming its transport (lib.sh's strip_transport) out of ERRPATH; a line naming
+    another transport than CELLFS_TRANSPORT's stays, so that the caller's check of the log fails."""
+    with open(errpath, 'rb') as f:
+        lines = f.read().decode(errors='replace').splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.startswith('cellfs: transport: '):
+            if line.startswith(TRANSPORT_WANT):
+                del lines[i]
+                with open(errpath, 'w') as f:
+                    f.write(''.join(lines))
+            break
 
 
 def walk_in_child(mnt, tmp, daemon):

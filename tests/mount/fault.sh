@@ -125,6 +125,7 @@ for kind in lmdb zstd alloc; do
 		rc=$?
 		DAEMON_PID=
 		[ $rc -eq 0 ] || fail "[$spec] the daemon exited with status $rc"
+		strip_transport
 		report=$(grep "^cellfs: CELLFS_FAULT=$spec " "$TMP/daemon.err")
 		# (besides the report, only the line the daemon logs for an EIO from the store, fs/README.md, and
 		# its report of a last sync at unmount that the fault failed: EIO, or ENOMEM for an allocation)
