@@ -17,6 +17,7 @@
 #include "gone.h"
 #include "ident.h"
 #include "req.h"
+#include "uring.h"
 #include "watch.h"
 
 struct fileh *fileh_alloc(void)
@@ -227,7 +228,7 @@ static int commit_too_big(struct fs *fs, struct fileh *h)
 			return rc;
 		h->written_ts = -1;
 		fuse_lowlevel_notify_inval_inode(fs->se, node_column_ino(&h->id), 0, 0);
-		fuse_lowlevel_notify_inval_inode(fs->se, h->parent, 0, 0); /* (its Q@TS names) */
+		uring_inval_dir(fs->se, h->parent); /* (its Q@TS names) */
 	}
 	return -EFBIG;
 }
@@ -298,7 +299,7 @@ int fileh_flush(struct fs *fs, struct fileh *h)
 	int rc = fileh_commit(fs, h);
 	if (rc > 0) {
 		if (rc != FILEH_REWROTE)
-			fuse_lowlevel_notify_inval_inode(fs->se, h->parent, 0, 0);
+			uring_inval_dir(fs->se, h->parent);
 		rc = 0;
 	}
 	h->reported = rc; /* (only this thread's request touches it now: the file's close or fsync) */
@@ -319,11 +320,11 @@ void fileh_release(struct fs *fs, struct fileh *h, uint64_t ino)
 			atomic_fetch_sub(&fs->nnew, 1);
 		}
 		if (rc > 0 && rc != FILEH_REWROTE)
-			fuse_lowlevel_notify_inval_inode(fs->se, h->parent, 0, 0);
+			uring_inval_dir(fs->se, h->parent);
 		if (h->created && h->written_ts < 0 && !h->removed) {
 			/* created but never written (its write-backs failed): gone with its last handle */
 			fuse_lowlevel_notify_inval_inode(fs->se, h->ino, 0, 0);
-			fuse_lowlevel_notify_inval_inode(fs->se, h->parent, 0, 0);
+			uring_inval_dir(fs->se, h->parent);
 		}
 		else if (rc && rc != h->reported) /* (an error close() returned already is not news) */
 			fprintf(stderr, "cellfs: writing back %s on release: %s\n", h->id.table, strerror(-rc));

@@ -14,6 +14,7 @@
 #include "name.h"
 #include "req.h"
 #include "target.h"
+#include "uring.h"
 #include "watch.h"
 
 /* What a rename moved, to rewrite the identities the daemon holds (node_rewrite): a table, a key subtree
@@ -408,7 +409,7 @@ static int name_dir(struct fs *fs, cs_txn *txn, struct node *n, size_t curn, con
 	}
 	pending_rewrite(&fs->pending, move_node, &m, n->ino, node_ino_of(&to));
 	node_rewrite_alias(&fs->nodes, move_node_to, move_writer, &m);
-	fuse_lowlevel_notify_inval_inode(fs->se, n->parent, 0, 0);
+	uring_inval_dir(fs->se, n->parent);
 out:
 	free(key);
 	node_id_free(&from);
@@ -437,7 +438,7 @@ static int name_file(struct fs *fs, cs_txn *txn, struct node *n, const void *b, 
 		pending_col_remove(&fs->pending, node_column_ino(&from));
 		rc = target_versions_only(fs, txn, &to);
 	}
-	fuse_lowlevel_notify_inval_inode(fs->se, n->parent, 0, 0);
+	uring_inval_dir(fs->se, n->parent);
 out:
 	node_id_free(&from);
 	return rc;

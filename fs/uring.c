@@ -145,6 +145,7 @@ static __thread struct {
 	struct uring_ent *e; /* NULL: no ring request */
 	uint64_t unique;
 	bool answered;
+	bool cannot_block; /* the notification being written never waits for a request (uring_inval_dir) */
 } serving;
 
 bool uring_built(void)
@@ -415,6 +416,16 @@ static ssize_t notify(struct uring *u, struct iovec *iov, int count)
 	return n.res;
 }
 
+int uring_inval_dir(struct fuse_session *se, fuse_ino_t ino)
+{
+	int rc;
+
+	serving.cannot_block = true;
+	rc = fuse_lowlevel_notify_inval_inode(se, ino, 0, 0);
+	serving.cannot_block = false;
+	return rc;
+}
+
 static void say_fallback(const char *why)
 {
 	fuse_log(FUSE_LOG_NOTICE, "cellfs: transport: /dev/fuse (io_uring: %s)\n", why);
@@ -520,7 +531,7 @@ static ssize_t io_writev(int fd, struct iovec *iov, int count, void *userdata)
 		serving.answered = true;
 		return answer(e, iov, count);
 	}
-	if (e && !out->unique)
+	if (e && !out->unique && !serving.cannot_block)
 		return notify(u, iov, count);
 	if (init && out->unique == init)
 		return init_reply(u, fd, iov, count);
@@ -689,6 +700,11 @@ void uring_free(struct uring *u)
 }
 
 #else /* built without liburing: /dev/fuse only */
+
+int uring_inval_dir(struct fuse_session *se, fuse_ino_t ino)
+{
+	return fuse_lowlevel_notify_inval_inode(se, ino, 0, 0);
+}
 
 bool uring_built(void)
 {

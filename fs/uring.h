@@ -32,6 +32,13 @@ void uring_stop(struct uring *u);
 /* Free the rings and entries; after uring_stop. Accepts NULL. */
 void uring_free(struct uring *u);
 
+/* Tell the kernel to drop directory INO's attributes and cached listing (fuse_lowlevel_notify_inval_inode
+ * of the whole directory). Such a notification never waits for a request (a directory's cached pages are
+ * locked only while the kernel fills or reads them), so a thread serving a ring request writes it to
+ * /dev/fuse itself instead of through the notifier thread. Only for directories: a file's pages stay
+ * locked while its read waits for the daemon. Returns as fuse_lowlevel_notify_inval_inode. */
+int uring_inval_dir(struct fuse_session *se, fuse_ino_t ino);
+
 /* Whether this build has the io_uring transport (liburing). */
 bool uring_built(void);
 
