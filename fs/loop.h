@@ -4,7 +4,9 @@
 
 #include <signal.h>
 
-#include "fs.h"
+#define FUSE_USE_VERSION 35
+#include <fuse_lowlevel.h>
+
 #include "uring.h"
 
 #define LOOP_WAKE_SIG SIGUSR2 /* interrupts a thread's read() or ring wait at the end */

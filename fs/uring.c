@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,7 +137,7 @@ struct uring {
 	bool notifier_started;
 };
 
-/* libfuse's custom io hands us the session's userdata (struct fs), not ours: one session per process. */
+/* libfuse's custom io hands us the session's userdata (the daemon's), not ours: one session per process. */
 static struct uring *the_uring;
 
 /* What this thread answers. Per thread, not per entry: once answered, the entry is the kernel's again,

@@ -5,7 +5,8 @@
 
 #include <stdbool.h>
 
-#include "fs.h"
+#define FUSE_USE_VERSION 35
+#include <fuse_lowlevel.h>
 
 struct uring;
 

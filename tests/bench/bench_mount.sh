@@ -3,7 +3,8 @@
 # 20k-cell table, each on a fresh mount and repeated (warm), pinned to one CPU and unpinned. Prints the
 # times, the ratios cellfs/tmpfs and cellfs/bindfs, the FUSE requests cellfs served per entry, and the
 # targets. With -f FLOORFS, two more columns: the tmpfs tree served from memory by floorfs (floorfs.c, the
-# cheapest FUSE daemon: what FUSE itself costs), with OPEN (floor) and with -o no_open (floor-noopen).
+# cheapest FUSE daemon: what FUSE itself costs), with OPEN (floor) and with -o no_open (floor-noopen);
+# with -t uring also floorfs on cellfs's io_uring transport (floor-uring: what FUSE over io_uring costs).
 # A benchmark: it exits 0 whatever the figures (1 only if it could not run). See README.md.
 #
 # usage: bench_mount.sh CELLFS GEN_TABLE [-f FLOORFS] [-n CELLS] [-r REPEATS] [-s best|median]
@@ -39,11 +40,14 @@ command -v getfattr >/dev/null || die "getfattr is missing (package attr)"
 # Everything lives in tmpfs, the store too: a fresh mount then measures the daemon and FUSE, not the disk.
 work=$(mktemp -d /dev/shm/cellfs-bench.XXXXXX) || die "mktemp under /dev/shm failed"
 store=$work/store tree=$work/tree cmnt=$work/cellfs bmnt=$work/bindfs fmnt=$work/floor nmnt=$work/floor-noopen
-cpid="" bpid="" fpid="" npid=""
-mkdir -p "$tree" "$cmnt" "$bmnt" "$fmnt" "$nmnt" "$work/empty" || die "mkdir in $work"
+umnt=$work/floor-uring
+cpid="" bpid="" fpid="" npid="" upid=""
+mkdir -p "$tree" "$cmnt" "$bmnt" "$fmnt" "$nmnt" "$umnt" "$work/empty" || die "mkdir in $work"
 # The filesystems timed, in the order they take turns.
 fss="tmpfs bindfs cellfs"
 [ -n "$floorfs" ] && fss+=" floor floor-noopen"
+[ -n "$floorfs" ] && [ "$transport" = uring ] && fss+=" floor-uring"
+floors=${fss#tmpfs bindfs cellfs}
 
 . "$(dirname "$0")/lib.sh"
 check_transport
@@ -52,6 +56,7 @@ cleanup() {
 	unmount "$bmnt" "$bpid"
 	unmount "$fmnt" "$fpid"
 	unmount "$nmnt" "$npid"
+	unmount "$umnt" "$upid"
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -62,16 +67,23 @@ pin=()
 
 # floorfs over the tmpfs tree: floor answers OPEN, floor-noopen (-o no_open) makes the kernel skip it.
 # It reads the whole tree into memory before it mounts.
-mount_floor() { # floor | floor-noopen
+mount_floor() { # floor | floor-noopen | floor-uring
 	local mnt=$fmnt opt=()
 	if [ "$1" = floor-noopen ]; then
 		mnt=$nmnt opt=(-o no_open)
 		unmount "$nmnt" "$npid"
+	elif [ "$1" = floor-uring ]; then
+		mnt=$umnt opt=(-o uring)
+		unmount "$umnt" "$upid"
 	else
 		unmount "$fmnt" "$fpid"
 	fi
-	"${pin[@]}" "$floorfs" "$tree" "$mnt" -f "${opt[@]}" >/dev/null &
-	if [ "$1" = floor-noopen ]; then npid=$!; else fpid=$!; fi
+	"${pin[@]}" "$floorfs" "$tree" "$mnt" -f "${opt[@]}" >/dev/null 2>"$work/$1.err" &
+	case $1 in
+	floor-noopen) npid=$! ;;
+	floor-uring) upid=$! ;;
+	*) fpid=$! ;;
+	esac
 	wait_mounted "$mnt" "floorfs ($1)"
 }
 drop_caches() {
@@ -88,16 +100,18 @@ listing() { (cd "$1" && find . \( -type d -printf 'd %P %T@\n' \) -o -printf 'f 
 [ "$(listing "$cmnt/quotes")" = "$(listing "$tree/quotes")" ] || die "the tmpfs copy's names, sizes or times differ"
 # floorfs must serve that same tree: same contents, names, sizes and times.
 if [ -n "$floorfs" ]; then
-	for f in floor floor-noopen; do
+	for f in $floors; do
 		mount_floor "$f"
 		m=$fmnt
 		[ "$f" = floor-noopen ] && m=$nmnt
+		[ "$f" = floor-uring ] && m=$umnt
 		diff -r "$m/quotes" "$tree/quotes" >/dev/null || die "$f differs from the tmpfs tree"
 		[ "$(listing "$m/quotes")" = "$(listing "$tree/quotes")" ] || die "$f's names, sizes or times differ"
 	done
 	unmount "$fmnt" "$fpid"
 	unmount "$nmnt" "$npid"
-	fpid="" npid=""
+	unmount "$umnt" "$upid"
+	fpid="" npid="" upid=""
 fi
 nfiles=$(find "$tree/quotes" -type f | wc -l)
 ndirs=$(find "$tree/quotes" -type d | wc -l)
@@ -145,6 +159,7 @@ run_once() {
 	cellfs) dir=$cmnt/quotes ;;
 	floor) dir=$fmnt/quotes ;;
 	floor-noopen) dir=$nmnt/quotes ;;
+	floor-uring) dir=$umnt/quotes ;;
 	esac
 	if [ "${wl#*-}" = fresh ]; then
 		case $fs in
@@ -176,10 +191,7 @@ run_mode() {
 	if [ "$mode" = pinned ]; then pin=(taskset -c 0); else pin=(); fi
 	mount_cellfs
 	mount_bindfs "$tree"
-	if [ -n "$floorfs" ]; then
-		mount_floor floor
-		mount_floor floor-noopen
-	fi
+	for fs in $floors; do mount_floor "$fs"; done
 	# What reading the counters costs in requests, subtracted from every workload's figures.
 	local -A s1 s2
 	stats_into s1
@@ -229,7 +241,8 @@ run_mode() {
 	unmount "$bmnt" "$bpid"
 	unmount "$fmnt" "$fpid"
 	unmount "$nmnt" "$npid"
-	cpid="" bpid="" fpid="" npid=""
+	unmount "$umnt" "$upid"
+	cpid="" bpid="" fpid="" npid="" upid=""
 }
 
 report() {
@@ -262,7 +275,7 @@ report() {
 
 # The floor: the same runs through floorfs, with OPEN (floor) and without (noopen), against tmpfs and cellfs.
 report_floor() {
-	local mode=$1 wl t c f n
+	local mode=$1 wl t c f n u
 	echo "the floor: floorfs serving the tmpfs tree from memory with cellfs's settings; noopen: floorfs -o no_open"
 	printf '%-11s %8s %8s %8s %8s %8s %8s %8s %8s\n' workload tmpfs cellfs floor noopen f/tmpfs n/tmpfs c/floor \
 		c/noopen
@@ -272,6 +285,14 @@ report_floor() {
 		awk -v wl="$wl" -v t="$t" -v c="$c" -v f="$f" -v n="$n" 'function r(a, b) { return b > 0 ? a / b : 0 }
 			BEGIN { printf "%-11s %8.4f %8.4f %8.4f %8.4f %8.2f %8.2f %8.2f %8.2f\n",
 				wl, t, c, f, n, r(f, t), r(n, t), r(c, f), r(c, n) }'
+	done
+	[ "$transport" = uring ] || return 0
+	echo "the io_uring floor: floorfs -o uring, on cellfs's own transport ($(grep -o 'transport: .*' "$work/floor-uring.err" | head -1))"
+	printf '%-11s %8s %8s %8s %8s %8s\n' workload floor floor-ur fu/floor cellfs c/fl-ur
+	for wl in $workloads; do
+		f=${result[$mode,$wl,floor]} u=${result[$mode,$wl,floor-uring]} c=${result[$mode,$wl,cellfs]}
+		awk -v wl="$wl" -v f="$f" -v u="$u" -v c="$c" 'function r(a, b) { return b > 0 ? a / b : 0 }
+			BEGIN { printf "%-11s %8.4f %8.4f %8.2f %8.4f %8.2f\n", wl, f, u, r(u, f), c, r(c, u) }'
 	done
 }
 

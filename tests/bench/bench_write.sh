@@ -4,7 +4,8 @@
 # the mount and out of it; pinned to one CPU and unpinned. Prints the times, the ratios cellfs/tmpfs and
 # cellfs/bindfs, the FUSE requests per file by kind and the targets. With -f FLOORW, two more columns:
 # the same loops through floorw (floorw.c, the cheapest writable FUSE daemon, with cellfs's settings: what
-# FUSE itself costs a writer) answering FLUSH (floor) and refusing it as bindfs does (floor-noflush).
+# FUSE itself costs a writer) answering FLUSH (floor) and refusing it as bindfs does (floor-noflush);
+# with -t uring also floorw on cellfs's io_uring transport (floor-uring: what FUSE over io_uring costs).
 # A benchmark: it exits 0 whatever the figures (1 only if it could not run). See README.md.
 #
 # usage: bench_write.sh CELLFS CELLCTL [-n CELLS] [-r REPEATS] [-s best|median] [-m "pinned unpinned"] [-t uring|fuse]
@@ -40,11 +41,12 @@ command -v getfattr >/dev/null || die "getfattr is missing (package attr)"
 # Everything in tmpfs, the store too: the figures are the daemon's and FUSE's, not the disk's.
 work=$(mktemp -d /dev/shm/cellfs-benchw.XXXXXX) || die "mktemp under /dev/shm failed"
 store=$work/store cmnt=$work/cellfs bsrc=$work/bindsrc bmnt=$work/bindfs tdir=$work/tmpfs
-src=$work/src out=$work/out fmnt=$work/floor nmnt=$work/floor-noflush
-cpid="" bpid="" fpid="" npid=""
+src=$work/src out=$work/out fmnt=$work/floor nmnt=$work/floor-noflush umnt=$work/floor-uring
+cpid="" bpid="" fpid="" npid="" upid=""
 fss="tmpfs bindfs cellfs"
 [ -n "$floorw" ] && fss+=" floor floor-noflush"
-mkdir -p "$cmnt" "$bsrc" "$bmnt" "$tdir" "$src" "$out" "$fmnt" "$nmnt" || die "mkdir in $work"
+[ -n "$floorw" ] && [ "$transport" = uring ] && fss+=" floor-uring"
+mkdir -p "$cmnt" "$bsrc" "$bmnt" "$tdir" "$src" "$out" "$fmnt" "$nmnt" "$umnt" || die "mkdir in $work"
 
 . "$(dirname "$0")/lib.sh"
 check_transport
@@ -53,18 +55,24 @@ cleanup() {
 	unmount "$bmnt" "$bpid"
 	unmount "$fmnt" "$fpid"
 	unmount "$nmnt" "$npid"
+	unmount "$umnt" "$upid"
 	rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 pin=()
-mount_floor() { # floor | floor-noflush
+mount_floor() { # floor | floor-noflush | floor-uring
 	if [ "$1" = floor ]; then
 		unmount "$fmnt" "$fpid"
 		"${pin[@]}" "$floorw" "$fmnt" -f >/dev/null &
 		fpid=$!
 		wait_mounted "$fmnt" floorw
+	elif [ "$1" = floor-uring ]; then
+		unmount "$umnt" "$upid"
+		"${pin[@]}" "$floorw" "$umnt" -f -o uring >/dev/null 2>"$work/floor-uring.err" &
+		upid=$!
+		wait_mounted "$umnt" "floorw -o uring"
 	else
 		unmount "$nmnt" "$npid"
 		"${pin[@]}" "$floorw" "$nmnt" -f -o no_flush >/dev/null &
@@ -87,6 +95,7 @@ table_dir() { # FS
 	cellfs) echo "$cmnt/t" ;;
 	floor) echo "$fmnt/t" ;;
 	floor-noflush) echo "$nmnt/t" ;;
+	floor-uring) echo "$umnt/t" ;;
 	esac
 }
 fresh_table() { # FS: an empty table directory
@@ -164,6 +173,7 @@ run_mode() {
 	if [ -n "$floorw" ]; then
 		mount_floor floor
 		mount_floor floor-noflush
+		[ "$transport" = uring ] && mount_floor floor-uring
 	fi
 	for wl in $workloads; do
 		local -A times=()
@@ -200,7 +210,8 @@ run_mode() {
 	unmount "$bmnt" "$bpid"
 	unmount "$fmnt" "$fpid"
 	unmount "$nmnt" "$npid"
-	cpid="" bpid="" fpid="" npid=""
+	unmount "$umnt" "$upid"
+	cpid="" bpid="" fpid="" npid="" upid=""
 }
 
 wl_target() {
@@ -242,7 +253,7 @@ report() {
 
 # The floor: the same loops through floorw, answering FLUSH (floor) and not (noflush, as bindfs).
 report_floor() {
-	local mode=$1 wl t b c f n
+	local mode=$1 wl t b c f n u
 	echo "the floor: floorw serving the writes from memory with cellfs's settings; noflush: floorw -o no_flush"
 	printf '%-10s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n' workload tmpfs bindfs cellfs floor noflush f/tmpfs \
 		f/bindfs n/bindfs c/floor
@@ -252,6 +263,14 @@ report_floor() {
 		awk -v w="$wl" -v t="$t" -v b="$b" -v c="$c" -v f="$f" -v n="$n" 'BEGIN {
 			printf "%-10s %8.4f %8.4f %8.4f %8.4f %8.4f %8.2f %8.2f %8.2f %8.2f\n", w, t, b, c, f, n,
 				f / t, f / b, n / b, c / f }'
+	done
+	[ "$transport" = uring ] || return 0
+	echo "the io_uring floor: floorw -o uring, on cellfs's own transport ($(grep -o 'transport: .*' "$work/floor-uring.err" | head -1))"
+	printf '%-10s %8s %8s %8s %8s %8s\n' workload floor floor-ur fu/floor cellfs c/fl-ur
+	for wl in $workloads; do
+		f=${result[$mode,$wl,floor]} u=${result[$mode,$wl,floor-uring]} c=${result[$mode,$wl,cellfs]}
+		awk -v w="$wl" -v f="$f" -v u="$u" -v c="$c" 'BEGIN {
+			printf "%-10s %8.4f %8.4f %8.2f %8.4f %8.2f\n", w, f, u, u / f, c, c / u }'
 	done
 }
 

@@ -1,8 +1,11 @@
 /* floor.h — what the floor daemons (floorfs.c, floorw.c) share: an entry as cellfs replies it, and the
- * libfuse session run as cellfs runs it. Include after <fuse_lowlevel.h> with FUSE_USE_VERSION 35 and
- * TIMEOUT defined. */
+ * libfuse session run as cellfs runs it, on /dev/fuse or on cellfs's own io_uring transport. Include
+ * after <fuse_lowlevel.h> with FUSE_USE_VERSION 35 and TIMEOUT defined. */
 #ifndef FLOOR_H
 #define FLOOR_H
+
+#include "loop.h"
+#include "uring.h"
 
 /* The name table's hash of NAME in directory PARENT (FNV-1a, folded). */
 static uint64_t floor_hash(fuse_ino_t parent, const char *name)
@@ -24,13 +27,16 @@ static void floor_entry(const struct stat *st, struct fuse_entry_param *e)
 }
 
 /* Mount OPS at OPTS's mountpoint with ARGS and serve until unmounted: libfuse's multi-threaded loop
- * configured as cellfs configures it, or the single-threaded one for -s. Returns 0 after a clean run. */
+ * configured as cellfs configures it, or the single-threaded one for -s; with URING, cellfs's own loop
+ * and io_uring transport (fs/loop.c, fs/uring.c: the io_uring floor, which says on stderr which transport
+ * the kernel accepted). Returns 0 after a clean run. */
 static int floor_serve(struct fuse_args *args, const struct fuse_cmdline_opts *opts,
-		       const struct fuse_lowlevel_ops *ops)
+		       const struct fuse_lowlevel_ops *ops, int uring)
 {
 	struct fuse_loop_config loop = { .clone_fd = 0, .max_idle_threads = 10 }; /* as cellfs */
 	struct fuse_session *se = fuse_session_new(args, ops, sizeof(*ops), NULL);
-	int ret = 1;
+	struct uring *u = NULL;
+	int ret = 1, rc;
 
 	if (!se)
 		return 1;
@@ -38,9 +44,18 @@ static int floor_serve(struct fuse_args *args, const struct fuse_cmdline_opts *o
 		goto destroy;
 	if (fuse_session_mount(se, opts->mountpoint))
 		goto remove_handlers;
-	if (!fuse_daemonize(opts->foreground))
+	if (fuse_daemonize(opts->foreground))
+		goto unmount;
+	if (!uring) {
 		ret = opts->singlethread ? fuse_session_loop(se) : fuse_session_loop_mt(se, &loop);
+	} else if ((rc = uring_new(se, LOOP_WAKE_SIG, &u))) {
+		fprintf(stderr, "floor: no io_uring transport: %s\n", strerror(-rc));
+	} else {
+		ret = loop_run(se, u);
+	}
+unmount:
 	fuse_session_unmount(se);
+	uring_free(u);
 remove_handlers:
 	fuse_remove_signal_handlers(se);
 destroy:

@@ -1,5 +1,5 @@
 /* floorfs.c — the floor of the mount benchmark: the cheapest FUSE daemon that can serve a tree.
- * `floorfs SRCDIR MOUNTPOINT [-f] [-s] [-o no_open]`
+ * `floorfs SRCDIR MOUNTPOINT [-f] [-s] [-o no_open] [-o uring]`
  *
  * At startup it walks SRCDIR (directories and regular files only) into memory: every inode's attributes
  * as lstat gives them, a directory's children as consecutive inodes (in SRCDIR's readdir order), a
@@ -47,6 +47,7 @@ static int no_opendir; /* the kernel lists directories without OPENDIR */
 static struct conf {
 	const char *src;
 	int no_open; /* -o no_open */
+	int uring; /* -o uring: on cellfs's io_uring transport */
 } conf;
 
 static struct node *get(fuse_ino_t ino)
@@ -300,6 +301,7 @@ static const struct fuse_lowlevel_ops ops = {
 
 static const struct fuse_opt conf_opts[] = {
 	{ "no_open", offsetof(struct conf, no_open), 1 },
+	{ "uring", offsetof(struct conf, uring), 1 },
 	FUSE_OPT_END,
 };
 
@@ -321,7 +323,7 @@ int main(int argc, char *argv[])
 	if (fuse_opt_parse(&args, &conf, conf_opts, opt_proc) == -1 || fuse_parse_cmdline(&args, &opts))
 		return 1;
 	if (!conf.src || !opts.mountpoint || opts.show_help) {
-		fprintf(stderr, "usage: %s SRCDIR MOUNTPOINT [-f] [-s] [-o no_open]\n", argv[0]);
+		fprintf(stderr, "usage: %s SRCDIR MOUNTPOINT [-f] [-s] [-o no_open] [-o uring]\n", argv[0]);
 		goto out;
 	}
 	if ((rc = load(conf.src))) {
@@ -330,7 +332,7 @@ int main(int argc, char *argv[])
 	}
 	if (asprintf(&fsname, "-osubtype=floorfs,fsname=%s", conf.src) < 0 || fuse_opt_add_arg(&args, fsname))
 		goto out;
-	ret = floor_serve(&args, &opts, &ops);
+	ret = floor_serve(&args, &opts, &ops, conf.uring);
 out:
 	free(opts.mountpoint);
 	fuse_opt_free_args(&args);

@@ -1,5 +1,5 @@
 /* floorw.c — the floor of the write benchmark: the cheapest FUSE daemon a writer can use.
- * `floorw MOUNTPOINT [-f] [-s] [-o no_flush]`
+ * `floorw MOUNTPOINT [-f] [-s] [-o no_flush] [-o uring]`
  *
  * A writable tree kept in memory, empty at start, served with the kernel-facing settings of cellfs
  * (fs/README.md, fs/cellfs.c): entry and attribute timeouts of 86400 s, negative entries of 1 s, readdirplus
@@ -50,6 +50,7 @@ static size_t table_mask, table_used;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct conf {
 	int no_flush;
+	int uring; /* -o uring: on cellfs's io_uring transport */
 } conf;
 static int no_opendir;
 
@@ -504,6 +505,7 @@ static const struct fuse_lowlevel_ops ops = {
 
 static const struct fuse_opt conf_opts[] = {
 	{ "no_flush", offsetof(struct conf, no_flush), 1 },
+	{ "uring", offsetof(struct conf, uring), 1 },
 	FUSE_OPT_END,
 };
 
@@ -516,7 +518,7 @@ int main(int argc, char *argv[])
 	if (fuse_opt_parse(&args, &conf, conf_opts, NULL) == -1 || fuse_parse_cmdline(&args, &opts))
 		return 1;
 	if (!opts.mountpoint || opts.show_help) {
-		fprintf(stderr, "usage: %s MOUNTPOINT [-f] [-s] [-o no_flush]\n", argv[0]);
+		fprintf(stderr, "usage: %s MOUNTPOINT [-f] [-s] [-o no_flush] [-o uring]\n", argv[0]);
 		goto out;
 	}
 	if (grow_table() || !add(0, "", S_IFDIR | 0755)) {
@@ -525,7 +527,7 @@ int main(int argc, char *argv[])
 	}
 	if (fuse_opt_add_arg(&args, "-osubtype=floorw,fsname=floorw"))
 		goto out;
-	ret = floor_serve(&args, &opts, &ops);
+	ret = floor_serve(&args, &opts, &ops, conf.uring);
 out:
 	free(opts.mountpoint);
 	fuse_opt_free_args(&args);
