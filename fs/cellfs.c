@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fileh.h"
@@ -155,6 +156,45 @@ static int open_store(const char *path, bool create, bool ro, bool say_new, unsi
 	return 0;
 }
 
+/* Check the store as open_store does, before the daemon goes to the background (where errors could not
+ * be seen), and leave nothing open: LMDB handles must not cross fork(), and neither may gRPC, whose
+ * threads could hold a lock (the allocator's, under ASan) at the fork and leave the daemon's own open
+ * waiting for it. A remote store is therefore checked in a child process, which says what is wrong
+ * itself. Returns 0, or nonzero with a message printed. */
+static int check_store(const char *path, bool ro, bool say_new, unsigned ttl)
+{
+	cs_store *st;
+	pid_t pid;
+	int status;
+
+	if (!strstr(path, "://")) {
+		if (open_store(path, true, ro, say_new, ttl, &st))
+			return -1;
+		cs_store_close(st);
+		return 0;
+	}
+	fflush(stderr);
+	if ((pid = fork()) < 0) {
+		fprintf(stderr, "cellfs: cannot check store \"%s\": fork: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (!pid) {
+		int rc = open_store(path, true, ro, say_new, ttl, &st);
+		if (!rc)
+			cs_store_close(st);
+		fflush(stderr);
+		_exit(rc ? 1 : 0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			fprintf(stderr, "cellfs: cannot check store \"%s\": waitpid: %s\n", path, strerror(errno));
+			return -1;
+		}
+	if (WIFSIGNALED(status))
+		fprintf(stderr, "cellfs: checking store \"%s\" ended by signal %d\n", path, WTERMSIG(status));
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+}
+
 /* The absolute path of named store ARG in *OUT (caller frees). A path that does not exist yet (a store to
  * make) must be in a directory that does: mounting a mistyped path makes no tree of directories.
  * Returns 0, or -1 with a message printed. */
@@ -275,13 +315,10 @@ int main(int argc, char *argv[])
 		fs.delim = conf.delimiter[0];
 	}
 
-	/* Check the store before going to the background, where errors could not be seen; LMDB handles
-	 * must not cross fork(), so it is opened again after daemonising. A new store is made here, unless
-	 * the mount point is missing (libfuse says so below; nothing is left behind). */
-	if (!stat(opts.mountpoint, &sb) && open_store(store, true, fs.ro, !is_default, conf.cache_ttl ? conf.cache_ttl : 5, &fs.st))
+	/* Check the store before going to the background; it is opened again after daemonising. A new store
+	 * is made here, unless the mount point is missing (libfuse says so below; nothing is left behind). */
+	if (!stat(opts.mountpoint, &sb) && check_store(store, fs.ro, !is_default, conf.cache_ttl ? conf.cache_ttl : 5))
 		goto free_opts;
-	cs_store_close(fs.st);
-	fs.st = NULL;
 
 	fs.uid = getuid();
 	fs.gid = getgid();
