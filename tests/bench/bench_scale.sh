@@ -5,9 +5,11 @@
 # Tables: for each size in CELLS (default "100000 1000000"), a table of CELLS/2 rows in one flat
 # directory of row keys, one family, two columns (`cellctl import` of a CSV), then through a fresh mount:
 # `ls -l` of the table (one directory of CELLS/2 entries), `find` over the table, the unmount (with the
-# kernel holding every inode find saw), and on a fresh mount `cat` of the last cell in key order. Each step: its time, the time per entry, the daemon's RSS after
-# it (VmRSS; of it RssAnon, the daemon's own memory, the rest being the store's pages mapped by LMDB)
-# and its peak (VmHWM).
+# kernel holding every inode find saw), and on a fresh mount `cat` of the last cell in key order. Each
+# step: its time and the time per entry; the CPU time per entry of the daemon (all its threads) and of
+# the client (ls, find, rm: its user and system time, the kernel's side of FUSE included), which tell
+# whose cost grows; the daemon's RSS after it (VmRSS; of it RssAnon, the daemon's own memory, the rest
+# being the store's pages mapped by LMDB) and its peak (VmHWM).
 # Directories: for each size in DIRS (default "1000 10000 100000"), a shell loop creating that many files
 # in one family directory (`echo x > f`), `ls -l` of it (after dropping the kernel's caches of the mount),
 # and `rm -rf` of it: time and time per entry.
@@ -54,8 +56,19 @@ mem() { # the daemon's VmRSS, of it RssAnon (its own memory: the rest is the sto
 		END { printf "RSS %.1f MB, anon %.1f MB (peak RSS %.1f MB), %d inodes, %.0f B/inode", r / 1024,
 			a / 1024, h / 1024, i, i ? a * 1024 / i : 0 }' "/proc/$cpid/status"
 }
-line() { # STEP SECONDS ENTRIES
-	printf '  %-26s %9.3f s %9s µs/entry   daemon %s\n' "$1" "$2" "$(per "$2" "$3")" "$(mem)"
+dcpu() { awk '{ printf "%d", ($14 + $15) * 1e6 / '"$(getconf CLK_TCK)"' }' "/proc/$cpid/stat"; } # µs
+# Run CMD... as a step: sets d (seconds), dc (the daemon's CPU, µs) and cc (the client's, µs).
+step() {
+	local t c0 tf
+	tf=$(mktemp) c0=$(dcpu) t=$(now)
+	{ TIMEFORMAT='%U %S'; time "$@" >/dev/null 2>&4 || echo "bench_scale: $* failed" >&4; } 4>&2 2>"$tf"
+	d=$(since "$t") dc=$(($(dcpu) - c0)) cc=$(awk 'END { printf "%d", ($1 + $2) * 1e6 }' "$tf")
+	rm -f "$tf"
+}
+line() { # STEP SECONDS ENTRIES [DAEMON_CPU_US CLIENT_CPU_US]
+	local cpu=""
+	[ $# -ge 5 ] && cpu=$(awk -v d="$4" -v c="$5" -v n="$3" 'BEGIN { printf "cpu/entry: daemon %.2f client %.2f µs", d / n, c / n }')
+	printf '  %-26s %9.3f s %9s µs/entry  %s  daemon %s\n' "$1" "$2" "$(per "$2" "$3")" "$cpu" "$(mem)"
 }
 drop_caches() { sync; echo 2 >/proc/sys/vm/drop_caches 2>/dev/null || true; }
 
@@ -78,8 +91,9 @@ for cells in $sizes; do
 	cpid=$!
 	wait_mounted "$cmnt" cellfs
 	line "mounted" 0 1
-	t=$(now); ls -l "$cmnt/t" >/dev/null; d=$(since "$t"); line "ls -l of the table" "$d" "$rows"
-	t=$(now); n=$(find "$cmnt/t" | wc -l); d=$(since "$t"); line "find ($n entries)" "$d" "$n"
+	step ls -l "$cmnt/t"; line "ls -l of the table" "$d" "$rows" "$dc" "$cc"
+	n=$((4 * rows + 1)) # the table, each row's directory and family directory, two files a row
+	step find "$cmnt/t"; line "find ($n entries)" "$d" "$n" "$dc" "$cc"
 	t=$(now); unmount "$cmnt" "$cpid"; d=$(since "$t")
 	printf '  %-26s %9.3f s   (the kernel holding every inode find saw)\n' "unmount" "$d"
 	# A fresh mount: one cell at the end of the key space, from the root down.
@@ -105,7 +119,7 @@ for n in $dirs; do
 	for ((i = 0; i < n; i++)); do echo x >"$dir/c$i"; done
 	d=$(since "$t"); line "create (echo x > f)" "$d" "$n"
 	drop_caches
-	t=$(now); ls -l "$dir" >/dev/null; d=$(since "$t"); line "ls -l" "$d" "$n"
-	t=$(now); rm -rf "$dir"; d=$(since "$t"); line "rm -rf" "$d" "$n"
+	step ls -l "$dir"; line "ls -l" "$d" "$n" "$dc" "$cc"
+	step rm -rf "$dir"; line "rm -rf" "$d" "$n" "$dc" "$cc"
 done
 exit 0
