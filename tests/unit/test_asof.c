@@ -97,14 +97,15 @@ static void test_asof__parse_refuses_bad_times_saying_why(void **state)
 	}
 }
 
-/* Table "t": family a (never) and v1 (maxversions=1, whose older cell is collected now). */
+/* Table "t": family a (never), v1 (maxversions=1, whose older cell is collected now) and m (maxage=1d, which
+ * has collected r4's cell of 1970 by now: at no time is it there). */
 static int setup(void **state)
 {
 	struct tu_store *ts;
 
 	tu_store_setup(state);
 	ts = *state;
-	tu_table(ts->st, "t", "a", NULL, "v1", "maxversions=1", NULL);
+	tu_table(ts->st, "t", "a", NULL, "v1", "maxversions=1", "m", "maxage=1d", NULL);
 	tu_put(ts->st, "t", "r1", "a", "q", 10, "x10");
 	tu_put(ts->st, "t", "r1", "a", "q", 20, "x20");
 	tu_put(ts->st, "t", "r1", "a", "q", 30, "x30");
@@ -114,6 +115,7 @@ static int setup(void **state)
 	tu_put(ts->st, "t", "r3", "v1", "q", 5, "old");
 	tu_put(ts->st, "t", "r3", "v1", "q", 50, "new");
 	tu_put(ts->st, "t", "r3", "a", "z", 45, "z45");
+	tu_put(ts->st, "t", "r4", "m", "q", 15, "aged");
 	return 0;
 }
 
@@ -246,13 +248,13 @@ static void test_asof__creation_times_stats_and_compaction(void **state)
 	txn = tu_begin(ts->st, CS_TXN_RDONLY);
 	assert_int_equal(cs_table_info_get(txn, "t", &info), 0);
 	assert_int_equal(info->created, 20); /* nothing newer than the time, the table's creation neither */
-	assert_int_equal(info->nfamilies, 2);
+	assert_int_equal(info->nfamilies, 3);
 	cs_table_info_free(info);
 	assert_int_equal(cs_table_stats_get(txn, "t", &s), 0);
 	assert_int_equal(s->rows, 2);     /* r1, r1#c */
 	assert_int_equal(s->cells, 3);    /* a:q@10, a:q@20, r1#c's a:q@15 */
 	assert_int_equal(s->raw_bytes, 9);
-	assert_int_equal(s->garbage_cells, 1); /* r3's v1:q@5, collected */
+	assert_int_equal(s->garbage_cells, 2); /* r3's v1:q@5 and r4's m:q@15, collected */
 	cs_table_stats_free(s);
 	tu_commit(txn);
 
