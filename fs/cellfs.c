@@ -27,6 +27,7 @@ struct conf {
 	int help, version;
 	int strict_schema;
 	char *delimiter;
+	char *asof;               /* -o asof=TIME, as given */
 	unsigned cache_ttl;
 	bool ro, allow_other;
 	int uring;                /* -o uring: 1, -o nouring: -1, neither: 0 (io_uring where it can) */
@@ -42,6 +43,7 @@ static const struct fuse_opt conf_opts[] = {
 	OPT("--version", version),
 	OPT("strict_schema", strict_schema),
 	{ "delimiter=%s", offsetof(struct conf, delimiter), 0 },
+	{ "asof=%s", offsetof(struct conf, asof), 0 },
 	{ "cache_ttl=%u", offsetof(struct conf, cache_ttl), 0 },
 	FUSE_OPT_KEY("ro", KEY_RO),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
@@ -93,6 +95,9 @@ static void usage(const char *prog)
 	       "  -d            debug: print every FUSE request (implies -f)\n"
 	       "  -s            single-threaded\n"
 	       "  -o ro         read-only\n"
+	       "  -o asof=TIME  a read-only view of the store as it was at TIME: each column's newest\n"
+	       "                cell at or before TIME, nothing newer (RFC 3339, as 2026-11-26T05:34:38Z,\n"
+	       "                or microseconds since the epoch)\n"
 	       "  -o strict_schema  refuse to create a family for a file written in an unknown one\n"
 	       "  -o delimiter=C  the row-key delimiter of tables made with mkdir (default '#')\n"
 	       "  -o cache_ttl=N  a remote store (bigtable://): keep listings and attributes N seconds\n"
@@ -107,13 +112,15 @@ static void usage(const char *prog)
 }
 
 /* Open the store (checking it is usable). CREATE: make a store there if there is none (the default store,
- * or a named one whose path is new or an empty directory; never read-only). Returns 0 or -errno with a
- * message printed; says on stderr when it made the store (SAY_NEW). */
-static int open_store(const char *path, bool create, bool ro, bool say_new, unsigned ttl, cs_store **st)
+ * or a named one whose path is new or an empty directory; never read-only). ASOF (or NULL): open it as of
+ * that time (CS_OPEN_ASOF; RO must be set too). Returns 0 or -errno with a message printed; says on
+ * stderr when it made the store (SAY_NEW). */
+static int open_store(const char *path, bool create, bool ro, const int64_t *asof, bool say_new, unsigned ttl,
+		      cs_store **st)
 {
 	cs_open_opts o = { .flags = (ro ? CS_OPEN_RDONLY : CS_OPEN_BG_SYNC) | (create && !ro ? CS_OPEN_CREATE : 0) |
-				    CS_OPEN_CACHE,
-			   .version_ttl_ms = ttl * 1000 };
+				    (asof ? CS_OPEN_ASOF : 0) | CS_OPEN_CACHE,
+			   .version_ttl_ms = ttl * 1000, .asof = asof ? *asof : 0 };
 	bool is_new = false;
 	cs_txn *t = NULL;
 	char *data;
@@ -161,14 +168,14 @@ static int open_store(const char *path, bool create, bool ro, bool say_new, unsi
  * threads could hold a lock (the allocator's, under ASan) at the fork and leave the daemon's own open
  * waiting for it. A remote store is therefore checked in a child process, which says what is wrong
  * itself. Returns 0, or nonzero with a message printed. */
-static int check_store(const char *path, bool ro, bool say_new, unsigned ttl)
+static int check_store(const char *path, bool ro, const int64_t *asof, bool say_new, unsigned ttl)
 {
 	cs_store *st;
 	pid_t pid;
 	int status;
 
 	if (!strstr(path, "://")) {
-		if (open_store(path, true, ro, say_new, ttl, &st))
+		if (open_store(path, true, ro, asof, say_new, ttl, &st))
 			return -1;
 		cs_store_close(st);
 		return 0;
@@ -179,7 +186,7 @@ static int check_store(const char *path, bool ro, bool say_new, unsigned ttl)
 		return -1;
 	}
 	if (!pid) {
-		int rc = open_store(path, true, ro, say_new, ttl, &st);
+		int rc = open_store(path, true, ro, asof, say_new, ttl, &st);
 		if (!rc)
 			cs_store_close(st);
 		fflush(stderr);
@@ -258,6 +265,7 @@ int main(int argc, char *argv[])
 	char *store = NULL, *fsname = NULL;
 	struct stat sb;
 	bool is_default;
+	int64_t asof_us = 0;
 	int ret = 1, ret2;
 
 	/* A damaged store must cost EIO for what it cannot read, never the mount (before threads start). */
@@ -280,6 +288,17 @@ int main(int argc, char *argv[])
 		goto free_args;
 	}
 	cs_fault_arm(0, 0); /* armed below, when the mount is ready */
+	if (conf.asof) {
+		const char *why;
+		if (cs_time_parse(conf.asof, &asof_us, &why)) {
+			fprintf(stderr, "cellfs: -o asof=%s: %s (give RFC 3339, as 2026-11-26T05:34:38Z, or "
+				"microseconds since the epoch)\n", conf.asof, why);
+			goto free_args;
+		}
+		/* read-only for the kernel too: writes are EROFS before they reach the daemon */
+		if (fuse_opt_add_arg(&args, "-oro"))
+			goto free_args;
+	}
 	if (conf.npos < 1 || conf.npos > 2) {
 		fprintf(stderr, conf.npos ? "cellfs: too many arguments: \"%s\"\n" : "cellfs: no mountpoint given%s\n",
 			conf.npos ? conf.pos[conf.npos - 1] : "");
@@ -304,7 +323,7 @@ int main(int argc, char *argv[])
 		goto free_args;
 	if (fuse_parse_cmdline(&args, &opts))
 		goto free_args;
-	fs.ro = conf.ro;
+	fs.ro = conf.ro || conf.asof;
 	fs.strict_schema = conf.strict_schema;
 	fs.delim = CS_DEFAULT_DELIM;
 	if (conf.delimiter) {
@@ -317,7 +336,8 @@ int main(int argc, char *argv[])
 
 	/* Check the store before going to the background; it is opened again after daemonising. A new store
 	 * is made here, unless the mount point is missing (libfuse says so below; nothing is left behind). */
-	if (!stat(opts.mountpoint, &sb) && check_store(store, fs.ro, !is_default, conf.cache_ttl ? conf.cache_ttl : 5))
+	if (!stat(opts.mountpoint, &sb) &&
+	    check_store(store, fs.ro, conf.asof ? &asof_us : NULL, !is_default, conf.cache_ttl ? conf.cache_ttl : 5))
 		goto free_opts;
 
 	fs.uid = getuid();
@@ -338,7 +358,7 @@ int main(int argc, char *argv[])
 		goto remove_handlers;
 	if (fuse_daemonize(opts.foreground))
 		goto unmount;
-	if (open_store(store, true, fs.ro, false, conf.cache_ttl ? conf.cache_ttl : 5, &fs.st))
+	if (open_store(store, true, fs.ro, conf.asof ? &asof_us : NULL, false, conf.cache_ttl ? conf.cache_ttl : 5, &fs.st))
 		goto unmount;
 	if (watch_start(&fs))
 		goto close_store;
@@ -379,5 +399,6 @@ free_args:
 	free(store);
 	free(fsname);
 	free(conf.delimiter);
+	free(conf.asof);
 	return ret ? 1 : 0;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "read.h"
+#include "asof.h"
 #include "codec.h"
 #include "keys.h"
 #include "mem.h"
@@ -258,7 +259,12 @@ static int scan_open_remote(cs_txn *txn, const char *table, const cs_read_opts *
 int cs_scan_open(cs_txn *txn, const char *table, const cs_read_opts *opts, cs_scan **out)
 {
 	struct sch_table *t;
+	cs_read_opts narrowed;
 	int rc;
+	if (txn->st->asof) { /* every scan of an as-of store, local or remote, passes here */
+		asof_read_opts(txn->st, opts, &narrowed);
+		opts = &narrowed;
+	}
 	if (txn->st->be)
 		return scan_open_remote(txn, table, opts, out);
 	rc = sch_table_get(txn, table, &t);

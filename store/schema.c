@@ -488,9 +488,21 @@ int cs_table_list(cs_txn *txn, char ***names, size_t *n)
 	return 0;
 }
 
+static int table_info_get(cs_txn *txn, const char *name, cs_table_info **out);
+
 int cs_table_info_get(cs_txn *txn, const char *name, cs_table_info **out)
 {
-	REMOTE_CALL(txn, table_info_get, name, out);
+	const struct cs_backend *be = txn->st->be;
+	int rc = !be ? table_info_get(txn, name, out)
+		 : be->table_info_get ? be->table_info_get(txn->impl, name, out) : -EOPNOTSUPP;
+	/* An as-of store: nothing there is newer than its time, the table's creation neither */
+	if (!rc && txn->st->asof && (*out)->created > txn->st->asof_us)
+		(*out)->created = txn->st->asof_us;
+	return rc;
+}
+
+static int table_info_get(cs_txn *txn, const char *name, cs_table_info **out)
+{
 	struct sch_table *t;
 	cs_table_info *info;
 	int rc = sch_table_get(txn, name, &t);

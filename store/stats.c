@@ -73,6 +73,8 @@ int cs_table_stats_get(cs_txn *txn, const char *table, cs_table_stats **out)
 		}
 		if (w.new_row)
 			row_counted = false;
+		if (txn->st->asof && kp.ts > txn->st->asof_us)
+			continue; /* an as-of store: not there, neither as a cell nor as garbage */
 		if (vis) {
 			cs_family_stats *fs = &s->families[f - t->fam];
 			fs->cells++;

@@ -18,6 +18,7 @@ static const char META_SEQ[] = "Mseq";
 /* A remote store (backend.h): the backend's store in a cs_store of its own. */
 static int open_remote(const char *name, const cs_open_opts *opts, cs_store **out)
 {
+	cs_open_opts ro = *opts;
 	const struct cs_backend *be;
 	const char *why = NULL;
 	cs_store *st;
@@ -28,9 +29,13 @@ static int open_remote(const char *name, const cs_open_opts *opts, cs_store **ou
 	if (!(st = mem_calloc(1, sizeof(*st))))
 		return -ENOMEM;
 	st->be = be;
-	st->rdonly = opts->flags & CS_OPEN_RDONLY;
+	st->rdonly = opts->flags & (CS_OPEN_RDONLY | CS_OPEN_ASOF);
+	st->asof = opts->flags & CS_OPEN_ASOF;
+	st->asof_us = opts->asof;
 	st->max_value = opts->max_value ? opts->max_value : CS_DEFAULT_MAX_VALUE;
-	if ((rc = be->open(name, opts, &st->impl, &why))) {
+	if (st->asof) /* (the backend knows nothing of as-of: read-only to it; reads are narrowed here) */
+		ro.flags = (ro.flags & ~(unsigned)CS_OPEN_ASOF) | CS_OPEN_RDONLY;
+	if ((rc = be->open(name, &ro, &st->impl, &why))) {
 		remote_open_failed(be, why);
 		free(st);
 		return rc;
@@ -49,13 +54,17 @@ int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out)
 		opts = &def;
 	if (!dir || !*dir)
 		return -EINVAL;
+	if ((opts->flags & CS_OPEN_ASOF) && (opts->asof < 0 || (opts->flags & CS_OPEN_CREATE)))
+		return -EINVAL;
 	if (remote_is_name(dir))
 		return open_remote(dir, opts, out);
 	st = mem_calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
 	sch_spares_init(&st->spares);
-	st->rdonly = opts->flags & CS_OPEN_RDONLY;
+	st->rdonly = opts->flags & (CS_OPEN_RDONLY | CS_OPEN_ASOF);
+	st->asof = opts->flags & CS_OPEN_ASOF;
+	st->asof_us = opts->asof;
 	st->max_value = opts->max_value ? opts->max_value : CS_DEFAULT_MAX_VALUE;
 	rc = kv_env_open(dir, st->rdonly, opts->flags & CS_OPEN_CREATE, &st->kv);
 	if (rc) {
@@ -154,7 +163,7 @@ static int compact_floor(cs_store *st, const char *dest)
 
 int cs_store_compact(cs_store *st, const char *dest, uint64_t *size)
 {
-	if (st->be)
+	if (st->be || st->asof) /* (an as-of store: the copy would hold every cell, the newer ones too) */
 		return -EOPNOTSUPP;
 	struct stat sb;
 	char *data;

@@ -21,6 +21,8 @@ struct cs_store {
 	kv_env *kv;
 	uint64_t max_value;
 	bool rdonly;
+	bool asof;                 /* CS_OPEN_ASOF: reads see only cells at or before asof_us (asof.h) */
+	int64_t asof_us;
 	struct sch_spares spares;  /* parsed tables transactions ended with (schema.c) */
 };
 

@@ -64,9 +64,10 @@ static const struct cmd commands[] = {
 	  "\n"
 	  "    Example: cellctl copy ~/.local/share/cellfs/default bigtable://my-project/my-instance quotes\n" },
 	{ "count", cmd_count, CC_READ, "Count rows in a table",
-	  "cellctl count <table> [prefix=<row-key-prefix>]\n"
+	  "cellctl count <table> [prefix=<row-key-prefix>] [asof=<time>]\n"
 	  "\n"
-	  "  prefix=<row-key-prefix>    Count only rows whose key starts with this\n" },
+	  "  prefix=<row-key-prefix>    Count only rows whose key starts with this\n"
+	  "  asof=<time>                Count the rows as they were then (see \"lookup\")\n" },
 	{ "createfamily", cmd_createfamily, CC_WRITE, "Create a column family",
 	  "cellctl createfamily <table> <family>[:<gcpolicy>[:<type>]]\n"
 	  "\n"
@@ -120,9 +121,9 @@ static const struct cmd commands[] = {
 	{ "export", cmd_export, CC_READ, "Write a table as CSV (cbt import's format) or JSON lines",
 	  "cellctl export <table> [start=<row-key>] [end=<row-key>] [prefix=<row-key-prefix>] [regex=<regex>] "
 	  "[columns=<family>:<qualifier>,...] [count=<n>] [cells-per-column=<n>] [format=<csv|jsonl>] "
-	  "[timestamp=<value-encoded|now>]\n"
+	  "[timestamp=<value-encoded|now>] [asof=<time>]\n"
 	  "\n"
-	  "  Writes to standard output. The filters are read's (see \"read\").\n"
+	  "  Writes to standard output. The filters are read's (see \"read\"), asof= too.\n"
 	  "  format=csv        (default) cbt import's CSV: a column family row, a qualifier row, then rows;\n"
 	  "                    a row with several versions of a column takes several lines, newest first\n"
 	  "  format=jsonl      One cell per line, every version exactly:\n"
@@ -178,7 +179,7 @@ static const struct cmd commands[] = {
 	  "    Example: cellctl increment table1 user1 stats:visits=1\n" },
 	{ "lookup", cmd_lookup, CC_READ, "Read from a single row",
 	  "cellctl lookup <table> <row-key> [columns=<family>:<qualifier>,...] [cells-per-column=<n>] "
-	  "[keys-only=<true|false>]\n"
+	  "[keys-only=<true|false>] [asof=<time>]\n"
 	  "\n"
 	  "  columns=<family>:<qualifier>,...    Read only these columns, comma-separated; \"f:\" is a whole\n"
 	  "                                      family, \"q\" or \":q\" a qualifier in any family. Both are\n"
@@ -187,6 +188,11 @@ static const struct cmd commands[] = {
 	  "  cells-per-column=<n>                Read only this number of cells per column\n"
 	  "  keys-only=<true|false>              Print cells without their values\n"
 	  "  include-stats=full                  Print cbt's summary of the rows and cells seen and returned\n"
+	  "  asof=<time>                         Read the row as it was at <time> (not in cbt): only cells at\n"
+	  "                                      or before it, as if nothing newer had been written (what\n"
+	  "                                      was deleted or collected since stays gone). <time> is RFC\n"
+	  "                                      3339 (2026-11-26T05:34:38Z, 2026-11-26 06:34:38.5+01:00)\n"
+	  "                                      or an integer of microseconds since the epoch\n"
 	  "  app-profile=<app-profile-id>        Accepted for cbt compatibility and ignored\n" },
 	{ "ls", cmd_ls, CC_READ, "List tables and column families",
 	  "cellctl ls                List tables\n"
@@ -194,7 +200,7 @@ static const struct cmd commands[] = {
 	{ "read", cmd_read, CC_READ, "Read rows",
 	  "cellctl read <table> [start=<row-key>] [end=<row-key>] [prefix=<row-key-prefix>] [regex=<regex>] "
 	  "[reversed=<true|false>] [columns=<family>:<qualifier>,...] [count=<n>] [cells-per-column=<n>] "
-	  "[keys-only=<true|false>]\n"
+	  "[keys-only=<true|false>] [asof=<time>]\n"
 	  "\n"
 	  "  start=<row-key>                     Start reading at this row\n"
 	  "  end=<row-key>                       Stop reading before this row\n"
@@ -207,6 +213,7 @@ static const struct cmd commands[] = {
 	  "  cells-per-column=<n>                Read only this many cells per column\n"
 	  "  keys-only=<true|false>              Print cells without their values\n"
 	  "  include-stats=full                  Print cbt's summary of the rows and cells seen and returned\n"
+	  "  asof=<time>                         Read the table as it was at <time> (see \"lookup\")\n"
 	  "  app-profile=<app-profile-id>        Accepted for cbt compatibility and ignored\n" },
 	{ "restore", cmd_restore, CC_CREATE, "Restore tables from a dump",
 	  "cellctl restore [<file>] [overwrite=<true|false>]\n"
@@ -389,8 +396,12 @@ int cellctl_open(struct cellctl *cc)
 		opts.flags = CS_OPEN_RDONLY;
 	else if (is_default || cc->cmd->access == CC_CREATE)
 		opts.flags = CS_OPEN_CREATE;
+	if (cc->asof) { /* (the past of a store that does not exist is not made: "no store at") */
+		opts.flags = CS_OPEN_ASOF;
+		opts.asof = cc->asof_us;
+	}
 	rc = cs_store_open(path, &opts, &cc->st);
-	if (rc == -ENOENT && is_default && cc->cmd->access == CC_READ) {
+	if (rc == -ENOENT && is_default && cc->cmd->access == CC_READ && !cc->asof) {
 		opts.flags = CS_OPEN_CREATE;
 		rc = cs_store_open(path, &opts, &cc->st);
 	}
@@ -404,6 +415,19 @@ int cc_store_open(const char *path, unsigned flags, cs_store **st)
 	cs_open_opts opts = { .flags = flags };
 
 	return open_status(cs_store_open(path, &opts, st), path);
+}
+
+int cc_asof(struct cellctl *cc, const char *val)
+{
+	const char *why;
+
+	if (!val || !*val)
+		return CC_OK;
+	if (cs_time_parse(val, &cc->asof_us, &why) < 0)
+		return cc_error("bad asof %s: %s (give RFC 3339, as 2026-11-26T05:34:38Z, or microseconds since the "
+				"epoch)", cc_qs(val), why);
+	cc->asof = true;
+	return CC_OK;
 }
 
 int cellctl_begin(struct cellctl *cc, cs_txn **txn)

@@ -49,6 +49,8 @@ struct cellctl {
 	const char *db;        /* --db PATH, or NULL */
 	cs_store *st;          /* opened by cellctl_open() */
 	enum cc_format format; /* --format */
+	bool asof;             /* asof=TIME (cc_asof()): the store is opened as of ASOF_US (CS_OPEN_ASOF) */
+	int64_t asof_us;
 };
 
 /* Open the store for CC's subcommand: --db PATH, else $CELLFS_DB, else the default store (which, like
@@ -59,6 +61,11 @@ int cellctl_open(struct cellctl *cc);
 /* Open the store PATH with FLAGS (CS_OPEN_*) into *ST, for a subcommand that opens its stores itself
  * (copy). Prints the error as cellctl_open() does ("no store at ..."). Returns CC_OK or CC_FAIL. */
 int cc_store_open(const char *path, unsigned flags, cs_store **st);
+
+/* A reading subcommand's asof=TIME argument VAL (NULL or empty: none): parsed with cs_time_parse() into
+ * CC, so that cellctl_open() opens the store as of that time (every read sees only cells at or before
+ * it). Call before the store is opened. Prints the error. Returns CC_OK or CC_FAIL. */
+int cc_asof(struct cellctl *cc, const char *val);
 
 /* Begin a transaction on the open store (read-only for CC_READ subcommands). Prints the error. */
 int cellctl_begin(struct cellctl *cc, cs_txn **txn);

@@ -129,11 +129,11 @@ static int regex_sel(const char *pat, const char **out)
 	return cc_regex(pat, "columns=", NULL);
 }
 
-static int parse_args(struct exp *e, int argc, char **argv)
+static int parse_args(struct cellctl *cc, struct exp *e, int argc, char **argv)
 {
 	static const char *const valid[] = { "start", "end", "prefix", "regex", "columns", "count",
-					     "cells-per-column", "format", "timestamp", "app-profile", NULL };
-	enum { K_START, K_END, K_PREFIX, K_REGEX, K_COLUMNS, K_COUNT, K_CELLS, K_FORMAT, K_TS, K_APP, K_N };
+					     "cells-per-column", "format", "timestamp", "app-profile", "asof", NULL };
+	enum { K_START, K_END, K_PREFIX, K_REGEX, K_COLUMNS, K_COUNT, K_CELLS, K_FORMAT, K_TS, K_APP, K_ASOF, K_N };
 	const char *v[K_N];
 	char *err = NULL;
 	int64_t n;
@@ -146,6 +146,8 @@ static int parse_args(struct exp *e, int argc, char **argv)
 			v[k] = NULL;
 	if ((v[K_START] || v[K_END]) && v[K_PREFIX])
 		return cc_error("\"start\"/\"end\" may not be mixed with \"prefix\"");
+	if (cc_asof(cc, v[K_ASOF]) != CC_OK)
+		return CC_FAIL;
 	if (v[K_FORMAT] && strcmp(v[K_FORMAT], "csv") && strcmp(v[K_FORMAT], "jsonl"))
 		return cc_error("format must be csv or jsonl (format=%s)", cc_qs(v[K_FORMAT]));
 	e->jsonl = v[K_FORMAT] && !strcmp(v[K_FORMAT], "jsonl");
@@ -413,7 +415,7 @@ int cmd_export(struct cellctl *cc, int argc, char **argv)
 
 	if (argc < 1)
 		return cc_usage(cc);
-	if ((rc = parse_args(&e, argc - 1, argv + 1)) != CC_OK)
+	if ((rc = parse_args(cc, &e, argc - 1, argv + 1)) != CC_OK)
 		goto out;
 	if ((rc = cellctl_begin(cc, &txn)) != CC_OK)
 		goto out;

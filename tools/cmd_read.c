@@ -152,10 +152,11 @@ static int parse_columns(struct readspec *rs, const char *val, bool syntax_only)
 /* The options lookup and read share. VALS are indexed like common_keys. */
 static const char *const common_keys[] = {
 	"columns", "cells-per-column", "keys-only", "app-profile", "format-file", "include-stats",
-	"authorized-view",
+	"authorized-view", "asof",
 };
 enum {
 	K_COLUMNS, K_CELLS, K_KEYS_ONLY, K_APP_PROFILE, K_FORMAT_FILE, K_INCLUDE_STATS, K_AUTH_VIEW,
+	K_ASOF, /* not cbt's: the store as it was then (cc_asof()) */
 	K_NCOMMON
 };
 
@@ -163,7 +164,7 @@ enum {
  * not the patterns, nor cells-per-column > 0, which Bigtable checks. Prints the error. */
 static int parse_common(struct readspec *rs, const char *const vals[], bool syntax_only)
 {
-	static const char *const unsupported[] = {
+	static const char *const unsupported[K_NCOMMON] = {
 		[K_FORMAT_FILE] = "value formatting files", [K_AUTH_VIEW] = "authorized views",
 	};
 	const char *v;
@@ -340,7 +341,7 @@ int cmd_lookup(struct cellctl *cc, int argc, char **argv)
 		return cc_usage(cc);
 	memcpy(valid, common_keys, sizeof common_keys);
 	valid[K_NCOMMON] = NULL;
-	if (cc_args_kv(argc - 2, argv + 2, valid, vals) != CC_OK)
+	if (cc_args_kv(argc - 2, argv + 2, valid, vals) != CC_OK || cc_asof(cc, vals[K_ASOF]) != CC_OK)
 		return CC_FAIL;
 	rs.json = cc->format == CC_FORMAT_JSON;
 	if ((rc = parse_common(&rs, vals, false)) != CC_OK)
@@ -408,6 +409,8 @@ int cmd_read(struct cellctl *cc, int argc, char **argv)
 	for (int k = 0; k < K_NREAD; k++)
 		if (vals[k] && !*vals[k])
 			vals[k] = NULL;
+	if (cc_asof(cc, vals[K_ASOF]) != CC_OK)
+		return CC_FAIL;
 	if ((vals[K_START] || vals[K_END]) && vals[K_PREFIX])
 		return cc_error("\"start\"/\"end\" may not be mixed with \"prefix\"");
 	if ((v = vals[K_COUNT])) {
@@ -463,8 +466,8 @@ release:
 
 int cmd_count(struct cellctl *cc, int argc, char **argv)
 {
-	static const char *const valid[] = { "prefix", NULL };
-	const char *vals[1];
+	static const char *const valid[] = { "prefix", "asof", NULL };
+	const char *vals[2];
 	cs_read_opts o = { .keys_only = true };
 	const cs_row *row;
 	uint64_t n = 0;
@@ -474,7 +477,7 @@ int cmd_count(struct cellctl *cc, int argc, char **argv)
 
 	if (argc < 1)
 		return cc_usage(cc);
-	if (cc_args_kv(argc - 1, argv + 1, valid, vals) != CC_OK)
+	if (cc_args_kv(argc - 1, argv + 1, valid, vals) != CC_OK || cc_asof(cc, vals[1]) != CC_OK)
 		return CC_FAIL;
 	if (vals[0])
 		o.prefix = CS_BYTES(vals[0], strlen(vals[0]));

@@ -60,6 +60,9 @@ enum {
 	CS_OPEN_CACHE = 1 << 3,   /* the caller reads the same rows again and again (the mount): a store
 	                           * without CS_CAP_WATCH may keep what it read for version_ttl_ms (its own
 	                           * writes still show at once) */
+	CS_OPEN_ASOF = 1 << 4,    /* an as-of view (cs_open_opts.asof): read-only, and every read through the
+	                           * store (scans, dumps, stats, tables' creation times) sees it as it was at
+	                           * that time: only cells whose timestamps are at or before it */
 };
 
 typedef struct cs_open_opts {
@@ -67,6 +70,7 @@ typedef struct cs_open_opts {
 	uint64_t max_value; /* value size limit in bytes; 0 = CS_DEFAULT_MAX_VALUE */
 	unsigned version_ttl_ms; /* a store without CS_CAP_WATCH: how often cs_store_version() changes by
 	                          * itself, for callers that cache what they read (0 = 5000) */
+	int64_t asof;            /* CS_OPEN_ASOF: the time, µs since the epoch (>= 0; cs_time_parse()) */
 } cs_open_opts;
 
 /* Open the store in directory DIR, or, for a DIR of the form bigtable://PROJECT/INSTANCE[?app_profile=ID],
@@ -83,9 +87,30 @@ typedef struct cs_open_opts {
  * commits are written into a map of the file, which grows when a write faults past its end (SIGBUS).
  * They must stay installed while the store is written; one that replaced them meanwhile is replaced in
  * turn at the next write transaction, and handed the faults that are not the store's.
+ * CS_OPEN_ASOF opens the store read-only (write transactions are -EROFS) as of OPTS->asof: every scan of
+ * it returns only cells with timestamps at or before that time (its ts_end is lowered to asof + 1), so a
+ * column's newest cell is its newest then, and a row or family whose cells are all newer is not there.
+ * It is the store as it is now, seen back to that time, not a snapshot of the past: cells deleted,
+ * dropped or collected by a GC policy since are gone (policies are judged now, as for every read:
+ * under maxversions=1 a column whose newest cell is newer than ASOF shows nothing older either), and
+ * the schema is today's, but no table's creation time is later than ASOF. cs_table_stats_get() counts
+ * only such cells; cs_store_compact(), which would copy everything, is -EOPNOTSUPP.
  * Errors: -ENOENT (no store there and no CS_OPEN_CREATE), -ENOTEMPTY (creating a store in a directory
- *         that holds other files), -ENOTDIR, -EACCES, -EIO (DIR is not a valid store), -ENOMEM. On success *OUT is the caller's; close it with cs_store_close(). */
+ *         that holds other files), -ENOTDIR, -EACCES, -EIO (DIR is not a valid store), -EINVAL
+ *         (CS_OPEN_ASOF with a negative asof, or with CS_OPEN_CREATE), -ENOMEM. On success *OUT is the
+ *         caller's; close it with cs_store_close(). */
 int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out);
+
+/* Parse TEXT as a point in time for CS_OPEN_ASOF, into *US (µs since the epoch): RFC 3339
+ * ("2026-11-26T05:34:38Z", "2026-11-26 06:34:38.5+01:00": 'T', 't' or a space between date and time,
+ * 'Z', 'z' or a numeric offset ±HH:MM, an optional fraction of any length), or a decimal integer of
+ * microseconds since the epoch ("1795671278000000"). A fraction finer than a microsecond is truncated,
+ * which is exact for "at or before": a cell's timestamp (whole µs) is at or before TEXT's instant if and
+ * only if it is at or before the truncated one. The second 60 (a leap second) and times before
+ * 1970-01-01T00:00:00Z (no cell is older) are refused. Reads no store, prints nothing.
+ * Errors: -EINVAL: *WHY (if WHY is not NULL) gets a static one-line reason ("month out of range",
+ * "no time zone: ...", "before the epoch ..."), for a message that also names TEXT. *US is then unset. */
+int cs_time_parse(const char *text, int64_t *us, const char **why);
 
 /* Why this thread's last call that failed on a remote store failed, in the service's own words, or why
  * its last cs_store_open() of a remote store failed; NULL when there is nothing to add to the errno (a

@@ -27,9 +27,10 @@ if ! cmp -s "$tmp/help1" "$tmp/help2" || ! cmp -s "$tmp/help1" "$tmp/help3" ||
 	failed "--help, -h and help differ or lack the command list"
 fi
 out <<'EOF'
-cellctl count <table> [prefix=<row-key-prefix>]
+cellctl count <table> [prefix=<row-key-prefix>] [asof=<time>]
 
   prefix=<row-key-prefix>    Count only rows whose key starts with this
+  asof=<time>                Count the rows as they were then (see "lookup")
 EOF
 raw_ok help count
 out <<'EOF'
@@ -320,7 +321,7 @@ err 'cellctl lookup: bad format for column "a:b:c"' lookup t r1 columns=a:b:c
 err 'cellctl lookup: no column in columns=","' lookup t r1 columns=,
 err 'cellctl lookup: bad regex "(" in columns=: error parsing regexp: missing closing ): `(`' lookup t r1 'columns=cf1:('
 err 'cellctl lookup: value formatting files are not supported (format-file="f.yml")' lookup t r1 format-file=f.yml
-err 'cellctl lookup: usage: cellctl lookup <table> <row-key> [columns=<family>:<qualifier>,...] [cells-per-column=<n>] [keys-only=<true|false>]' lookup t
+err 'cellctl lookup: usage: cellctl lookup <table> <row-key> [columns=<family>:<qualifier>,...] [cells-per-column=<n>] [keys-only=<true|false>] [asof=<time>]' lookup t
 
 # ---- read --------------------------------------------------------------------------------------------
 
@@ -463,7 +464,7 @@ ok read t 'regex=\A(?P<name>\pL)\p{Nd}\z' keys-only=true end=k2
 ok read t 'regex=k\x{31}+\C' keys-only=true
 err 'cellctl read: bad format for column "a:b:c"' read t columns=a:b:c
 err 'cellctl read: authorized views are not supported (authorized-view="v")' read t authorized-view=v
-err 'cellctl read: usage: cellctl read <table> [start=<row-key>] [end=<row-key>] [prefix=<row-key-prefix>] [regex=<regex>] [reversed=<true|false>] [columns=<family>:<qualifier>,...] [count=<n>] [cells-per-column=<n>] [keys-only=<true|false>]' read
+err 'cellctl read: usage: cellctl read <table> [start=<row-key>] [end=<row-key>] [prefix=<row-key-prefix>] [regex=<regex>] [reversed=<true|false>] [columns=<family>:<qualifier>,...] [count=<n>] [cells-per-column=<n>] [keys-only=<true|false>] [asof=<time>]' read
 
 # ---- reads that read nothing; include-stats=full -----------------------------------------------------
 
@@ -612,7 +613,7 @@ ok count u
 err 'cellctl count: table "nosuch" not found' count nosuch
 err 'cellctl count: unknown arg key "start"' count t start=k
 err 'cellctl count: bad arg "k"' count t k
-err 'cellctl count: usage: cellctl count <table> [prefix=<row-key-prefix>]' count
+err 'cellctl count: usage: cellctl count <table> [prefix=<row-key-prefix>] [asof=<time>]' count
 
 # ---- increment (ReadModifyWrite; cellctl's, not cbt's) ------------------------------------------------
 

@@ -347,7 +347,7 @@ err 'cellctl export: timestamp= applies to CSV output only' export x format=json
 err 'cellctl export: "start"/"end" may not be mixed with "prefix"' export x start=a prefix=b
 err 'cellctl export: unknown arg key "bogus"' export x bogus=1
 err 'cellctl export: bad count "x": invalid syntax' export x count=x
-err 'cellctl export: usage: cellctl export <table> [start=<row-key>] [end=<row-key>] [prefix=<row-key-prefix>] [regex=<regex>] [columns=<family>:<qualifier>,...] [count=<n>] [cells-per-column=<n>] [format=<csv|jsonl>] [timestamp=<value-encoded|now>]' export
+err 'cellctl export: usage: cellctl export <table> [start=<row-key>] [end=<row-key>] [prefix=<row-key-prefix>] [regex=<regex>] [columns=<family>:<qualifier>,...] [count=<n>] [cells-per-column=<n>] [format=<csv|jsonl>] [timestamp=<value-encoded|now>] [asof=<time>]' export
 
 # ---- Round trips: export -> import reproduces the table -----------------------------------------------
 

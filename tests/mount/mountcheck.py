@@ -15,6 +15,8 @@ Subcommands (the *.sh scripts in this directory mount, call these, and unmount):
                                at once), resuming at any offset, changed mid-listing; the daemon's RSS; a
                                prefix of 100k rows with three next segments costs a few requests.
   cellctl MNT DB TABLE         `cellctl read`/`lookup`/`count`/`ls` against cat/stat/ls through the mount.
+  asof ROOT DB TABLE TIME US [copy]  an as-of mount (or a copy of one) against `cellctl read asof=TIME` and
+                               against the present cells at or before US µs; newer names ENOENT.
   follow MNT DB                cellctl changes the store while mounted (set, rewrite in place, deletecolumn,
                                deleterow, createtable, createfamily, setgcpolicy, deletefamily,
                                deletetable, deleteallrows); the mount follows, no stale cache.
@@ -1323,6 +1325,111 @@ def cmd_cellctl(mnt, db, table):
     done('cellctl')
 
 
+def cmd_asof(root, db, table, when, us, kind='mount'):
+    """An as-of view (cellfs -o asof=WHEN, or a copy of one: KIND copy) of TABLE at US µs, three ways: the
+    store's present cells (`cellctl read`, no asof) kept to those at or before US must be what `cellctl read
+    asof=WHEN` prints, row for row (and lookup, count); and ROOT/TABLE must hold exactly those as files
+    (names, contents, sizes, mtimes), with exactly the directories they imply (a row or family whose cells are
+    all newer is not there). On a mount: what is newer is ENOENT by name too (Q@TS, bare names, directories),
+    no directory is dated after US, and the family attributes are cellctl ls's."""
+    env = dict(os.environ, TZ='UTC')
+    us = int(us)
+    tb = table.encode()
+    schema = cellctl(db, 'ls', table, env=env)
+    fams = [line.split(b'\t')[0] for line in schema.split(b'\n')[2:] if line]
+    present = parse_cbt(cellctl(db, 'read', table, env=env))
+    want = [(r, [c for c in cells if c[2] <= us]) for r, cells in present]
+    want = [(r, cells) for r, cells in want if cells]
+    got = parse_cbt(cellctl(db, 'read', table, 'asof=' + when, env=env))
+    if got != want:
+        fail('read %s asof=%s: %r; the present cells at or before %d: %r' % (table, when, got[:5], us, want[:5]))
+    count = cellctl(db, 'count', table, 'asof=' + when, env=env).strip()
+    if count != b'%d' % len(want):
+        fail('count %s asof=%s: %s, want %d' % (table, when, count.decode(), len(want)))
+    delim = b'#'
+    if kind == 'mount':
+        delim = os.getxattr(os.path.join(root, table), 'user.cellfs.delimiter')
+        xfams = sorted(a[len('user.cellfs.family.'):].encode() for a in os.listxattr(os.path.join(root, table))
+                       if a.startswith('user.cellfs.family.'))
+        if xfams != sorted(fams):
+            fail('families: getfattr says %r, cellctl ls %r' % (xfams, fams))
+
+    def implied(rows):
+        """The directories and files (paths below the table) that ROWS' cells make, files -> (value, ts)."""
+        dirs, files = set(), {}
+        for r, cells in rows:
+            rp = tuple(encode(x, families=fams) for x in r.split(delim))
+            for i in range(1, len(rp) + 1):
+                dirs.add(rp[:i])
+            prevq = None
+            for fam, q, ts, v in cells:
+                dirs.add(rp + (fam,))
+                name = encode(q, qual=True) if (fam, q) != prevq else version_name(q, ts)
+                prevq = (fam, q)
+                files[rp + (fam, name)] = (v, ts)
+        return dirs, files
+
+    for r, cells in want:
+        lk = parse_cbt(cellctl(db, 'lookup', table, r.decode(), 'asof=' + when, env=env))
+        if lk != [(r, cells)]:
+            fail('lookup %s asof=%s: %r, read shows %r' % (r.decode(), when, lk, cells))
+    wdirs, wfiles = implied(want)
+    top = os.path.join(os.fsencode(root), tb)
+    gdirs, gfiles = set(), set()
+    for dp, dn, fn in os.walk(top):
+        rel = tuple(x for x in dp[len(top):].split(b'/') if x)
+        gdirs.update(rel + (d,) for d in dn)
+        gfiles.update(rel + (f,) for f in fn)
+        if kind == 'mount' and os.stat(dp).st_mtime_ns > us * 1000:
+            fail('%s: a directory dated %d ns, after the view\'s time' % (show((tb,) + rel), os.stat(dp).st_mtime_ns))
+    for d in sorted(gdirs ^ wdirs):
+        fail('%s: %s' % (show((tb,) + d), 'a directory of no cell at or before the time' if d in gdirs
+                         else 'missing (cellctl read asof= shows cells under it)'))
+    for f in sorted(gfiles ^ set(wfiles)):
+        fail('%s: %s' % (show((tb,) + f), 'a file of no such cell' if f in gfiles else 'missing'))
+    for f, (v, ts) in sorted(wfiles.items()):
+        if f not in gfiles:
+            continue
+        path = mount_path(root, (tb,) + f)
+        st = os.stat(path)
+        with open(path, 'rb') as fh:
+            data = fh.read()
+        if data != v or st.st_size != len(v) or st.st_mtime_ns != ts * 1000:
+            fail('%s: %r size %d mtime %d; cellctl: %r @ %d' % (show((tb,) + f), data[:40], st.st_size,
+                                                              st.st_mtime_ns, v[:40], ts))
+    newer = 0
+    if kind == 'mount':
+        pdirs, _ = implied(present)
+        names = set()
+        for r, cells in present:
+            rp = tuple(encode(x, families=fams) for x in r.split(delim))
+            cols = {}
+            for fam, q, ts, v in cells:  # (newest first)
+                cols.setdefault((fam, q), []).append(ts)
+            for (fam, q), tss in cols.items():
+                names.update(rp + (fam, version_name(q, ts)) for ts in tss if ts > us)
+                then = [ts for ts in tss if ts <= us]
+                if not then:
+                    names.add(rp + (fam, encode(q, qual=True)))
+                    continue
+                vp = (tb,) + rp + (fam, version_name(q, then[0]))
+                try:  # the view's newest cell of the column: also reachable by its Q@TS name, unlisted
+                    os.stat(mount_path(root, vp))
+                except OSError as e:
+                    fail('%s: %s (the newest cell at the time, by its version name)' % (show(vp), e))
+        for p in sorted(names | (pdirs - wdirs)):
+            try:
+                os.stat(mount_path(root, (tb,) + p))
+                fail('%s: newer than the view, yet there' % show((tb,) + p))
+            except OSError as e:
+                if e.errno != errno.ENOENT:
+                    fail('%s: %s, want ENOENT' % (show((tb,) + p), e))
+            newer += 1
+    print('asof %s: %d rows, %d cells, %d directories, %d newer names ENOENT' % (
+        when, len(want), len(wfiles), len(wdirs), newer))
+    done('asof')
+
+
 # ---- following the store -------------------------------------------------------------------------------------
 
 DEADLINE = float(os.environ.get('FOLLOW_DEADLINE', '30'))  # generous: a loaded machine
@@ -1483,7 +1590,7 @@ def cmd_follow(mnt, db):
 
 
 def main():
-    cmds = {'tree': cmd_tree, 'remount': cmd_remount, 'bigdir': cmd_bigdir, 'cellctl': cmd_cellctl,
+    cmds = {'tree': cmd_tree, 'remount': cmd_remount, 'bigdir': cmd_bigdir, 'cellctl': cmd_cellctl, 'asof': cmd_asof,
             'follow': cmd_follow, 'restored': cmd_restored, 'copy': cmd_copy,
             'crashload': cmd_crashload, 'crash': cmd_crash}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
