@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonlex.h"
 #include "jsonout.h"
 
 enum where { IN_BUF, IN_LINE, IN_STATIC };
@@ -32,8 +33,7 @@ struct node {
 };
 
 struct dj_parser {
-	char *buf;
-	size_t n, cap;
+	jl_buf b;          /* decoded strings of the line */
 	struct node *nodes;
 	size_t nn, ncap;
 	dj_value *out;
@@ -55,11 +55,11 @@ int dj_new(dj_parser **out)
 {
 	dj_parser *p = calloc(1, sizeof(*p));
 
-	if (!p || !(p->buf = malloc(256))) {
+	if (!p || !(p->b.p = malloc(256))) { /* never NULL: spans are offsets from it */
 		free(p);
 		return -ENOMEM;
 	}
-	p->cap = 256;
+	p->b.cap = 256;
 	*out = p;
 	return 0;
 }
@@ -68,7 +68,7 @@ void dj_free(dj_parser *p)
 {
 	if (!p)
 		return;
-	free(p->buf);
+	free(p->b.p);
 	free(p->nodes);
 	free(p->out);
 	free(p->idx);
@@ -106,15 +106,6 @@ static int grow(void **v, size_t *cap, size_t want, size_t size)
 	return 0;
 }
 
-static int put(dj_parser *p, const void *b, size_t n)
-{
-	if (grow((void **)&p->buf, &p->cap, p->n + n, 1))
-		return -ENOMEM;
-	memcpy(p->buf + p->n, b, n);
-	p->n += n;
-	return 0;
-}
-
 static void ws(dj_parser *p)
 {
 	while (p->s < p->end && (*p->s == ' ' || *p->s == '\t' || *p->s == '\n' || *p->s == '\r'))
@@ -145,7 +136,7 @@ static char *quoted(const dj_parser *p, struct span s)
 
 	if (!m)
 		return NULL;
-	jo_str(m, p->buf + s.off, s.n);
+	jo_str(m, p->b.p + s.off, s.n);
 	if (fclose(m)) {
 		free(t);
 		return NULL;
@@ -155,176 +146,42 @@ static char *quoted(const dj_parser *p, struct span s)
 
 /* ---- Strings --------------------------------------------------------------------------------------- */
 
-static int hex4(dj_parser *p, unsigned *v)
-{
-	*v = 0;
-	if (p->end - p->s < 4)
-		return fail(p, "column %zu: bad \\u escape", col(p));
-	for (int i = 0; i < 4; i++) {
-		char c = *p->s++;
-		*v <<= 4;
-		if (c >= '0' && c <= '9')
-			*v |= (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			*v |= (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			*v |= (unsigned)(c - 'A' + 10);
-		else
-			return fail(p, "column %zu: bad \\u escape", col(p) - 1);
-	}
-	return 0;
-}
-
-static int put_utf8(dj_parser *p, unsigned cp)
-{
-	char b[4];
-	size_t n;
-
-	if (cp < 0x80) {
-		b[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		b[0] = (char)(0xC0 | cp >> 6);
-		b[1] = (char)(0x80 | (cp & 63));
-		n = 2;
-	} else if (cp < 0x10000) {
-		b[0] = (char)(0xE0 | cp >> 12);
-		b[1] = (char)(0x80 | ((cp >> 6) & 63));
-		b[2] = (char)(0x80 | (cp & 63));
-		n = 3;
-	} else {
-		b[0] = (char)(0xF0 | cp >> 18);
-		b[1] = (char)(0x80 | ((cp >> 12) & 63));
-		b[2] = (char)(0x80 | ((cp >> 6) & 63));
-		b[3] = (char)(0x80 | (cp & 63));
-		n = 4;
-	}
-	return put(p, b, n);
-}
-
 /* A string literal, decoded into the buffer. */
 static int string(dj_parser *p, struct span *out)
 {
-	size_t c0;
+	jl_fault f;
+	char msg[48];
 	int rc;
 
 	if (!eat(p, '"'))
 		return fail(p, "column %zu: want a string", col(p));
-	c0 = col(p);
-	out->off = p->n;
-	for (;;) {
-		const char *run = p->s;
-		bool ascii = true;
-
-		while (p->s < p->end && *p->s != '"' && *p->s != '\\' && (unsigned char)*p->s >= 0x20) {
-			ascii &= (unsigned char)*p->s < 0x80;
-			p->s++;
-		}
-		if (!ascii && !jo_utf8(run, (size_t)(p->s - run)))
-			return fail(p, "column %zu: a string that is not valid UTF-8", c0);
-		if ((rc = put(p, run, (size_t)(p->s - run))))
-			return rc;
-		if (p->s == p->end)
-			return fail(p, "column %zu: unterminated string", c0 - 1);
-		if (*p->s == '"') {
-			p->s++;
-			break;
-		}
-		if (*p->s != '\\')
-			return fail(p, "column %zu: control character in a string", col(p));
-		p->s++;
-		if (p->s == p->end)
-			return fail(p, "column %zu: unterminated string", c0 - 1);
-		char e = *p->s++, c;
-		unsigned cp, lo;
-		switch (e) {
-		case '"': case '\\': case '/': c = e; break;
-		case 'b': c = '\b'; break;
-		case 'f': c = '\f'; break;
-		case 'n': c = '\n'; break;
-		case 'r': c = '\r'; break;
-		case 't': c = '\t'; break;
-		case 'u':
-			if ((rc = hex4(p, &cp)))
-				return rc;
-			if (cp >= 0xDC00 && cp <= 0xDFFF)
-				return fail(p, "column %zu: lone surrogate in \\u escape", col(p) - 6);
-			if (cp >= 0xD800 && cp <= 0xDBFF) {
-				if (p->end - p->s < 6 || p->s[0] != '\\' || p->s[1] != 'u')
-					return fail(p, "column %zu: lone surrogate in \\u escape", col(p) - 6);
-				p->s += 2;
-				if ((rc = hex4(p, &lo)))
-					return rc;
-				if (lo < 0xDC00 || lo > 0xDFFF)
-					return fail(p, "column %zu: lone surrogate in \\u escape", col(p) - 12);
-				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-			}
-			if ((rc = put_utf8(p, cp)))
-				return rc;
-			continue;
-		default: /* the message stays one line, whatever byte followed the backslash */
-			if (e > 0x20 && e < 0x7f)
-				return fail(p, "column %zu: bad escape \\%c", col(p) - 2, e);
-			return fail(p, "column %zu: bad escape \\ then byte 0x%02x", col(p) - 2, (unsigned char)e);
-		}
-		if ((rc = put(p, &c, 1)))
-			return rc;
-	}
-	out->n = p->n - out->off;
+	p->s--;
+	out->off = p->b.n;
+	rc = jl_string(&p->b, &p->s, p->end, &f);
+	if (rc == -EINVAL)
+		return fail(p, "column %zu: %s", (size_t)(f.at - p->start) + 1, jl_fault_text(&f, msg, sizeof msg));
+	if (rc)
+		return rc;
+	out->n = p->b.n - out->off;
 	return 0;
-}
-
-static int b64val(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
 }
 
 /* A base64 string literal, decoded in place behind its text (never longer). WHAT names it. */
 static int b64string(dj_parser *p, const char *what, struct span *out)
 {
 	struct span s;
-	size_t c0, pad = 0, o;
-	uint32_t acc = 0;
+	size_t c0, n;
 	int rc;
 
 	ws(p);
 	c0 = col(p);
 	if ((rc = string(p, &s)))
 		return rc;
-	if (s.n % 4)
+	if (jl_b64_decode(p->b.p + s.off, s.n, &n) < 0)
 		return fail(p, "column %zu: bad base64 in %s", c0, what);
-	o = s.off;
-	for (size_t i = 0; i < s.n; i++) {
-		char t = p->buf[s.off + i];
-		int v = b64val(t);
-
-		if (t == '=' && i >= s.n - 2) {
-			pad++;
-			v = 0;
-		} else if (v < 0 || pad) {
-			return fail(p, "column %zu: bad base64 in %s", c0, what);
-		}
-		acc = acc << 6 | (uint32_t)v;
-		if (i % 4 == 3) {
-			p->buf[o++] = (char)(acc >> 16);
-			p->buf[o++] = (char)(acc >> 8);
-			p->buf[o++] = (char)acc;
-			acc = 0;
-		}
-	}
 	out->off = s.off;
-	out->n = o - pad - s.off;
-	p->n = o - pad;
+	out->n = n;
+	p->b.n = s.off + n;
 	return 0;
 }
 
@@ -363,7 +220,7 @@ static int number(dj_parser *p, const char *what, struct span *out)
 	c0 = col(p);
 	if ((rc = string(p, out)))
 		return rc;
-	if (!number_ok(p->buf + out->off, out->n))
+	if (!number_ok(p->b.p + out->off, out->n))
 		return fail(p, "column %zu: bad number in %s (want digits, a point, an exponent, as \"-12.5E3\")", c0,
 			    what);
 	return 0;
@@ -415,7 +272,7 @@ static int cmp_names(const void *a, const void *b, void *ctx)
 	const dj_parser *p = ctx;
 	const struct node *x = &p->nodes[*(const uint32_t *)a], *y = &p->nodes[*(const uint32_t *)b];
 	size_t n = x->name.n < y->name.n ? x->name.n : y->name.n;
-	int c = memcmp(p->buf + x->name.off, p->buf + y->name.off, n);
+	int c = memcmp(p->b.p + x->name.off, p->b.p + y->name.off, n);
 
 	if (c)
 		return c;
@@ -440,7 +297,7 @@ static int unique_names(dj_parser *p, uint32_t first, const char *what)
 	for (size_t j = 1; j < k; j++) {
 		const struct node *a = &p->nodes[p->idx[j - 1]], *b = &p->nodes[p->idx[j]];
 
-		if (a->name.n == b->name.n && !memcmp(p->buf + a->name.off, p->buf + b->name.off, a->name.n)) {
+		if (a->name.n == b->name.n && !memcmp(p->b.p + a->name.off, p->b.p + b->name.off, a->name.n)) {
 			char *q = quoted(p, b->name);
 			int rc = fail(p, "column %zu: %s %s given twice", b->name_col, what, q ? q : "?");
 			free(q);
@@ -556,12 +413,12 @@ static int value(dj_parser *p, int depth, uint32_t *out)
 	if (p->s < p->end && *p->s == '}')
 		return fail(p, "column %zu: a value without a type descriptor", c0);
 	dcol = col(p);
-	save = p->n;
+	save = p->b.n;
 	if ((rc = string(p, &d)))
 		return rc;
-	p->n = save; /* the descriptor is not kept */
+	p->b.n = save; /* the descriptor is not kept */
 	for (t = 0; t <= DJ_L; t++)
-		if (strlen(type_names[t]) == d.n && !memcmp(p->buf + d.off, type_names[t], d.n))
+		if (strlen(type_names[t]) == d.n && !memcmp(p->b.p + d.off, type_names[t], d.n))
 			break;
 	if (t > DJ_L)
 		return fail(p, "column %zu: unknown type descriptor %.*s (want S, N, B, BOOL, NULL, SS, NS, BS, M or L)",
@@ -594,7 +451,7 @@ static int value(dj_parser *p, int depth, uint32_t *out)
 	case DJ_NULL:
 		if (literal(p, "true"))
 			return fail(p, "column %zu: \"NULL\" must be true", col(p));
-		s = (struct span){ p->n, 0 };
+		s = (struct span){ p->b.n, 0 };
 		break;
 	case DJ_SS: case DJ_NS: case DJ_BS:
 		rc = set_members(p, (dj_type)t, &first);
@@ -636,14 +493,14 @@ int dj_parse_line(dj_parser *p, const char *line, size_t n, const dj_value **val
 	p->s = p->start = line;
 	p->end = line + n;
 	p->err = err;
-	p->n = 0;
+	p->b.n = 0;
 	p->nn = 0;
 	if (!eat(p, '{'))
 		return fail(p, "column %zu: want '{'", col(p));
 	if (!eat(p, '}')) {
 		do {
 			struct span k;
-			size_t kcol, save = p->n;
+			size_t kcol, save = p->b.n;
 			int keylen;
 
 			ws(p);
@@ -651,10 +508,10 @@ int dj_parse_line(dj_parser *p, const char *line, size_t n, const dj_value **val
 			if ((rc = string(p, &k)))
 				return rc;
 			keylen = (int)(p->s - (p->start + kcol - 1));
-			if (k.n != 4 || memcmp(p->buf + k.off, "Item", 4))
+			if (k.n != 4 || memcmp(p->b.p + k.off, "Item", 4))
 				return fail(p, "column %zu: unknown key %.*s (a line of a full export holds \"Item\" only)",
 					    kcol, keylen, p->start + kcol - 1);
-			p->n = save;
+			p->b.n = save;
 			if (seen)
 				return fail(p, "column %zu: \"Item\" given twice", kcol);
 			seen = true;
@@ -680,13 +537,13 @@ int dj_parse_line(dj_parser *p, const char *line, size_t n, const dj_value **val
 		dj_value *v = &p->out[i];
 
 		v->type = nd->type;
-		v->name = (dj_bytes){ p->buf + nd->name.off, nd->name.n };
+		v->name = (dj_bytes){ p->b.p + nd->name.off, nd->name.n };
 		if (nd->where == IN_STATIC)
 			v->bytes = (dj_bytes){ nd->text, strlen(nd->text) };
 		else if (nd->where == IN_LINE)
 			v->bytes = (dj_bytes){ line + nd->bytes.off, nd->bytes.n };
 		else
-			v->bytes = (dj_bytes){ p->buf + nd->bytes.off, nd->bytes.n };
+			v->bytes = (dj_bytes){ p->b.p + nd->bytes.off, nd->bytes.n };
 		v->child = nd->child;
 		v->next = nd->next;
 		v->column = nd->column;

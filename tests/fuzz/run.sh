@@ -46,8 +46,8 @@ build() { # build TARGET
 	case $t in
 	name) src=(fs/name.c) ;;
 	csv) src=(tools/csv.c) ;;
-	jsonl) src=(tools/jsonin.c tools/jsonout.c) ;;
-	ddbjson) src=(tools/ddbjson.c tools/jsonout.c) ;;
+	jsonl) src=(tools/jsonin.c tools/jsonlex.c tools/jsonout.c) ;;
+	ddbjson) src=(tools/ddbjson.c tools/jsonlex.c tools/jsonout.c) ;;
 	btm) src=(store/bigtable/btm.c -Istore/bigtable) ;;
 	keys|codec|gcpolicy|dump) src=("$store_lib" -llmdb -lzstd -lpthread) ;;
 	*) echo "run.sh: unknown target $t (targets: ${all[*]})" >&2; return 1 ;;
