@@ -144,9 +144,10 @@ static const struct cmd commands[] = {
 	  "  families; without <table> also deleted tables and abandoned restores) and prints what it freed.\n" },
 	{ "help", cmd_help, CC_NONE, "Print help text",
 	  "cellctl help [<command>]\n" },
-	{ "import", cmd_import, CC_WRITE, "Import CSV (as cbt import) or JSON lines into a table",
+	{ "import", cmd_import, CC_WRITE, "Import CSV (as cbt import), JSON lines or a DynamoDB export into a table",
 	  "cellctl import <table> <input-file>|- [column-family=<family-name>] [timestamp=<now|value-encoded>] "
-	  "[format=<csv|jsonl>] [app-profile=<id>] [batch-size=<500>] [workers=<1>] [--quiet] [--batches]\n"
+	  "[format=<csv|jsonl|dynamodb>] [key=<partition-key>[#<sort-key>]] [app-profile=<id>] [batch-size=<500>] "
+	  "[workers=<1>] [--quiet] [--batches]\n"
 	  "\n"
 	  "  Reads cbt import's CSV: an optional column family row (first field empty; each family applies to\n"
 	  "  its column and those to its right), a qualifier row (first field empty), then one row per line:\n"
@@ -159,6 +160,17 @@ static const struct cmd commands[] = {
 	  "                                 the time of the import and the whole field as the value\n"
 	  "  format=jsonl                   JSON lines as export writes them (also recognised by a first '{'):\n"
 	  "                                 exact timestamps, any bytes; one cell or one row per line\n"
+	  "  format=dynamodb key=<pk>[#<sk>]  A DynamoDB table export (DynamoDB JSON, {\"Item\":{...}} a line).\n"
+	  "                                 The row key: the value of attribute <pk>, or it, the table's\n"
+	  "                                 delimiter and that of <sk>. S N B BOOL NULL: a column of\n"
+	  "                                 column-family= (default cf) named after the attribute; L: versions\n"
+	  "                                 of such a column, element i at the timestamp + i ms; SS NS BS: a\n"
+	  "                                 family named after the attribute, a column per member holding one\n"
+	  "                                 zero byte; M: a family named after the attribute, a column per key.\n"
+	  "                                 Values: S as UTF-8, N its text as exported, B decoded, BOOL\n"
+	  "                                 true/false, NULL empty, a nested set, map or list its DynamoDB JSON.\n"
+	  "                                 Missing families are created (GC policy never).\n"
+	  "                                 timestamp=now (default) or <µs since the epoch, whole ms>\n"
 	  "  batch-size=<n>                 A batch holds at most n lines (default: up to 100000 cells)\n"
 	  "  app-profile, workers           Accepted (checked as cbt checks them) and ignored\n"
 	  "  --quiet                        No progress line (it shows only on a terminal anyway)\n"
@@ -167,7 +179,8 @@ static const struct cmd commands[] = {
 	  "\n"
 	  "  The whole input is checked before anything is written: a malformed line, a wrong number of\n"
 	  "  fields, an unknown family or a bad timestamp writes nothing and names the line. Then it is\n"
-	  "  written in batches, each committed and synced.\n" },
+	  "  written in batches, each committed and synced. An input may be gzip'd (its first bytes say so).\n"
+	  "    Example: cat export/data/*.json.gz | cellctl import users - format=dynamodb key=user#ts\n" },
 	{ "increment", cmd_increment, CC_WRITE, "Add to counter cells, atomically (ReadModifyWrite; not in cbt)",
 	  "cellctl increment <table> <row-key> <family>:<column>=<delta> ...\n"
 	  "\n"

@@ -1,10 +1,12 @@
-/* cmd_import.c — cellctl import: cbt's CSV import (and cellctl's JSON lines) into an existing table.
+/* cmd_import.c — cellctl import: cbt's CSV import (and cellctl's JSON lines, and DynamoDB exports:
+ * import_ddb.c) into an existing table.
  *
  * Nothing is written unless the whole input is good, yet memory stays constant: the input is read
  * twice. The first pass checks every line (CSV syntax, field counts, families, timestamps, sizes) in a
  * read-only transaction; the second writes it through the store's bulk loader in batches of whole
  * lines, each batch one committed and synced transaction. An input that is not a regular file (a pipe,
- * <(...)) is first copied to an unlinked temporary file, so both passes read a file. A failure in the second pass
+ * <(...)) is first copied to an unlinked temporary file, so both passes read a file; a gzip'd input
+ * (its first bytes say so) is decompressed as each pass reads it. A failure in the second pass
  * (disk full, the table changed meanwhile) leaves the batches before it and says how far they reach.
  */
 #include <errno.h>
@@ -19,45 +21,13 @@
 #include "args.h"
 #include "cellctl.h"
 #include "csv.h"
+#include "gzin.h"
+#include "import.h"
 #include "jsonin.h"
 #include "progress.h"
 
 #define BATCH_CELLS 100000
 #define BATCH_BYTES (64u << 20)
-
-struct column {
-	const char *family; /* borrowed from the table info or the column-family= argument */
-	const char *q;      /* borrowed from the header record's copy */
-	size_t qn;
-};
-
-struct imp {
-	struct cellctl *cc;
-	const char *table;
-	int fd;
-	off_t start, size;     /* where the input starts in FD, and its size from there */
-	bool jsonl, value_ts;
-	const char *colfam;
-	cs_table_info *info;
-	uint64_t max_value;
-	int64_t now;
-	/* CSV header */
-	struct column *cols;
-	size_t ncols, nfields;
-	char *qbuf;            /* the qualifier row's bytes */
-	/* the pass */
-	bool writing;
-	uint64_t cells;        /* cells so far in this pass */
-	uint64_t total;        /* cells found by the first pass */
-	cs_txn *txn;
-	cs_bulk *bulk;
-	uint64_t batch_cells, batch_bytes, batch_lines;
-	uint64_t max_lines;    /* batch-size=N: at most N lines a batch (0: no limit but cells and bytes) */
-	uint64_t committed, committed_line;
-	uint64_t last_line;    /* the last line read in this pass */
-	bool report;           /* --batches: a line on stderr after each batch is committed and synced */
-	struct progress prog;
-};
 
 static bool family_known(const struct imp *im, const char *f, size_t n)
 {
@@ -67,9 +37,7 @@ static bool family_known(const struct imp *im, const char *f, size_t n)
 	return false;
 }
 
-/* The value type name of family FAM (a name family_name() returned) if it is an aggregate family, else
- * NULL: import writes plain cells, which an aggregate family refuses. */
-static const char *family_aggregate(const struct imp *im, const char *fam)
+const char *imp_family_aggregate(const struct imp *im, const char *fam)
 {
 	for (size_t i = 0; i < im->info->nfamilies; i++)
 		if (!strcmp(im->info->families[i].name, fam) && im->info->families[i].type != CS_TYPE_BYTES)
@@ -77,7 +45,7 @@ static const char *family_aggregate(const struct imp *im, const char *fam)
 	return NULL;
 }
 
-static const char *family_name(const struct imp *im, const char *f, size_t n)
+const char *imp_family_name(const struct imp *im, const char *f, size_t n)
 {
 	for (size_t i = 0; i < im->info->nfamilies; i++)
 		if (strlen(im->info->families[i].name) == n && !memcmp(im->info->families[i].name, f, n))
@@ -93,6 +61,17 @@ static int batch_begin(struct imp *im)
 
 	if (rc != CC_OK)
 		return rc;
+	/* The families a DynamoDB export needs and the table lacks: in the first batch's transaction, so
+	 * that on a local store they come with its cells or not at all. */
+	for (size_t i = 0; !im->families_made && i < im->nnew; i++) {
+		rc = cs_family_create(im->txn, im->table, im->newfams[i], "never");
+		if (rc < 0 && rc != -EEXIST) { /* -EEXIST: someone made it meanwhile; the loader checks its kind */
+			cs_txn_abort(im->txn);
+			im->txn = NULL;
+			return cc_store_error(NULL, rc, "creating a family for the import", im->table, im->newfams[i]);
+		}
+	}
+	im->families_made = true;
 	rc = cs_bulk_open(im->txn, im->table, &im->bulk);
 	if (rc < 0) {
 		cs_txn_abort(im->txn);
@@ -149,9 +128,15 @@ static void batch_abort(struct imp *im)
 	im->txn = NULL;
 }
 
-/* A line is done: commit if the batch is full. */
-static int line_done(struct imp *im, uint64_t line, uint64_t offset)
+/* How far the pass has read FD, for progress: compressed bytes when the input is gzip'd. */
+static uint64_t input_offset(const struct imp *im, const csv_reader *r)
 {
+	return im->gz ? gzin_offset(im->gz) : csv_offset(r);
+}
+
+int imp_line_done(struct imp *im, uint64_t line, const csv_reader *r)
+{
+	uint64_t offset = input_offset(im, r);
 	int rc;
 
 	if (!im->writing) {
@@ -169,9 +154,8 @@ static int line_done(struct imp *im, uint64_t line, uint64_t offset)
 	return CC_OK;
 }
 
-/* One cell of input line LINE (FIELD: its 1-based CSV field, 0 for JSON): check it, or write it. */
-static int cell(struct imp *im, uint64_t line, size_t field, cs_bytes row, const char *family, cs_bytes q,
-		int64_t ts, cs_bytes value)
+int imp_cell(struct imp *im, uint64_t line, size_t field, cs_bytes row, const char *family, cs_bytes q,
+	     int64_t ts, cs_bytes value)
 {
 	int rc;
 
@@ -296,16 +280,16 @@ static int csv_header(struct imp *im, csv_reader *r)
 	for (size_t i = 1; i < n; i++) {
 		struct column *c = &im->cols[i - 1];
 		if (famrow && famrow[i].n) {
-			fam = family_name(im, famrow[i].p, famrow[i].n);
+			fam = imp_family_name(im, famrow[i].p, famrow[i].n);
 			if (!fam) {
 				rc = cc_error("line %llu: family %s not found in table %s", (unsigned long long)famline,
 					      cc_q(famrow[i].p, famrow[i].n), cc_qs(im->table));
 				goto out;
 			}
-			if (family_aggregate(im, fam)) {
+			if (imp_family_aggregate(im, fam)) {
 				rc = cc_error("line %llu: family %s of table %s is an aggregate family (%s): import writes "
 					      "plain cells (use addtocell)", (unsigned long long)famline, cc_qs(fam),
-					      cc_qs(im->table), family_aggregate(im, fam));
+					      cc_qs(im->table), imp_family_aggregate(im, fam));
 				goto out;
 			}
 		}
@@ -328,7 +312,7 @@ read_failed:
 	else if (rc == -EINVAL)
 		rc = cc_error("%s", err ? err : "bad CSV");
 	else
-		rc = cc_error("reading the input: %s", strerror(-rc));
+		rc = imp_read_failed(im, r, rc);
 out:
 	free(err);
 	free(fams);
@@ -365,10 +349,10 @@ static int csv_pass(struct imp *im, csv_reader *r)
 			if (!f[i].n)
 				continue;
 			if ((rc = value_ts(im, line, i + 1, f[i].p, f[i].n, &v, &ts)) != CC_OK ||
-			    (rc = cell(im, line, i + 1, row, c->family, CS_BYTES(c->q, c->qn), ts, v)) != CC_OK)
+			    (rc = imp_cell(im, line, i + 1, row, c->family, CS_BYTES(c->q, c->qn), ts, v)) != CC_OK)
 				return rc;
 		}
-		if ((rc = line_done(im, line, csv_offset(r))) != CC_OK)
+		if ((rc = imp_line_done(im, line, r)) != CC_OK)
 			return rc;
 	}
 	if (rc == -EINVAL) {
@@ -377,13 +361,13 @@ static int csv_pass(struct imp *im, csv_reader *r)
 		return rc;
 	}
 	if (rc < 0)
-		return cc_error("reading the input: %s", strerror(-rc));
+		return imp_read_failed(im, r, rc);
 	return CC_OK;
 }
 
 /* ---- JSON lines --------------------------------------------------------------------------------- */
 
-static bool blank(const char *l, size_t n)
+bool imp_blank(const char *l, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (l[i] != ' ' && l[i] != '\t' && l[i] != '\r' && l[i] != '\n')
@@ -406,7 +390,7 @@ static int jsonl_pass(struct imp *im, csv_reader *r)
 		size_t nc;
 		char *err = NULL;
 
-		if (blank(l, n)) /* blank lines are skipped */
+		if (imp_blank(l, n)) /* blank lines are skipped */
 			continue;
 		if ((rc = ji_parse_line(jp, l, n, &c, &nc, &err)) < 0) {
 			status = rc == -EINVAL ? cc_error("line %llu: %s", (unsigned long long)line, err ? err : "bad JSON")
@@ -415,7 +399,7 @@ static int jsonl_pass(struct imp *im, csv_reader *r)
 			break;
 		}
 		for (size_t i = 0; status == CC_OK && i < nc; i++) {
-			const char *fam = family_name(im, c[i].family.p, c[i].family.n);
+			const char *fam = imp_family_name(im, c[i].family.p, c[i].family.n);
 
 			if (!c[i].row.n)
 				status = cc_error("line %llu: the row key is empty", (unsigned long long)line);
@@ -424,45 +408,83 @@ static int jsonl_pass(struct imp *im, csv_reader *r)
 			else if (!fam)
 				status = cc_error("line %llu: family %s not found in table %s", (unsigned long long)line,
 						  cc_q(c[i].family.p, c[i].family.n), cc_qs(im->table));
-			else if (family_aggregate(im, fam))
+			else if (imp_family_aggregate(im, fam))
 				status = cc_error("line %llu: family %s of table %s is an aggregate family (%s): import "
 						  "writes plain cells (use addtocell)", (unsigned long long)line, cc_qs(fam),
-						  cc_qs(im->table), family_aggregate(im, fam));
+						  cc_qs(im->table), imp_family_aggregate(im, fam));
 			else if (c[i].qualifier.n > CS_MAX_QUALIFIER)
 				status = cc_error("line %llu: the qualifier is longer than %d bytes", (unsigned long long)line,
 						  CS_MAX_QUALIFIER);
 			else
-				status = cell(im, line, 0, CS_BYTES(c[i].row.p, c[i].row.n), fam,
-					      CS_BYTES(c[i].qualifier.p, c[i].qualifier.n), c[i].ts,
-					      CS_BYTES(c[i].value.p, c[i].value.n));
+				status = imp_cell(im, line, 0, CS_BYTES(c[i].row.p, c[i].row.n), fam,
+						  CS_BYTES(c[i].qualifier.p, c[i].qualifier.n), c[i].ts,
+						  CS_BYTES(c[i].value.p, c[i].value.n));
 		}
 		if (status == CC_OK)
-			status = line_done(im, line, csv_offset(r));
+			status = imp_line_done(im, line, r);
 	}
 	ji_free(jp);
 	if (status == CC_OK && rc < 0)
-		status = cc_error("reading the input: %s", strerror(-rc));
+		status = imp_read_failed(im, r, rc);
 	return status;
 }
 
 /* ---- The command -------------------------------------------------------------------------------- */
+
+int imp_read_failed(const struct imp *im, const csv_reader *r, int rc)
+{
+	if (rc == -EBADMSG && im->gz && gzin_error(im->gz))
+		return cc_error("line %llu of %s: %s", (unsigned long long)csv_lineno(r) + 1, im->name,
+				gzin_error(im->gz));
+	return cc_error("reading the input: %s", strerror(-rc));
+}
+
+/* A reader of the input from its start: FD itself, or through a decompressor (im->gz) if gzip'd. */
+static int open_reader(struct imp *im, csv_reader **r)
+{
+	if (lseek(im->fd, im->start, SEEK_SET) < 0)
+		return cc_error("reading the input: %s", strerror(errno));
+	if (im->gzip && gzin_new(im->fd, &im->gz) < 0)
+		return cc_error("%s", strerror(ENOMEM));
+	if ((im->gz ? csv_open_fn(gzin_read_fn, im->gz, r) : csv_open(im->fd, -1, r)) < 0) {
+		gzin_free(im->gz);
+		im->gz = NULL;
+		return cc_error("%s", strerror(ENOMEM));
+	}
+	return CC_OK;
+}
+
+static void close_reader(struct imp *im, csv_reader *r)
+{
+	csv_free(r);
+	gzin_free(im->gz);
+	im->gz = NULL;
+}
 
 static int run_pass(struct imp *im)
 {
 	csv_reader *r;
 	int rc;
 
-	if (lseek(im->fd, im->start, SEEK_SET) < 0)
-		return cc_error("reading the input: %s", strerror(errno));
-	if (csv_open(im->fd, -1, &r) < 0)
-		return cc_error("%s", strerror(ENOMEM));
+	if ((rc = open_reader(im, &r)) != CC_OK)
+		return rc;
 	im->cells = 0;
 	free(im->cols);
 	free(im->qbuf);
 	im->cols = NULL;
 	im->qbuf = NULL;
-	rc = im->jsonl ? jsonl_pass(im, r) : csv_pass(im, r);
-	csv_free(r);
+	switch (im->format) {
+	case IMP_DYNAMODB:
+		rc = imp_ddb_pass(im, r);
+		break;
+	case IMP_JSONL:
+		rc = jsonl_pass(im, r);
+		break;
+	default:
+		rc = csv_pass(im, r);
+		break;
+	}
+	close_reader(im, r);
 	return rc;
 }
 
@@ -525,6 +547,8 @@ static int open_input(struct imp *im, const char *path)
 	off_t pos = 0;
 	int fd;
 
+	if (!(im->name = strdup(name)))
+		return cc_error("%s", strerror(ENOMEM));
 	fd = is_stdin ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return cc_error("cannot open %s: %s", name, strerror(errno));
@@ -551,12 +575,29 @@ static int open_input(struct imp *im, const char *path)
 	return CC_OK;
 }
 
+/* Whether the input is gzip'd: its first bytes say so, whatever its name. */
+static bool looks_like_gzip(const struct imp *im)
+{
+	unsigned char magic[2];
+
+	return pread(im->fd, magic, sizeof magic, im->start) == 2 && gzin_magic(magic, 2);
+}
+
 /* JSON lines start with '{'; a cbt CSV starts with its header's empty first field. */
-static bool looks_like_jsonl(const struct imp *im)
+static bool looks_like_jsonl(struct imp *im)
 {
 	char buf[4096];
-	ssize_t n = pread(im->fd, buf, sizeof buf, im->start);
+	ssize_t n;
 
+	if (im->gzip) { /* its first bytes once decompressed (a damaged stream is reported by the pass) */
+		if (lseek(im->fd, im->start, SEEK_SET) < 0 || gzin_new(im->fd, &im->gz) < 0)
+			return false;
+		n = gzin_read(im->gz, buf, sizeof buf);
+		gzin_free(im->gz);
+		im->gz = NULL;
+	} else {
+		n = pread(im->fd, buf, sizeof buf, im->start);
+	}
 	for (ssize_t i = 0; i < n; i++)
 		if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\r' && buf[i] != '\n')
 			return buf[i] == '{';
@@ -585,8 +626,8 @@ static int take_flags(int argc, char **argv, bool *quiet, bool *report)
 static int parse_args(struct imp *im, int argc, char **argv)
 {
 	static const char *const keys[] = { "app-profile", "column-family", "batch-size", "workers", "timestamp",
-					    "format" };
-	enum { A_APP, A_COLFAM, A_BATCH, A_WORKERS, A_TS, A_FORMAT, A_N };
+					    "format", "key" };
+	enum { A_APP, A_COLFAM, A_BATCH, A_WORKERS, A_TS, A_FORMAT, A_KEY, A_N };
 	const char *vals[A_N] = { 0 };
 	int64_t n;
 
@@ -599,7 +640,8 @@ static int parse_args(struct imp *im, int argc, char **argv)
 			if (!strncmp(argv[i], keys[k], len) && argv[i][len] == '=') {
 				char *v = argv[i] + len + 1;
 
-				v[strcspn(v, "=")] = '\0';
+				if (k != A_KEY) /* key= (not cbt's) is the rest of the argument: names may hold '=' */
+					v[strcspn(v, "=")] = '\0';
 				vals[k] = v;
 				break;
 			}
@@ -615,16 +657,24 @@ static int parse_args(struct imp *im, int argc, char **argv)
 		im->max_lines = (uint64_t)n;
 	if (vals[A_WORKERS] && (go_parse_int(vals[A_WORKERS], 10, &n) < 0 || n <= 0))
 		return cc_error("workers must be > 0 (workers=%s)", cc_qs(vals[A_WORKERS]));
-	if (vals[A_TS] && strcmp(vals[A_TS], "now") && strcmp(vals[A_TS], "value-encoded"))
-		return cc_error("timestamp must be one of 'now' or 'value-encoded' (timestamp=%s)", cc_qs(vals[A_TS]));
 	if (vals[A_COLFAM] && !*vals[A_COLFAM])
 		return cc_error("column-family cannot be ''");
-	if (vals[A_FORMAT] && strcmp(vals[A_FORMAT], "csv") && strcmp(vals[A_FORMAT], "jsonl"))
-		return cc_error("format must be csv or jsonl (format=%s)", cc_qs(vals[A_FORMAT]));
+	if (vals[A_FORMAT] && strcmp(vals[A_FORMAT], "csv") && strcmp(vals[A_FORMAT], "jsonl") &&
+	    strcmp(vals[A_FORMAT], "dynamodb"))
+		return cc_error("format must be csv, jsonl or dynamodb (format=%s)", cc_qs(vals[A_FORMAT]));
+	if (vals[A_FORMAT] && !strcmp(vals[A_FORMAT], "dynamodb")) {
+		im->format = IMP_DYNAMODB;
+		return imp_ddb_args(im, vals[A_KEY], vals[A_COLFAM], vals[A_TS]) == CC_OK ? 2 : CC_FAIL;
+	}
+	if (vals[A_KEY])
+		return cc_error("key= applies to format=dynamodb only");
+	if (vals[A_TS] && strcmp(vals[A_TS], "now") && strcmp(vals[A_TS], "value-encoded"))
+		return cc_error("timestamp must be one of 'now' or 'value-encoded' (timestamp=%s)", cc_qs(vals[A_TS]));
 	im->value_ts = vals[A_TS] && !strcmp(vals[A_TS], "value-encoded");
 	im->colfam = vals[A_COLFAM];
-	im->jsonl = vals[A_FORMAT] && !strcmp(vals[A_FORMAT], "jsonl");
-	if (im->jsonl && (vals[A_COLFAM] || vals[A_TS]))
+	if (vals[A_FORMAT] && !strcmp(vals[A_FORMAT], "jsonl"))
+		im->format = IMP_JSONL;
+	if (im->format == IMP_JSONL && (vals[A_COLFAM] || vals[A_TS]))
 		return cc_error("%s applies to CSV input only", vals[A_COLFAM] ? "column-family=" : "timestamp=");
 	return vals[A_FORMAT] ? 2 : CC_OK; /* 2: the format was given */
 }
@@ -646,12 +696,13 @@ int cmd_import(struct cellctl *cc, int argc, char **argv)
 		return rc;
 	if ((rc = open_input(&im, argv[1])) != CC_OK)
 		goto out;
+	im.gzip = looks_like_gzip(&im);
 	if (given != 2 && looks_like_jsonl(&im)) {
 		if (im.colfam || im.value_ts) {
 			rc = cc_error("the input is JSON lines: column-family= and timestamp= apply to CSV only");
 			goto out;
 		}
-		im.jsonl = true;
+		im.format = IMP_JSONL;
 	}
 	/* First pass: check everything in a read-only snapshot. */
 	if ((rc = cs_txn_begin(cc->st, CS_TXN_RDONLY, &txn)) < 0) {
@@ -664,18 +715,20 @@ int cmd_import(struct cellctl *cc, int argc, char **argv)
 		rc = cc_store_error(NULL, rc, "importing", im.table, NULL);
 		goto out;
 	}
+	im.max_value = cs_store_max_value(cc->st);
+	im.now = cs_now_us();
+	im.now -= im.now % 1000; /* bigtable.Now() is whole milliseconds */
+	if (im.format == IMP_DYNAMODB && (rc = imp_ddb_setup(&im)) != CC_OK)
+		goto out;
 	if (im.colfam && !family_known(&im, im.colfam, strlen(im.colfam))) {
 		rc = cc_error("family %s not found in table %s", cc_qs(im.colfam), cc_qs(im.table));
 		goto out;
 	}
-	if (im.colfam && family_aggregate(&im, im.colfam)) {
+	if (im.colfam && imp_family_aggregate(&im, im.colfam)) {
 		rc = cc_error("family %s of table %s is an aggregate family (%s): import writes plain cells (use "
-			      "addtocell)", cc_qs(im.colfam), cc_qs(im.table), family_aggregate(&im, im.colfam));
+			      "addtocell)", cc_qs(im.colfam), cc_qs(im.table), imp_family_aggregate(&im, im.colfam));
 		goto out;
 	}
-	im.max_value = cs_store_max_value(cc->st);
-	im.now = cs_now_us();
-	im.now -= im.now % 1000; /* bigtable.Now() is whole milliseconds */
 	progress_init(&im.prog, "checking", quiet, (uint64_t)im.size, 0);
 	rc = run_pass(&im);
 	progress_done(&im.prog, im.cells, false);
@@ -698,6 +751,10 @@ out:
 		close(im.fd);
 	free(im.cols);
 	free(im.qbuf);
+	for (size_t i = 0; i < im.nnew; i++)
+		free(im.newfams[i]);
+	free(im.newfams);
+	free((char *)im.name);
 	cs_table_info_free(im.info);
 	return rc;
 }

@@ -16,6 +16,8 @@
 
 struct csv_reader {
 	int fd, tee;
+	csv_read_fn *fn;    /* if not NULL, read through it instead of FD */
+	void *ctx;
 	char *buf;          /* read buffer */
 	size_t pos, len;
 	bool eof;
@@ -46,6 +48,17 @@ int csv_open(int fd, int tee, csv_reader **out)
 	return 0;
 }
 
+int csv_open_fn(csv_read_fn *fn, void *ctx, csv_reader **out)
+{
+	int rc = csv_open(-1, -1, out);
+
+	if (rc == 0) {
+		(*out)->fn = fn;
+		(*out)->ctx = ctx;
+	}
+	return rc;
+}
+
 void csv_free(csv_reader *r)
 {
 	if (!r)
@@ -61,6 +74,11 @@ void csv_free(csv_reader *r)
 uint64_t csv_offset(const csv_reader *r)
 {
 	return r->offset;
+}
+
+uint64_t csv_lineno(const csv_reader *r)
+{
+	return r->lineno;
 }
 
 static int write_all(int fd, const char *p, size_t n)
@@ -81,11 +99,17 @@ static int refill(csv_reader *r)
 {
 	ssize_t n;
 
-	do
-		n = read(r->fd, r->buf, BUF_SIZE);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
+	if (r->fn) {
+		n = r->fn(r->ctx, r->buf, BUF_SIZE);
+		if (n < 0)
+			return (int)n;
+	} else {
+		do
+			n = read(r->fd, r->buf, BUF_SIZE);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return -errno;
+	}
 	r->pos = 0;
 	r->len = (size_t)n;
 	if (n == 0)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 typedef struct csv_reader csv_reader;
 
@@ -22,6 +23,12 @@ typedef struct csv_field {
 /* Read from FD (not closed by the reader). If TEE >= 0, every byte read is also written there.
  * Errors: -ENOMEM. Free with csv_free(). */
 int csv_open(int fd, int tee, csv_reader **out);
+
+/* Read what FN gives instead of a descriptor (a decompressor, gzin.h): FN(CTX, BUF, N) returns the bytes
+ * it put in BUF (up to N), 0 at the end, or -errno, which the reading calls below return as they are.
+ * Errors: -ENOMEM. Free with csv_free(). */
+typedef ssize_t csv_read_fn(void *ctx, void *buf, size_t n);
+int csv_open_fn(csv_read_fn *fn, void *ctx, csv_reader **out);
 void csv_free(csv_reader *r); /* accepts NULL */
 
 /* The next record: *FIELDS (borrowed until the next call) and *N, and *LINE, the line it starts on
@@ -37,6 +44,9 @@ int csv_read_line(csv_reader *r, const char **line, size_t *n, uint64_t *lineno)
 
 /* Bytes consumed from FD so far. */
 uint64_t csv_offset(const csv_reader *r);
+
+/* Physical lines read so far (a failed read stopped in the next one). */
+uint64_t csv_lineno(const csv_reader *r);
 
 /* Write one field to F: quoted (with '"' doubled) when it holds ',', '"', '\r' or '\n' or starts with a
  * space or tab, as Go's csv.Writer does; bare otherwise. */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonout.h"
+#include "jsonlex.h"
 
 struct span {
 	size_t off, n;
@@ -22,8 +22,7 @@ struct rawcell {
 };
 
 struct ji_parser {
-	char *buf;
-	size_t n, cap;
+	jl_buf b;              /* decoded strings of the line */
 	struct rawcell *rc;
 	ji_cell *cells;
 	size_t nc, ccap;
@@ -35,11 +34,11 @@ int ji_new(ji_parser **out)
 {
 	ji_parser *p = calloc(1, sizeof(*p));
 
-	if (!p || !(p->buf = malloc(256))) {
+	if (!p || !(p->b.p = malloc(256))) { /* never NULL: spans are offsets from it */
 		free(p);
 		return -ENOMEM;
 	}
-	p->cap = 256;
+	p->b.cap = 256;
 	*out = p;
 	return 0;
 }
@@ -48,7 +47,7 @@ void ji_free(ji_parser *p)
 {
 	if (!p)
 		return;
-	free(p->buf);
+	free(p->b.p);
 	free(p->rc);
 	free(p->cells);
 	free(p);
@@ -67,23 +66,6 @@ static int fail(ji_parser *p, const char *fmt, ...)
 		p->err = NULL; /* the first error wins */
 	}
 	return -EINVAL;
-}
-
-static int put(ji_parser *p, const void *b, size_t n)
-{
-	if (p->n + n > p->cap) {
-		size_t cap = p->cap ? p->cap : 256;
-		char *nb;
-		while (cap < p->n + n)
-			cap *= 2;
-		if (!(nb = realloc(p->buf, cap)))
-			return -ENOMEM;
-		p->buf = nb;
-		p->cap = cap;
-	}
-	memcpy(p->buf + p->n, b, n);
-	p->n += n;
-	return 0;
 }
 
 static void ws(ji_parser *p)
@@ -107,177 +89,43 @@ static bool eat(ji_parser *p, char c)
 	return false;
 }
 
-static int hex4(ji_parser *p, unsigned *v)
-{
-	*v = 0;
-	if (p->end - p->s < 4)
-		return fail(p, "column %zu: bad \\u escape", col(p));
-	for (int i = 0; i < 4; i++) {
-		char c = *p->s++;
-		*v <<= 4;
-		if (c >= '0' && c <= '9')
-			*v |= (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			*v |= (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			*v |= (unsigned)(c - 'A' + 10);
-		else
-			return fail(p, "column %zu: bad \\u escape", col(p) - 1);
-	}
-	return 0;
-}
-
-static int put_utf8(ji_parser *p, unsigned cp)
-{
-	char b[4];
-	size_t n;
-
-	if (cp < 0x80) {
-		b[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		b[0] = (char)(0xC0 | cp >> 6);
-		b[1] = (char)(0x80 | (cp & 63));
-		n = 2;
-	} else if (cp < 0x10000) {
-		b[0] = (char)(0xE0 | cp >> 12);
-		b[1] = (char)(0x80 | ((cp >> 6) & 63));
-		b[2] = (char)(0x80 | (cp & 63));
-		n = 3;
-	} else {
-		b[0] = (char)(0xF0 | cp >> 18);
-		b[1] = (char)(0x80 | ((cp >> 12) & 63));
-		b[2] = (char)(0x80 | ((cp >> 6) & 63));
-		b[3] = (char)(0x80 | (cp & 63));
-		n = 4;
-	}
-	return put(p, b, n);
-}
-
 /* A string literal, decoded into the buffer. */
 static int string(ji_parser *p, struct span *out)
 {
-	size_t c0;
+	jl_fault f;
+	char msg[48];
 	int rc;
 
 	if (!eat(p, '"'))
 		return fail(p, "column %zu: want a string", col(p));
-	c0 = col(p);
-	out->off = p->n;
-	for (;;) {
-		const char *run = p->s;
-
-		bool ascii = true;
-		while (p->s < p->end && *p->s != '"' && *p->s != '\\' && (unsigned char)*p->s >= 0x20) {
-			ascii &= (unsigned char)*p->s < 0x80;
-			p->s++;
-		}
-		if (!ascii && !jo_utf8(run, (size_t)(p->s - run)))
-			return fail(p, "column %zu: a string that is not valid UTF-8 (use the \"_b64\" form)", c0);
-		if ((rc = put(p, run, (size_t)(p->s - run))))
-			return rc;
-		if (p->s == p->end)
-			return fail(p, "column %zu: unterminated string", c0 - 1);
-		if (*p->s == '"') {
-			p->s++;
-			break;
-		}
-		if (*p->s != '\\')
-			return fail(p, "column %zu: control character in a string", col(p));
-		p->s++;
-		if (p->s == p->end)
-			return fail(p, "column %zu: unterminated string", c0 - 1);
-		char e = *p->s++, c;
-		unsigned cp, lo;
-		switch (e) {
-		case '"': case '\\': case '/': c = e; break;
-		case 'b': c = '\b'; break;
-		case 'f': c = '\f'; break;
-		case 'n': c = '\n'; break;
-		case 'r': c = '\r'; break;
-		case 't': c = '\t'; break;
-		case 'u':
-			if ((rc = hex4(p, &cp)))
-				return rc;
-			if (cp >= 0xDC00 && cp <= 0xDFFF)
-				return fail(p, "column %zu: lone surrogate in \\u escape", col(p) - 6);
-			if (cp >= 0xD800 && cp <= 0xDBFF) {
-				if (p->end - p->s < 6 || p->s[0] != '\\' || p->s[1] != 'u')
-					return fail(p, "column %zu: lone surrogate in \\u escape", col(p) - 6);
-				p->s += 2;
-				if ((rc = hex4(p, &lo)))
-					return rc;
-				if (lo < 0xDC00 || lo > 0xDFFF)
-					return fail(p, "column %zu: lone surrogate in \\u escape", col(p) - 12);
-				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-			}
-			if ((rc = put_utf8(p, cp)))
-				return rc;
-			continue;
-		default: /* the message stays one line, whatever byte followed the backslash */
-			if (e > 0x20 && e < 0x7f)
-				return fail(p, "column %zu: bad escape \\%c", col(p) - 2, e);
-			return fail(p, "column %zu: bad escape \\ then byte 0x%02x", col(p) - 2, (unsigned char)e);
-		}
-		if ((rc = put(p, &c, 1)))
-			return rc;
-	}
-	out->n = p->n - out->off;
+	p->s--;
+	out->off = p->b.n;
+	rc = jl_string(&p->b, &p->s, p->end, &f);
+	if (rc == -EINVAL)
+		return fail(p, "column %zu: %s%s", (size_t)(f.at - p->start) + 1, jl_fault_text(&f, msg, sizeof msg),
+			    f.kind == JL_NOT_UTF8 ? " (use the \"_b64\" form)" : "");
+	if (rc)
+		return rc;
+	out->n = p->b.n - out->off;
 	return 0;
 }
 
-static int b64val(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
-/* A base64 string literal, decoded into the buffer. */
+/* A base64 string literal, decoded in place behind its text (the decoded bytes are never longer). */
 static int b64string(ji_parser *p, const char *key, struct span *out)
 {
 	struct span s;
-	size_t c0, i, pad = 0;
+	size_t c0, n;
 	int rc;
 
 	ws(p);
 	c0 = col(p);
 	if ((rc = string(p, &s)))
 		return rc;
-	/* Decode in place, behind the text: the decoded bytes are never longer. */
-	const char *t = p->buf + s.off;
-	size_t o = s.off;
-	uint32_t acc = 0;
-	if (s.n % 4)
+	if (jl_b64_decode(p->b.p + s.off, s.n, &n) < 0)
 		return fail(p, "column %zu: bad base64 in \"%s\"", c0, key);
-	for (i = 0; i < s.n; i++) {
-		int v = b64val(t[i]);
-		if (t[i] == '=' && i >= s.n - 2) {
-			pad++;
-			v = 0;
-		} else if (v < 0 || pad) {
-			return fail(p, "column %zu: bad base64 in \"%s\"", c0, key);
-		}
-		acc = acc << 6 | (uint32_t)v;
-		if (i % 4 == 3) {
-			p->buf[o++] = (char)(acc >> 16);
-			p->buf[o++] = (char)(acc >> 8);
-			p->buf[o++] = (char)acc;
-			acc = 0;
-		}
-	}
-	o -= pad;
 	out->off = s.off;
-	out->n = o - s.off;
-	p->n = o;
+	out->n = n;
+	p->b.n = s.off + n;
 	return 0;
 }
 
@@ -382,7 +230,7 @@ static int object(ji_parser *p, struct rawcell *c, bool top, unsigned *seen, boo
 	if (!eat(p, '}')) {
 		do {
 			struct span k;
-			size_t kcol, save = p->n;
+			size_t kcol, save = p->b.n;
 			int keylen;
 			unsigned bit;
 			const char *key;
@@ -393,8 +241,8 @@ static int object(ji_parser *p, struct rawcell *c, bool top, unsigned *seen, boo
 				return rc;
 			/* Messages quote the key as written: escapes make it longer than the decoded k.n. */
 			keylen = (int)(p->s - (p->start + kcol - 1));
-			key = p->buf + k.off; /* still there: nothing is decoded until the value */
-			p->n = save;
+			key = p->b.p + k.off; /* still there: nothing is decoded until the value */
+			p->b.n = save;
 			if (!eat(p, ':'))
 				return fail(p, "column %zu: want ':'", col(p));
 #define IS(s) (k.n == sizeof(s) - 1 && !memcmp(key, s, k.n))
@@ -476,7 +324,7 @@ int ji_parse_line(ji_parser *p, const char *line, size_t n, ji_cell **cells, siz
 	p->s = p->start = line;
 	p->end = line + n;
 	p->err = err;
-	p->n = 0;
+	p->b.n = 0;
 	p->nc = 0;
 	if ((rc = object(p, &top, true, &seen, &has_cells)))
 		return rc;
@@ -488,10 +336,10 @@ int ji_parse_line(ji_parser *p, const char *line, size_t n, ji_cell **cells, siz
 	for (size_t i = 0; i < p->nc; i++) {
 		const struct rawcell *r = &p->rc[i];
 		ji_cell *c = &p->cells[i];
-		c->row = (ji_bytes){ p->buf + r->row.off, r->row.n };
-		c->family = (ji_bytes){ p->buf + r->fam.off, r->fam.n };
-		c->qualifier = (ji_bytes){ p->buf + r->q.off, r->q.n };
-		c->value = (ji_bytes){ p->buf + r->val.off, r->val.n };
+		c->row = (ji_bytes){ p->b.p + r->row.off, r->row.n };
+		c->family = (ji_bytes){ p->b.p + r->fam.off, r->fam.n };
+		c->qualifier = (ji_bytes){ p->b.p + r->q.off, r->q.n };
+		c->value = (ji_bytes){ p->b.p + r->val.off, r->val.n };
 		c->ts = r->ts;
 	}
 	*cells = p->cells;

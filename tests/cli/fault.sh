@@ -1,7 +1,7 @@
 #!/bin/bash
 # fault.sh CELLCTL — fault injection through the real binary (the test hook $CELLFS_FAULT=KIND:N makes
 # the Nth LMDB call, zstd call or store allocation of the process fail). For `cellctl import` of a
-# small CSV, `set` and `restore`, and each kind: one run armed with an N too large to fire counts the
+# small CSV and of a gzip'd DynamoDB export, `set` and `restore`, and each kind: one run armed with an N too large to fire counts the
 # calls C; then N = 1 .. C (every one, or a stride when capped, below), each on a fresh copy of the
 # same store, and N = C + 1, which must not fire. Every run must exit 0 or 1 (never crash), print
 # nothing but its one error line (naming the errno of the kind: EIO, ENOMEM) and the hook's report,
@@ -102,6 +102,11 @@ cp -a "$db" "$tmp/fixture"
 # import: one batch (cells of existing and new rows, a compressible value), exact timestamps.
 printf ',cf,,big\n,a,b,v\nr1,1@2000,2@2000,%s@2000\nr2,x@5000,,\nr9,,,%s@3000\n' "$comp" "$comp" >"$tmp/in.csv"
 fault_loop import "$tmp/fixture" import t "$tmp/in.csv" timestamp=value-encoded
+# import format=dynamodb, gzip'd: a set and a map need families the table lacks, created in the batch's
+# transaction, so a fault leaves neither them nor any cell.
+printf '%s\n' '{"Item":{"pk":{"S":"r1"},"a":{"S":"'"$comp"'"},"tags":{"SS":["x","y"]},"m":{"M":{"k":{"N":"1"}}},"l":{"L":[{"S":"a"},{"S":"b"}]}}}' |
+	gzip -c >"$tmp/in.json.gz"
+fault_loop import-dynamodb "$tmp/fixture" import t "$tmp/in.json.gz" format=dynamodb key=pk timestamp=9000
 fault_loop set "$tmp/fixture" set t r1 cf:a=new@7000 cf:z=z@7000 big:v="$comp$comp"@7000 big:w=w@7000
 
 # restore: another store's dump (tables t and u) over the fixture, replacing t.

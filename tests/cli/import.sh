@@ -181,7 +181,7 @@ input ',cf\n,q\nr,v\n'
 bad 'cellctl import: table "nosuch" not found' import nosuch "$in"
 bad "cellctl import: cannot open \"$tmp/nosuch.csv\": No such file or directory" import t "$tmp/nosuch.csv"
 bad "cellctl import: cannot read \"$tmp\": Is a directory" import t "$tmp"
-bad 'cellctl import: usage: cellctl import <table> <input-file>|- [column-family=<family-name>] [timestamp=<now|value-encoded>] [format=<csv|jsonl>] [app-profile=<id>] [batch-size=<500>] [workers=<1>] [--quiet] [--batches]' import t
+bad 'cellctl import: usage: cellctl import <table> <input-file>|- [column-family=<family-name>] [timestamp=<now|value-encoded>] [format=<csv|jsonl|dynamodb>] [key=<partition-key>[#<sort-key>]] [app-profile=<id>] [batch-size=<500>] [workers=<1>] [--quiet] [--batches]' import t
 bad 'cellctl import: batch-size must be > 0 and < 100000 (batch-size="0")' import t "$in" batch-size=0
 bad 'cellctl import: batch-size must be > 0 and < 100000 (batch-size="100000")' import t "$in" batch-size=100000
 bad 'cellctl import: batch-size must be > 0 and < 100000 (batch-size="0x10")' import t "$in" batch-size=0x10
@@ -189,7 +189,7 @@ bad 'cellctl import: batch-size must be > 0 and < 100000 (batch-size="abc")' imp
 bad 'cellctl import: workers must be > 0 (workers="x")' import t "$in" workers=x
 bad "cellctl import: timestamp must be one of 'now' or 'value-encoded' (timestamp=\"NOW\")" import t "$in" timestamp=NOW
 bad "cellctl import: column-family cannot be ''" import t "$in" column-family=
-bad 'cellctl import: format must be csv or jsonl (format="xml")' import t "$in" format=xml
+bad 'cellctl import: format must be csv, jsonl or dynamodb (format="xml")' import t "$in" format=xml
 # Arguments as cbt reads them: unknown ones are ignored (here with a warning), a value ends at a further
 # '=', the last of a key wins.
 input ',cf\n,q\nunknown,v\n'

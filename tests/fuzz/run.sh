@@ -17,7 +17,7 @@ cd "$(dirname "$0")/../.."
 
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-all=(name keys codec csv jsonl gcpolicy dump btm)
+all=(name keys codec csv jsonl ddbjson gcpolicy dump btm)
 targets=("${@:-${all[@]}}")
 out=build-fuzz
 cc=${CLANG:-clang}
@@ -46,7 +46,8 @@ build() { # build TARGET
 	case $t in
 	name) src=(fs/name.c) ;;
 	csv) src=(tools/csv.c) ;;
-	jsonl) src=(tools/jsonin.c tools/jsonout.c) ;;
+	jsonl) src=(tools/jsonin.c tools/jsonlex.c tools/jsonout.c) ;;
+	ddbjson) src=(tools/ddbjson.c tools/jsonlex.c tools/jsonout.c) ;;
 	btm) src=(store/bigtable/btm.c -Istore/bigtable) ;;
 	keys|codec|gcpolicy|dump) src=("$store_lib" -llmdb -lzstd -lpthread) ;;
 	*) echo "run.sh: unknown target $t (targets: ${all[*]})" >&2; return 1 ;;

@@ -17,4 +17,23 @@ cc set plain now cf:q=now
 mount_store "$db"
 check cellctl "$MNT" "$db" plain
 unmount_store
+
+# A DynamoDB export imported into a table whose delimiter is '|' (made through a mount with
+# -o delimiter=|): the partition key (holding '#', a plain byte here) and the sort key (holding '|')
+# joined with '|', shown as directories; a set's member a file holding one zero byte; a list's elements
+# versions, the last one newest.
+mount_store "$db" -o 'delimiter=|'
+mkdir "$MNT/ddb" || fail "mkdir of table ddb"
+unmount_store
+printf '%s\n' '{"Item":{"pk":{"S":"user#1"},"sk":{"S":"2020|05"},"name":{"S":"x"},"tags":{"SS":["red"]},"hist":{"L":[{"S":"a"},{"S":"b"}]}}}' \
+	>"$TMP/ddb.json"
+cc import ddb "$TMP/ddb.json" format=dynamodb key=pk#sk timestamp=1426535612156000
+mount_store "$db"
+item=$MNT/ddb/user#1/2020/05
+[ "$(cat "$item/cf/name" 2>&1)" = x ] || fail "dynamodb: cf/name: $(cat "$item/cf/name" 2>&1)"
+[ "$(od -An -tx1 "$item/tags/red" 2>&1 | tr -d ' ')" = 00 ] || fail "dynamodb: tags/red is not one zero byte"
+[ "$(cat "$item/cf/hist" 2>&1)" = b ] || fail "dynamodb: the newest version of cf/hist is not the last element"
+[ "$(cat "$item/cf/hist@1426535612156000" 2>&1)" = a ] || fail "dynamodb: the first element is not the older version"
+check cellctl "$MNT" "$db" ddb
+unmount_store
 exit $status
