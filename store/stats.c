@@ -73,6 +73,8 @@ int cs_table_stats_get(cs_txn *txn, const char *table, cs_table_stats **out)
 		}
 		if (w.new_row)
 			row_counted = false;
+		if (f && w.version > s->families[f - t->fam].max_versions)
+			s->families[f - t->fam].max_versions = w.version;
 		if (vis) {
 			cs_family_stats *fs = &s->families[f - t->fam];
 			fs->cells++;
@@ -83,6 +85,9 @@ int cs_table_stats_get(cs_txn *txn, const char *table, cs_table_stats **out)
 				s->rows++;
 			row_counted = true;
 		} else {
+			/* in the schema and not dropped: what hides it is the family's GC policy */
+			if (f && h.seq >= f->since && h.seq >= w.hide)
+				s->families[f - t->fam].collected_cells++;
 			s->garbage_cells++;
 			s->garbage_bytes += kn + vn;
 		}
