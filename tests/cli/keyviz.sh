@@ -157,6 +157,23 @@ rules reversed reversed-timestamp
 py 'find("reversed-timestamp")["depth"] == 1 and r["depths"][1]["kind"] == "reversed-timestamp"' "reversed: depth 1"
 py '"Long.MAX - epoch ms" in find("reversed-timestamp")["message"]' "reversed: the unit"
 
+# Leading the key, they put the newest writes at the start of the key space.
+for i in $(seq 0 99); do
+	t=$((T0 + i * 1000))
+	echo "$((LMAX - t))#s$((i % 5)),1@$((t * 1000))"
+done | load revfirst cf
+rules revfirst reversed-timestamp
+py 'find("reversed-timestamp")["numbers"] == {"rows": 100, "newest_cells": 10, "in_first_rows": 10, "first_rows": 10}' "revfirst: the newest writes in the first rows"
+
+# ---- Bytes that are not text: escaped in text, base64 in JSON ----------------------------------------
+ok createtable bin families=cf
+ok set bin "$(printf 'k\xff\x01#a')" cf:q=1
+ok set bin "$(printf 'k\xff\x01#b')" cf:q=1
+json bin
+py 'r["depths"][0]["samples"] == [{"segment_b64": "a/8B"}] and r["depths"][0]["kind"] == "binary"' "bin: a binary segment in base64"
+checks=$((checks + 1))
+"$cellctl" --db "$db" keyviz bin | grep -qxF '0      2     1         binary, 3 bytes  "k\xff\x01"' || failed "bin: the text report escapes the segment"
+
 # ---- Sizes: rows and cells (small thresholds; the defaults are the guide's) ---------------------------
 v500=$(printf 'x%.0s' $(seq 500))
 ok createtable sizes families=cf
