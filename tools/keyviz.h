@@ -137,8 +137,8 @@ void kz_add_stats(struct kz *z, const cs_table_stats *s);
 /* Whether the versions rule needs kz_add_stats(): some family's GC policy limits versions. */
 bool kz_wants_stats(const struct kz *z);
 
-/* Decide the depth kinds and findings. Call once, after the last row. The report lives in Z (borrowed
- * until kz_free()). Errors: -ENOMEM. */
+/* Decide the depth kinds and findings (kzrules.c). Call once, after the last row. The report lives in
+ * Z (borrowed until kz_free()). Errors: -ENOMEM, -EINVAL (called before). */
 int kz_finish(struct kz *z, const struct kz_report **out);
 
 void kz_free(struct kz *z); /* accepts NULL */
