@@ -75,6 +75,8 @@ int cs_table_stats_get(cs_txn *txn, const char *table, cs_table_stats **out)
 			row_counted = false;
 		if (txn->st->asof && kp.ts > txn->st->asof_us)
 			continue; /* an as-of store: not there, neither as a cell nor as garbage */
+		if (f && w.version > s->families[f - t->fam].max_versions)
+			s->families[f - t->fam].max_versions = w.version;
 		if (vis) {
 			cs_family_stats *fs = &s->families[f - t->fam];
 			fs->cells++;
@@ -85,6 +87,9 @@ int cs_table_stats_get(cs_txn *txn, const char *table, cs_table_stats **out)
 				s->rows++;
 			row_counted = true;
 		} else {
+			/* in the schema and not dropped: what hides it is the family's GC policy */
+			if (f && h.seq >= f->since && h.seq >= w.hide)
+				s->families[f - t->fam].collected_cells++;
 			s->garbage_cells++;
 			s->garbage_bytes += kn + vn;
 		}

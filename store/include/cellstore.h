@@ -614,6 +614,10 @@ typedef struct cs_family_stats {
 	uint64_t raw_bytes;     /* their values' length, uncompressed */
 	uint64_t stored_bytes;  /* their values as stored (compressed or not, with the cell header) */
 	uint64_t key_bytes;     /* their keys as encoded */
+	uint64_t collected_cells; /* stored cells its GC policy has collected (reads no longer return them),
+	                           * awaiting cs_gc(); part of the table's garbage_cells */
+	uint32_t max_versions;  /* the most cells one column of a row holds as stored, visible or collected
+	                         * (cs_gc() brings it down to what the policy keeps) */
 } cs_family_stats;
 
 typedef struct cs_table_stats {

@@ -60,6 +60,45 @@ static void test_stats__counts_visible_cells_and_garbage(void **state)
 	cs_table_stats_free(s);
 }
 
+/* collected_cells counts what the GC policy hides (not dropped rows); max_versions the most cells a
+ * column holds as stored, until cs_gc() removes the collected ones. */
+static void test_stats__counts_collected_cells_and_stored_versions(void **state)
+{
+	struct tu_store *ts = *state;
+	cs_table_stats *s;
+	cs_gc_stats g;
+	cs_txn *txn;
+
+	tu_table(ts->st, "t", "a", "maxversions=2", "b", NULL, NULL);
+	txn = tu_begin(ts->st, 0);
+	for (int64_t t = 1; t <= 5; t++)
+		assert_int_equal(tu_set(txn, "t", CS_STR("r1"), "a", CS_STR("q"), t, CS_STR("v")), 0);
+	assert_int_equal(tu_set(txn, "t", CS_STR("r1"), "a", CS_STR("p"), 1, CS_STR("v")), 0);
+	for (int64_t t = 1; t <= 3; t++)
+		assert_int_equal(tu_set(txn, "t", CS_STR("r2"), "b", CS_STR("q"), t, CS_STR("v")), 0);
+	assert_int_equal(tu_set(txn, "t", CS_STR("gone"), "a", CS_STR("q"), 1, CS_STR("v")), 0);
+	assert_int_equal(tu_set(txn, "t", CS_STR("gone"), "a", CS_STR("q"), 2, CS_STR("v")), 0);
+	tu_commit(txn);
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(cs_drop_prefix(txn, "t", CS_STR("gone")), 0);
+	tu_commit(txn);
+
+	s = stats(ts->st, "t");
+	assert_int_equal(s->families[0].collected_cells, 3); /* r1 a:q @1..3; not the dropped row */
+	assert_int_equal(s->families[0].max_versions, 5);
+	assert_int_equal(s->families[1].collected_cells, 0);
+	assert_int_equal(s->families[1].max_versions, 3);
+	assert_int_equal(s->garbage_cells, 5);
+	cs_table_stats_free(s);
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(cs_gc(txn, "t", &g), 0);
+	tu_commit(txn);
+	s = stats(ts->st, "t");
+	assert_int_equal(s->families[0].collected_cells, 0);
+	assert_int_equal(s->families[0].max_versions, 2);
+	cs_table_stats_free(s);
+}
+
 static void test_stats__missing_table(void **state)
 {
 	struct tu_store *ts = *state;
@@ -118,6 +157,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_stats__counts_visible_cells_and_garbage, tu_store_setup,
 						tu_store_teardown),
+		cmocka_unit_test_setup_teardown(test_stats__counts_collected_cells_and_stored_versions,
+						tu_store_setup, tu_store_teardown),
 		cmocka_unit_test_setup_teardown(test_stats__missing_table, tu_store_setup, tu_store_teardown),
 		cmocka_unit_test_setup_teardown(test_stats__compact_copy_reads_the_same, tu_store_setup,
 						tu_store_teardown),
