@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,11 +54,10 @@ int dj_new(dj_parser **out)
 {
 	dj_parser *p = calloc(1, sizeof(*p));
 
-	if (!p || !(p->b.p = malloc(256))) { /* never NULL: spans are offsets from it */
+	if (!p || jl_buf_init(&p->b)) {
 		free(p);
 		return -ENOMEM;
 	}
-	p->b.cap = 256;
 	*out = p;
 	return 0;
 }
@@ -75,20 +73,7 @@ void dj_free(dj_parser *p)
 	free(p);
 }
 
-__attribute__((format(printf, 2, 3)))
-static int fail(dj_parser *p, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (p->err) {
-		va_start(ap, fmt);
-		if (vasprintf(p->err, fmt, ap) < 0)
-			*p->err = NULL;
-		va_end(ap);
-		p->err = NULL; /* the first error wins */
-	}
-	return -EINVAL;
-}
+#define fail(p, ...) jl_fail(&(p)->err, __VA_ARGS__) /* (the first error of a line wins) */
 
 static int grow(void **v, size_t *cap, size_t want, size_t size)
 {

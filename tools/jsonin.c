@@ -4,7 +4,6 @@
 #include "jsonin.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,11 +33,10 @@ int ji_new(ji_parser **out)
 {
 	ji_parser *p = calloc(1, sizeof(*p));
 
-	if (!p || !(p->b.p = malloc(256))) { /* never NULL: spans are offsets from it */
+	if (!p || jl_buf_init(&p->b)) {
 		free(p);
 		return -ENOMEM;
 	}
-	p->b.cap = 256;
 	*out = p;
 	return 0;
 }
@@ -53,20 +51,7 @@ void ji_free(ji_parser *p)
 	free(p);
 }
 
-__attribute__((format(printf, 2, 3)))
-static int fail(ji_parser *p, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (p->err) {
-		va_start(ap, fmt);
-		if (vasprintf(p->err, fmt, ap) < 0)
-			*p->err = NULL;
-		va_end(ap);
-		p->err = NULL; /* the first error wins */
-	}
-	return -EINVAL;
-}
+#define fail(p, ...) jl_fail(&(p)->err, __VA_ARGS__) /* (the first error of a line wins) */
 
 static void ws(ji_parser *p)
 {

@@ -2,6 +2,7 @@
 #include "jsonlex.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +10,29 @@
 #include <string.h>
 
 #include "jsonout.h"
+
+int jl_buf_init(jl_buf *b)
+{
+	if (!(b->p = malloc(256)))
+		return -ENOMEM;
+	b->n = 0;
+	b->cap = 256;
+	return 0;
+}
+
+int jl_fail(char ***err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*err) {
+		va_start(ap, fmt);
+		if (vasprintf(*err, fmt, ap) < 0)
+			**err = NULL;
+		va_end(ap);
+		*err = NULL;
+	}
+	return -EINVAL;
+}
 
 int jl_put(jl_buf *b, const void *p, size_t n)
 {

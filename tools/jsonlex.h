@@ -13,8 +13,18 @@ typedef struct jl_buf {
 	size_t n, cap;
 } jl_buf;
 
+/* Start B with room for a line's strings: B->p is never NULL afterwards, so that spans can be offsets
+ * from it. Errors: -ENOMEM (B unchanged). */
+int jl_buf_init(jl_buf *b);
+
 /* Append N bytes at P to B. Errors: -ENOMEM (B unchanged). */
 int jl_put(jl_buf *b, const void *p, size_t n);
+
+/* A parser's error: the first one of a line wins. When *ERR is not NULL, the message (FMT) goes to
+ * **ERR (malloc'd, the caller frees; NULL if there is no memory for it) and *ERR becomes NULL, so later
+ * errors of the line say nothing. Returns -EINVAL. */
+__attribute__((format(printf, 2, 3)))
+int jl_fail(char ***err, const char *fmt, ...);
 
 typedef enum jl_fault_kind {
 	JL_NOT_UTF8 = 1,   /* raw bytes that are not UTF-8 */
