@@ -176,6 +176,17 @@ static const struct cmd commands[] = {
 	  "  any number of processes at once count exactly. Prints each new value, one line each. The family\n"
 	  "  must be a plain one (aggregate families add with addtocell).\n"
 	  "    Example: cellctl increment table1 user1 stats:visits=1\n" },
+	{ "keyviz", cmd_keyviz_svg, CC_READ, "Draw a table's Key Visualizer heatmap (reads, writes) as SVG",
+	  "cellctl keyviz <table> out=<file.svg>\n"
+	  "\n"
+	  "  out=<file.svg>   Write the heatmap there: key ranges of about equal row counts (top: the first\n"
+	  "                   key) against time (one column a minute, or more past 360), reads and writes\n"
+	  "                   side by side, dark to bright. Open it in a browser; hovering a cell shows its\n"
+	  "                   count, first key and time.\n"
+	  "\n"
+	  "  The store records, per table and minute, the rows read and written through it (the mount and\n"
+	  "  cellctl alike) in up to 64 key ranges, for a week. \"cellctl updatetable <table> keyviz=off\"\n"
+	  "  turns that off for a table.\n" },
 	{ "lookup", cmd_lookup, CC_READ, "Read from a single row",
 	  "cellctl lookup <table> <row-key> [columns=<family>:<qualifier>,...] [cells-per-column=<n>] "
 	  "[keys-only=<true|false>]\n"
@@ -244,6 +255,11 @@ static const struct cmd commands[] = {
 	  "  One tab-separated line per table (family \"-\") and per family: rows, visible cells, their\n"
 	  "  values' raw bytes and stored bytes (compressed, with cell headers), key bytes, the compression\n"
 	  "  ratio raw/stored, and garbage (stored cells reads no longer return, which \"cellctl gc\" frees).\n" },
+	{ "updatetable", cmd_updatetable, CC_WRITE, "Update a table's properties (the Key Visualizer's recording)",
+	  "cellctl updatetable <table> keyviz=on|off\n"
+	  "\n"
+	  "  keyviz=off    Stop recording the table's reads and writes for \"cellctl keyviz\" (what was\n"
+	  "                recorded stays, up to a week); keyviz=on (the default) records them again.\n" },
 	{ "verify", cmd_verify, CC_READ, "Read and check every record of the store",
 	  "cellctl verify\n"
 	  "\n"
@@ -565,7 +581,9 @@ int main(int argc, char **argv)
 	/* The store does not fsync each commit; a write command that returns has reached the disk, as a
 	 * cbt write that returns has reached Bigtable. */
 	if (status == CC_OK && cc.st && cc.cmd->access != CC_READ) {
-		int rc = cs_store_sync(cc.st);
+		int rc;
+		cs_heat_flush(cc.st); /* the Key Visualizer's counts, into the synced state (lost if it fails) */
+		rc = cs_store_sync(cc.st);
 		if (rc < 0)
 			status = cc_error("the write is committed but could not be flushed to disk: %s", strerror(-rc));
 	}

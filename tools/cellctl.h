@@ -126,5 +126,7 @@ cmd_fn cmd_import, cmd_export; /* cmd_import.c, cmd_export.c */
 cmd_fn cmd_copy;                /* cmd_copy.c */
 cmd_fn cmd_dump, cmd_restore;                          /* cmd_dump.c */
 cmd_fn cmd_gc, cmd_stats, cmd_verify, cmd_compact;     /* cmd_maint.c */
+cmd_fn cmd_updatetable;                                /* cmd_schema.c */
+cmd_fn cmd_keyviz_svg;                                 /* cmd_heatsvg.c: keyviz <table> out=FILE.svg */
 
 #endif
