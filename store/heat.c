@@ -607,41 +607,42 @@ int heat_write(kv_txn *kv, const char *table, int64_t minute, const struct heat_
 	return delete_upto(kv, k, kn, now - CS_HEAT_MINUTES);
 }
 
-int heat_drop_table(kv_txn *kv, const char *table)
+static int name_cmp(const void *a, const void *b)
 {
-	uint8_t k[KEYMAX];
-	return delete_upto(kv, k, table_prefix(k, table), INT64_MAX);
+	return strcmp(a, *(char *const *)b);
 }
 
-int heat_rename_table(kv_txn *kv, const char *from, const char *to)
+int heat_gc(kv_txn *kv, char *const *names, size_t n, int64_t now)
 {
-	uint8_t pfx[KEYMAX], k[KEYMAX], nk[KEYMAX], v[REC_MAX];
-	size_t pn = table_prefix(pfx, from);
+	uint8_t k[KEYMAX + 1];
+	size_t kn = PREFIXN;
 	kv_cursor *c;
 	int rc;
 
 	if ((rc = kv_cursor_open(kv, &c)))
 		return rc;
-	for (;;) {
-		const uint8_t *ck;
-		const void *cv;
-		size_t ckn, cvn;
-		if ((rc = kv_seek(c, pfx, pn)))
-			break;
+	memcpy(k, PREFIX, PREFIXN);
+	for (rc = kv_seek(c, k, kn); !rc; rc = kv_seek(c, k, kn)) {
+		char name[CS_MAX_TABLE + 1];
+		const uint8_t *ck, *z;
+		size_t ckn;
+
 		kv_key(c, (const void **)&ck, &ckn);
-		if (ckn != pn + 8 || memcmp(ck, pfx, pn))
-			break;
-		if ((rc = kv_value(c, &cv, &cvn)))
+		if (ckn < PREFIXN || memcmp(ck, PREFIX, PREFIXN) || ckn > KEYMAX)
 			break;
 		memcpy(k, ck, ckn);
-		if (cvn > sizeof(v)) { /* damaged: not carried over */
-			rc = kv_del(kv, k, ckn);
-		} else {
-			memcpy(v, cv, cvn);
-			if (!(rc = kv_put(kv, nk, rec_key(nk, to, (int64_t)key_get_u64(k + pn)), v, cvn)))
-				rc = kv_del(kv, k, ckn);
+		kn = ckn;
+		z = memchr(k + PREFIXN, 0, kn - PREFIXN);
+		if (z && (size_t)(z - k) - PREFIXN <= CS_MAX_TABLE && kn == (size_t)(z - k) + 1 + 8) {
+			memcpy(name, k + PREFIXN, (size_t)(z - k) - PREFIXN);
+			name[(size_t)(z - k) - PREFIXN] = 0;
+			if (bsearch(name, names, n, sizeof(*names), name_cmp) &&
+			    (int64_t)key_get_u64(k + kn - 8) > now - CS_HEAT_MINUTES) {
+				k[kn++] = 0; /* (kept: on to the next key) */
+				continue;
+			}
 		}
-		if (rc)
+		if ((rc = kv_del(kv, k, kn))) /* (a malformed one too: cs_verify() reported it) */
 			break;
 	}
 	kv_cursor_close(c);
@@ -658,9 +659,9 @@ void cs_heat_free(cs_heat *h)
 	free(h);
 }
 
-int heat_read(kv_txn *kv, const char *table, cs_heat **out)
+int heat_read(kv_txn *kv, const char *table, int64_t from, cs_heat **out)
 {
-	uint8_t pfx[KEYMAX];
+	uint8_t pfx[KEYMAX], start[KEYMAX];
 	size_t pn = table_prefix(pfx, table), cap = 0;
 	struct heat_hist hist;
 	kv_cursor *c;
@@ -673,7 +674,7 @@ int heat_read(kv_txn *kv, const char *table, cs_heat **out)
 		free(h);
 		return rc;
 	}
-	for (rc = kv_seek(c, pfx, pn); !rc; rc = kv_next(c)) {
+	for (rc = kv_seek(c, start, rec_key(start, table, from < 0 ? 0 : from)); !rc; rc = kv_next(c)) {
 		const uint8_t *k, *v;
 		size_t kn, vn;
 		cs_heat_minute *m;

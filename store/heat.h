@@ -103,11 +103,12 @@ void heat_pend_commit(struct heat *h, struct heat_pend *p);
  * unless MINUTE is no longer kept at NOW (a minute), and drop TABLE's records no longer kept.
  * Errors: -ENOSPC, -EIO, -ENOMEM, as kv_put's. */
 int heat_write(kv_txn *kv, const char *table, int64_t minute, const struct heat_hist *hist, int64_t now);
-/* Delete TABLE's records / give them to table TO (which has none). Errors as kv_del's, kv_put's. */
-int heat_drop_table(kv_txn *kv, const char *table);
-int heat_rename_table(kv_txn *kv, const char *from, const char *to);
-/* TABLE's records, oldest first. Errors: -EIO (a record does not decode), -ENOMEM. */
-int heat_read(kv_txn *kv, const char *table, cs_heat **out);
+/* For cs_gc(): delete the records of names not among the N tables NAMES (sorted), and those no longer
+ * kept at NOW (a minute). Errors as kv_del's. */
+int heat_gc(kv_txn *kv, char *const *names, size_t n, int64_t now);
+/* TABLE's records of minutes FROM and later, oldest first. Errors: -EIO (a record does not decode),
+ * -ENOMEM. */
+int heat_read(kv_txn *kv, const char *table, int64_t from, cs_heat **out);
 
 /* For cs_verify(): whether key K (KN bytes) is a heat record's key; if so, *WHAT gets a problem with it
  * and its value V (VN bytes), or NULL. */

@@ -9,7 +9,6 @@
 #include "schema.h"
 #include "aggregate.h"
 #include "codec.h"
-#include "heat.h"
 #include "keys.h"
 #include "mem.h"
 #include "store.h"
@@ -423,8 +422,7 @@ int cs_table_delete(cs_txn *txn, const char *name)
 		return rc;
 	if ((rc = sch_table_get(txn, name, &t)))
 		return rc == -ENOENT ? rc : store_txn_fail(txn, rc);
-	if ((rc = kv_del(txn->kv, txn->kbuf2, table_key(txn->kbuf2, name))) ||
-	    (rc = heat_drop_table(txn->kv, name)))
+	if ((rc = kv_del(txn->kv, txn->kbuf2, table_key(txn->kbuf2, name))))
 		return store_txn_fail(txn, rc);
 	for (pp = &txn->tables; *pp != t; pp = &(*pp)->next)
 		;
@@ -457,8 +455,7 @@ int cs_table_rename(cs_txn *txn, const char *from, const char *to)
 		return store_txn_fail(txn, rc);
 	if (!(name = mem_strdup(to)))
 		return store_txn_fail(txn, -ENOMEM);
-	if ((rc = kv_del(txn->kv, txn->kbuf2, table_key(txn->kbuf2, t->name))) ||
-	    (rc = heat_rename_table(txn->kv, t->name, to))) {
+	if ((rc = kv_del(txn->kv, txn->kbuf2, table_key(txn->kbuf2, t->name)))) {
 		free(name);
 		return store_txn_fail(txn, rc);
 	}

@@ -407,7 +407,8 @@ int cs_heat_get(cs_txn *txn, const char *table, cs_heat **out)
 		return -EOPNOTSUPP;
 	if ((rc = sch_table_get(txn, table, &t)))
 		return rc;
-	return heat_read(txn->kv, table, out);
+	/* (records of the name older than the table are an earlier table's, until cs_gc() removes them) */
+	return heat_read(txn->kv, table, t->created > 0 ? t->created / 60000000 : 0, out);
 }
 
 void cs_heat_set_clock(cs_store *st, int64_t (*now_us)(void *ctx), void *ctx)

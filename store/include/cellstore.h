@@ -531,7 +531,8 @@ typedef struct cs_gc_stats {
 } cs_gc_stats;
 
 /* Physically remove what is no longer visible in TABLE (NULL = every table, and deleted tables):
- * GC-collected cells and dropped rows. STATS may be NULL. Errors: -ENOENT, -EROFS. */
+ * GC-collected cells and dropped rows (with NULL, also the Key Visualizer's records of names no table
+ * has, and those older than CS_HEAT_MINUTES). STATS may be NULL. Errors: -ENOENT, -EROFS. */
 int cs_gc(cs_txn *txn, const char *table, cs_gc_stats *stats);
 
 /* ---- Dump and restore (dump.c, restore.c; the format is specified in store/dump-format.md) ------ */
@@ -687,8 +688,8 @@ typedef struct cs_heat {
 	cs_heat_minute *minutes; /* oldest first; minutes in which nothing was counted are absent */
 } cs_heat;
 
-/* What the store recorded of TABLE's accesses, as TXN sees it (what handles have not yet written, their
- * own included, is not there: cs_heat_flush() writes this handle's). Errors: -ENOENT (no table), -EIO (a
+/* What the store recorded of TABLE's accesses since it was created, as TXN sees it (what handles have
+ * not yet written, their own included, is not there: cs_heat_flush() writes this handle's). Errors: -ENOENT (no table), -EIO (a
  * damaged record), -ENOMEM, -EOPNOTSUPP (a remote store). Caller frees *OUT with cs_heat_free(). */
 int cs_heat_get(cs_txn *txn, const char *table, cs_heat **out);
 void cs_heat_free(cs_heat *h); /* accepts NULL */
@@ -700,7 +701,8 @@ int cs_heat_flush(cs_store *st);
 /* Turn the Key Visualizer's recording of TABLE on (the default) or off: a table property, kept in the
  * table's record, which copies made through cs_table_info_get() and cs_table_create_as() keep (dumps do
  * not). Off, nothing more is counted, and counts not yet written are dropped when written; what was
- * recorded stays until it is older than CS_HEAT_MINUTES or the table is deleted (renaming keeps it).
+ * recorded stays until it is older than CS_HEAT_MINUTES. (Records are kept under the table's name: a
+ * renamed table starts anew, and cs_gc() of the whole store removes those of names no table has.)
  * Errors: -ENOENT (no table), -EROFS, -EOPNOTSUPP (a remote store). */
 int cs_table_set_keyviz(cs_txn *txn, const char *table, bool on);
 

@@ -14,7 +14,7 @@
 #include "store.h"
 
 #define MIN_US 60000000LL
-#define BASE (29000000LL) /* a minute in 2025 */
+static int64_t BASE; /* a minute after now (tables are created at the real time: their minute and later show) */
 
 static int64_t clock_us;
 static int64_t test_clock(void *ctx)
@@ -373,32 +373,50 @@ static void test_heat__table_switch(void **state)
 	cs_txn_abort(txn);
 }
 
-/* Renaming a table keeps its records; deleting it drops them (a new table of the name starts empty). */
-static void test_heat__rename_keeps_delete_drops(void **state)
+/* Records are the table name's: after a rename the new name starts empty (cs_heat_get() of the old one
+ * is -ENOENT); a table created later under the old name shows only minutes from its creation on; and
+ * cs_gc() of the whole store removes the records of names no table has. */
+static void test_heat__rename_delete_and_gc(void **state)
 {
 	struct tu_store *ts = *state;
+	cs_table_info info = { .name = "t", .created = (BASE + 1) * MIN_US };
+	cs_verify_stats vs;
 	cs_txn *txn;
 	cs_heat *h;
 
 	tu_put(ts->st, "t", "r", "f", "q", 1, "v");
-	assert_int_equal(cs_heat_flush(ts->st), 0);
 	txn = tu_begin(ts->st, 0);
 	assert_int_equal(cs_table_rename(txn, "t", "u"), 0);
 	tu_commit(txn);
-	h = heat_of(ts->st, "u");
-	assert_int_equal(h->nminutes, 1);
-	assert_int_equal(h->minutes[0].ranges[0].writes, 1);
-	cs_heat_free(h);
 	txn = tu_begin(ts->st, CS_TXN_RDONLY);
 	assert_int_equal(cs_heat_get(txn, "t", &h), -ENOENT);
 	cs_txn_abort(txn);
-	txn = tu_begin(ts->st, 0);
-	assert_int_equal(cs_table_delete(txn, "u"), 0);
-	assert_int_equal(cs_table_create(txn, "u", 0), 0);
-	tu_commit(txn);
 	h = heat_of(ts->st, "u");
 	assert_int_equal(h->nminutes, 0);
 	cs_heat_free(h);
+
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(cs_table_create_as(txn, &info), 0);
+	assert_int_equal(cs_family_create(txn, "t", "f", NULL), 0);
+	tu_commit(txn);
+	at_minute(ts->st, BASE + 1);
+	tu_put(ts->st, "t", "s", "f", "q", 1, "v");
+	h = heat_of(ts->st, "t");
+	assert_int_equal(h->nminutes, 1);
+	assert_int_equal(h->minutes[0].minute, BASE + 1);
+	cs_heat_free(h);
+
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(cs_table_delete(txn, "t"), 0);
+	tu_commit(txn);
+	txn = tu_begin(ts->st, 0);
+	assert_int_equal(cs_verify(txn, NULL, NULL, &vs), 0);
+	assert_int_equal(vs.heat, 2);
+	assert_int_equal(cs_gc(txn, NULL, NULL), 0);
+	assert_int_equal(cs_verify(txn, NULL, NULL, &vs), 0);
+	assert_int_equal(vs.heat, 0);
+	assert_int_equal(vs.problems, 0);
+	tu_commit(txn);
 }
 
 static void note_problem(void *ctx, const cs_problem *p)
@@ -439,6 +457,7 @@ static void test_heat__damaged_record(void **state)
 
 int main(void)
 {
+	BASE = cs_now_us() / MIN_US + 10;
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, tu_store_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_heat__scripted_load_counts_exactly),
@@ -450,7 +469,7 @@ int main(void)
 		T(test_heat__read_only_handle_and_unrecorded_scans),
 		T(test_heat__oldest_minutes_dropped),
 		T(test_heat__table_switch),
-		T(test_heat__rename_keeps_delete_drops),
+		T(test_heat__rename_delete_and_gc),
 		T(test_heat__damaged_record),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
