@@ -6,7 +6,8 @@
  * store is being written whenever a commit finds one due (cs_store_sync_wait() wakes this thread), so
  * that no close() waits for the disk (the store is opened CS_OPEN_BG_SYNC); and once the daemon has
  * nothing unsynced it lets go of the snapshot its last sync point pinned (cs_store_unpin()), so an idle
- * mount does not keep other writers from reusing pages. */
+ * mount does not keep other writers from reusing pages. Once a minute it has the store write the Key
+ * Visualizer's counts (cs_heat_flush()), which a mount that only reads would otherwise keep. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #define POLL_MS 200
 #define TICK_MS 10
 #define SYNC_MS 5000 /* every 5 s: what the daemon wrote is flushed to disk (power-loss safe) */
+#define HEAT_MS 60000 /* every minute: the Key Visualizer's counts of a mount that reads, written */
 #define MAPPED_MAX (32u << 20) /* the store's pages the daemon keeps mapped, at most (see mapped_bytes) */
 
 struct inval {
@@ -121,7 +123,7 @@ static void *watch_main(void *arg)
 {
 	struct fs *fs = arg;
 	uint64_t last = cs_store_version(fs->st);
-	int64_t polled = now_ms(), synced_at = polled;
+	int64_t polled = now_ms(), synced_at = polled, heat_at = polled;
 	unsigned tick = POLL_MS;
 
 	while (!fs->stop) {
@@ -146,6 +148,21 @@ static void *watch_main(void *arg)
 			synced_at = t;
 			if (!fs->ro && !cs_store_unpin(fs->st))
 				cs_store_sync(fs->st);
+		}
+		/* The store writes its counts of what the daemon read and wrote with a write of the daemon's
+		 * once a minute; a mount that only reads has none, so they go here (as the daemon's own write,
+		 * which invalidates nothing). A read-only mount writes them at unmount (store/README.md). */
+		if (!fs->ro && t - heat_at >= HEAT_MS) {
+			uint64_t before = watch_write_begin(fs);
+			bool wrote;
+			heat_at = t;
+			cs_heat_flush(fs->st);
+			wrote = cs_store_version(fs->st) != before;
+			watch_write_end(fs, before);
+			if (wrote && !due && !cs_store_unpin(fs->st)) { /* (keep no snapshot pinned for it) */
+				cs_store_sync(fs->st);
+				cs_store_unpin(fs->st);
+			}
 		}
 		if (t - polled < POLL_MS)
 			continue;

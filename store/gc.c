@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "codec.h"
+#include "heat.h"
 #include "keys.h"
 #include "mem.h"
 #include "restore.h"
@@ -188,6 +189,8 @@ int cs_gc(cs_txn *txn, const char *table, cs_gc_stats *stats)
 	qsort(ids, n + nstaged, sizeof(*ids), id_cmp);
 	if (!rc)
 		rc = gc_orphans(txn, c, ids, n + nstaged, stats);
+	if (!rc) /* the Key Visualizer's records of tables deleted or renamed, or a week old */
+		rc = heat_gc(txn->kv, names, n, cs_now_us() / 60000000);
 out:
 	kv_cursor_close(c);
 	cs_strv_free(names, n);

@@ -8,6 +8,7 @@
 #include "mutate.h"
 #include "aggregate.h"
 #include "codec.h"
+#include "heat.h"
 #include "keys.h"
 #include "mem.h"
 #include "read.h"
@@ -232,6 +233,8 @@ static int apply_all(cs_txn *txn, struct sch_table *t, cs_bytes row, const cs_mu
 		if (rc)
 			return store_txn_fail(txn, rc);
 	}
+	if (n && !t->heat_off) /* one write of the row, counted if TXN commits */
+		heat_pend_note(txn->st->heat, &txn->heat_w, t->name, row.data, row.len);
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include "read.h"
 #include "asof.h"
 #include "codec.h"
+#include "heat.h"
 #include "keys.h"
 #include "mem.h"
 #include "schema.h"
@@ -62,6 +63,8 @@ struct cs_scan {
 	void **owned;     /* decompressed values of the current row */
 	size_t nowned, ownedcap;
 	cs_row row;
+	bool heat;            /* the rows it returns count as reads (heat.h) */
+	struct heat_run hrun;
 };
 
 static void *dupb(const void *p, size_t n)
@@ -81,6 +84,8 @@ void cs_scan_close(cs_scan *s)
 		free(s);
 		return;
 	}
+	if (s->heat)
+		heat_run_release(s->txn->st->heat, &s->hrun);
 	for (size_t i = 0; i < s->nowned; i++)
 		free(s->owned[i]);
 	for (size_t i = 0; i < s->ncols; i++) {
@@ -270,7 +275,13 @@ int cs_scan_open(cs_txn *txn, const char *table, const cs_read_opts *opts, cs_sc
 	rc = sch_table_get(txn, table, &t);
 	if (rc)
 		return rc;
-	return scan_open_table(txn, t, opts, out);
+	if ((rc = scan_open_table(txn, t, opts, out)))
+		return rc;
+	if (!(opts && opts->unrecorded) && !t->heat_off) {
+		(*out)->heat = true;
+		heat_run_start(&(*out)->hrun, t->name, (*out)->reversed);
+	}
+	return 0;
 }
 
 /* Seek to the first cell of the first row >= ROW (an empty ROW: the table's first). */
@@ -731,6 +742,8 @@ int cs_scan_next(cs_scan *s, const cs_row **row)
 	}
 	row_finish(s);
 	s->rows_out++;
+	if (s->heat)
+		heat_run_row(s->txn->st->heat, &s->hrun, s->row.key.data, s->row.key.len);
 	*row = &s->row;
 	return 1;
 }

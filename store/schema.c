@@ -13,10 +13,13 @@
 #include "mem.h"
 #include "store.h"
 
-/* Record versions: 1 has no creation time; 2 has one; 3 adds a value type per family. A table is written
- * as 3 only when a family has a value type, else as 2; all three are read. */
+/* Record versions: 1 has no creation time; 2 has one; 3 adds a value type per family; 4 is 3 followed
+ * by a varint of table flags (TF_*). A table is written as 4 only when a flag is set, else as 3 only
+ * when a family has a value type, else as 2; all four are read. */
 #define REC_VERSION 2
 #define REC_VERSION_TYPED 3
+#define REC_VERSION_FLAGS 4
+#define TF_HEAT_OFF 1u /* the Key Visualizer records nothing of the table */
 static const char META_NEXT_ID[] = "Mnextid";
 
 static void family_release(struct sch_family *f)
@@ -153,7 +156,8 @@ static int parse_record(const char *name, const uint8_t *v, size_t vn, struct sc
 	int a, rc = -EIO;
 
 	size_t hdr = vn && v[0] == 1 ? 10 : 18;
-	bool typed = vn && v[0] == REC_VERSION_TYPED;
+	bool flagged = vn && v[0] == REC_VERSION_FLAGS;
+	bool typed = vn && (v[0] == REC_VERSION_TYPED || flagged);
 
 	if (vn < hdr || (v[0] != 1 && v[0] != REC_VERSION && !typed))
 		return -EIO;
@@ -202,6 +206,15 @@ fail_fam:
 		t->nfam++; /* free what this entry holds too */
 		goto fail;
 	}
+	if (flagged) {
+		uint64_t flags;
+		if ((a = codec_get_varint(p, (size_t)(end - p), &flags)) < 0 || flags & ~(uint64_t)TF_HEAT_OFF) {
+			rc = -EIO;
+			goto fail;
+		}
+		t->heat_off = flags & TF_HEAT_OFF;
+		p += a;
+	}
 	if (p != end) {
 		rc = -EIO; /* trailing bytes (rc is 0 after a good last family) */
 		goto fail;
@@ -224,9 +237,10 @@ int sch_table_put(cs_txn *txn, struct sch_table *t)
 		cap += 40 + strlen(t->fam[i].name) + strlen(t->fam[i].gc);
 		typed |= t->fam[i].type != CS_TYPE_BYTES;
 	}
-	if (!(v = mem_malloc(cap)))
+	typed |= t->heat_off;
+	if (!(v = mem_malloc(cap + 10)))
 		return store_txn_fail(txn, -ENOMEM);
-	v[0] = typed ? REC_VERSION_TYPED : REC_VERSION;
+	v[0] = t->heat_off ? REC_VERSION_FLAGS : typed ? REC_VERSION_TYPED : REC_VERSION;
 	key_put_u32(v + 1, t->id);
 	v[5] = (uint8_t)t->delim;
 	key_put_u32(v + 6, t->ndrops);
@@ -244,6 +258,8 @@ int sch_table_put(cs_txn *txn, struct sch_table *t)
 		if (typed)
 			n += codec_put_varint(v + n, t->fam[i].type);
 	}
+	if (t->heat_off)
+		n += codec_put_varint(v + n, TF_HEAT_OFF);
 	rc = kv_put(txn->kv, k, table_key(k, t->name), v, n);
 	free(v);
 	free(t->rec); /* changed: never a spare (an abort would leave it unlike its record) */
@@ -379,6 +395,7 @@ int cs_table_create_as(cs_txn *txn, const cs_table_info *info)
 	}
 	t->delim = info->delim ? info->delim : CS_DEFAULT_DELIM;
 	t->created = info->created ? info->created : cs_now_us();
+	t->heat_off = info->keyviz_off;
 	if ((rc = sch_new_table_id(txn, &t->id)) || (rc = sch_table_put(txn, t))) {
 		table_free(t);
 		return rc;
@@ -513,6 +530,7 @@ static int table_info_get(cs_txn *txn, const char *name, cs_table_info **out)
 		return -ENOMEM;
 	info->delim = t->delim;
 	info->created = t->created;
+	info->keyviz_off = t->heat_off;
 	if (!(info->name = mem_strdup(name)) || (t->nfam && !(info->families = mem_calloc(t->nfam, sizeof(cs_family_info)))))
 		goto nomem;
 	info->nfamilies = t->nfam; /* only now: cs_table_info_free() walks the families */
@@ -528,6 +546,23 @@ static int table_info_get(cs_txn *txn, const char *name, cs_table_info **out)
 nomem:
 	cs_table_info_free(info);
 	return -ENOMEM;
+}
+
+int cs_table_set_keyviz(cs_txn *txn, const char *table, bool on)
+{
+	struct sch_table *t;
+	int rc;
+
+	if (txn->st->be)
+		return -EOPNOTSUPP; /* (Cloud Bigtable has its own Key Visualizer) */
+	if ((rc = store_txn_write_check(txn)))
+		return rc;
+	if ((rc = sch_table_get(txn, table, &t)))
+		return rc == -ENOENT ? rc : store_txn_fail(txn, rc);
+	if (t->heat_off == !on)
+		return 0;
+	t->heat_off = !on;
+	return sch_table_put(txn, t);
 }
 
 /* ---- families ---- */

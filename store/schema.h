@@ -40,6 +40,7 @@ struct sch_table {
 	uint32_t id;
 	char delim;
 	int64_t created;           /* µs since the epoch */
+	bool heat_off;             /* the Key Visualizer records nothing of it (heat.h) */
 	uint32_t ndrops;
 	size_t nfam;
 	struct sch_family *fam;    /* sorted by name */

@@ -66,8 +66,13 @@ int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out)
 	st->asof = opts->flags & CS_OPEN_ASOF;
 	st->asof_us = opts->asof;
 	st->max_value = opts->max_value ? opts->max_value : CS_DEFAULT_MAX_VALUE;
-	rc = kv_env_open(dir, st->rdonly, opts->flags & CS_OPEN_CREATE, &st->kv);
+	if ((rc = heat_new(&st->heat)) || !(st->dir = mem_strdup(dir)))
+		rc = -ENOMEM;
+	else
+		rc = kv_env_open(dir, st->rdonly, opts->flags & CS_OPEN_CREATE, &st->kv);
 	if (rc) {
+		heat_free(st->heat);
+		free(st->dir);
 		sch_spares_release(&st->spares);
 		free(st);
 		return rc;
@@ -75,6 +80,32 @@ int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out)
 	kv_env_set_bg_sync(st->kv, opts->flags & CS_OPEN_BG_SYNC);
 	*out = st;
 	return 0;
+}
+
+/* The counts a handle still holds at close: written by a transaction of their own; a read-only handle
+ * reopens the store writable for it, when this process may write the file (a read-only mount, cellctl's
+ * reading commands), else they are lost. Errors are not reported: the counts are only lost. */
+static void heat_close_flush(cs_store *st)
+{
+	char *data;
+	kv_env *kv;
+
+	if (st->rdonly) {
+		if (mem_asprintf(&data, "%s/data.mdb", st->dir) < 0)
+			return;
+		if (access(data, W_OK)) {
+			free(data);
+			return;
+		}
+		free(data);
+		kv_env_close(st->kv);
+		st->kv = NULL;
+		if (kv_env_open(st->dir, false, false, &kv))
+			return;
+		st->kv = kv;
+		st->rdonly = false;
+	}
+	cs_heat_flush(st);
 }
 
 void cs_store_close(cs_store *st)
@@ -86,7 +117,11 @@ void cs_store_close(cs_store *st)
 		free(st);
 		return;
 	}
+	if (heat_pending(st->heat))
+		heat_close_flush(st);
 	kv_env_close(st->kv);
+	heat_free(st->heat);
+	free(st->dir);
 	sch_spares_release(&st->spares);
 	free(st);
 }
@@ -300,26 +335,95 @@ free_txn:
 static void txn_free(cs_txn *t, bool keep)
 {
 	sch_cache_release(t, keep);
+	heat_pend_release(&t->heat_w);
 	free(t->scratch);
 	free(t->kbuf);
 	free(t->kbuf2);
 	free(t);
 }
 
+/* Add one pending histogram to its record, unless the table is gone or its keyviz is off. */
+static int heat_write_one(cs_txn *t, const struct heat_item *it, int64_t now)
+{
+	struct sch_table *tab;
+	int rc = sch_table_get(t, it->table, &tab);
+
+	if (rc == -ENOENT || (!rc && tab->heat_off))
+		return 0;
+	return rc ? rc : heat_write(t->kv, it->table, it->minute, &it->h, now);
+}
+
+/* Write the handle's counts and T's own writes into T, before it commits: *TAKEN gets what was taken
+ * out of the handle (heat_taken_done() once the commit is known). */
+static int heat_write_all(cs_txn *t, struct heat_item **taken)
+{
+	int64_t now = heat_minute(t->st->heat);
+	int rc = 0;
+
+	*taken = heat_take(t->st->heat, &t->heat_w);
+	for (const struct heat_item *it = *taken; it && !rc; it = it->next)
+		rc = heat_write_one(t, it, now);
+	return store_txn_fail(t, rc);
+}
+
 int cs_txn_commit(cs_txn *t)
 {
+	struct heat_item *taken = NULL;
+	bool heat = false;
 	int rc = t->err;
+
 	if (t->st->be) {
 		rc = t->st->be->txn_commit(t->impl);
 		free(t);
 		return rc;
 	}
+	/* The counts ride on a commit made anyway: the handle's first, then one a minute (heat.h). */
+	if (!rc && !t->rdonly && heat_due(t->st->heat, &t->heat_w, t->heat_force)) {
+		heat = true;
+		rc = heat_write_all(t, &taken);
+	}
 	if (rc)
 		kv_txn_abort(t->kv);
 	else
 		rc = kv_txn_commit(t->kv);
+	if (heat)
+		heat_taken_done(t->st->heat, taken, !rc);
+	else if (!rc && !t->rdonly)
+		heat_pend_commit(t->st->heat, &t->heat_w);
 	txn_free(t, !rc);
 	return rc;
+}
+
+int cs_heat_flush(cs_store *st)
+{
+	cs_txn *t;
+	int rc;
+
+	if (st->be || !heat_pending(st->heat))
+		return 0;
+	if ((rc = cs_txn_begin(st, 0, &t)))
+		return rc;
+	t->heat_force = true;
+	return cs_txn_commit(t);
+}
+
+int cs_heat_get(cs_txn *txn, const char *table, cs_heat **out)
+{
+	struct sch_table *t;
+	int rc;
+
+	if (txn->st->be)
+		return -EOPNOTSUPP;
+	if ((rc = sch_table_get(txn, table, &t)))
+		return rc;
+	/* (records of the name older than the table are an earlier table's, until cs_gc() removes them) */
+	return heat_read(txn->kv, table, t->created > 0 ? t->created / 60000000 : 0, out);
+}
+
+void cs_heat_set_clock(cs_store *st, int64_t (*now_us)(void *ctx), void *ctx)
+{
+	if (st->heat)
+		heat_set_clock(st->heat, now_us, ctx);
 }
 
 void cs_txn_abort(cs_txn *t)

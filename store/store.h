@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "cellstore.h"
+#include "heat.h"
 #include "kv.h"
 #include "schema.h"
 
@@ -24,6 +25,8 @@ struct cs_store {
 	bool asof;                 /* CS_OPEN_ASOF: reads see only cells at or before asof_us (asof.h) */
 	int64_t asof_us;
 	struct sch_spares spares;  /* parsed tables transactions ended with (schema.c) */
+	struct heat *heat;         /* the Key Visualizer's counts not yet written (heat.h) */
+	char *dir;                 /* where the store is: a read-only handle writes its counts at close */
 };
 
 struct cs_txn {
@@ -38,6 +41,8 @@ struct cs_txn {
 	void *scratch;             /* codec output buffer */
 	size_t scratch_cap;
 	uint8_t *kbuf, *kbuf2;     /* KEY_MAX bytes each */
+	struct heat_pend heat_w;   /* the rows it wrote, counted when it commits (heat.h) */
+	bool heat_force;           /* its commit writes every count the handle holds (cs_heat_flush) */
 };
 
 /* 0 if TXN may write: -EROFS (a read-only transaction), or the error an earlier write failed with. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "codec.h"
+#include "heat.h"
 #include "keys.h"
 #include "mem.h"
 #include "schema.h"
@@ -63,12 +64,21 @@ static const char *table_of(const struct vs *v, uint32_t id)
 	return t ? t->name : NULL;
 }
 
-static int check_meta(struct vs *v, const uint8_t *k, size_t kn, size_t vn)
+static int check_meta(struct vs *v, const uint8_t *k, size_t kn, const uint8_t *val, size_t vn)
 {
 	static const struct {
 		const char *key;
 		size_t vlen;
 	} known[] = { { "Mnextid", 4 }, { "Mseq", 8 } };
+	const char *what;
+
+	if (heat_check_record(k, kn, val, vn, &what)) {
+		v->st->records--; /* (counted apart: they come and go with every access) */
+		v->st->heat++;
+		if (what)
+			problem(v, NULL, "%s", what);
+		return 0;
+	}
 
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (kn == strlen(known[i].key) && !memcmp(k, known[i].key, kn)) {
@@ -256,7 +266,7 @@ int cs_verify(cs_txn *txn, cs_problem_fn *report, void *ctx, cs_verify_stats *st
 		prevn = kn;
 		switch (k[0]) {
 		case KEY_META:
-			rc = check_meta(&v, k, kn, vn);
+			rc = check_meta(&v, k, kn, val, vn);
 			break;
 		case KEY_TABLE:
 			rc = check_table(&v, k, kn);

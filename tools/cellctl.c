@@ -192,6 +192,7 @@ static const struct cmd commands[] = {
 	  "    Example: cellctl increment table1 user1 stats:visits=1\n" },
 	{ "keyviz", cmd_keyviz, CC_READ, "Report on a table's key design, by the rules of Google's guides",
 	  "cellctl keyviz <table> [row-size=<bytes>] [row-limit=<bytes>] [cell-size=<bytes>] [max-families=<n>]\n"
+	  "cellctl keyviz <table> out=<file.svg>\n"
 	  "\n"
 	  "  Reads the table's keys once (no values) and prints, per row-key segment depth (the table's\n"
 	  "  delimiter splits keys), how many distinct values there are and what they look like (timestamp,\n"
@@ -208,7 +209,15 @@ static const struct cmd commands[] = {
 	  "  cell-size=<bytes>      A cell above this is a finding (default 10M)\n"
 	  "  max-families=<n>       More families than this are a finding (default 100)\n"
 	  "\n"
-	  "    Example: cellctl keyviz quotes\n" },
+	  "  With out=<file.svg>, draws the table's heatmap there instead, as Bigtable's Key Visualizer does:\n"
+	  "  key ranges of about equal row counts (top: the first key) against time (one column a minute,\n"
+	  "  or more past 360), reads and writes side by side, dark to bright. Open it in a browser; hovering\n"
+	  "  a cell shows its count, first key and time. The store records, per table and minute, the rows\n"
+	  "  read and written through it (the mount and cellctl alike) in up to 64 key ranges, for a week;\n"
+	  "  \"cellctl updatetable <table> keyviz=off\" turns that off for a table.\n"
+	  "\n"
+	  "    Example: cellctl keyviz quotes\n"
+	  "    Example: cellctl keyviz quotes out=quotes.svg\n" },
 	{ "lookup", cmd_lookup, CC_READ, "Read from a single row",
 	  "cellctl lookup <table> <row-key> [columns=<family>:<qualifier>,...] [cells-per-column=<n>] "
 	  "[keys-only=<true|false>] [asof=<time>]\n"
@@ -283,6 +292,11 @@ static const struct cmd commands[] = {
 	  "  One tab-separated line per table (family \"-\") and per family: rows, visible cells, their\n"
 	  "  values' raw bytes and stored bytes (compressed, with cell headers), key bytes, the compression\n"
 	  "  ratio raw/stored, and garbage (stored cells reads no longer return, which \"cellctl gc\" frees).\n" },
+	{ "updatetable", cmd_updatetable, CC_WRITE, "Update a table's properties (the Key Visualizer's recording)",
+	  "cellctl updatetable <table> keyviz=on|off\n"
+	  "\n"
+	  "  keyviz=off    Stop recording the table's reads and writes for \"cellctl keyviz\" (what was\n"
+	  "                recorded stays, up to a week); keyviz=on (the default) records them again.\n" },
 	{ "verify", cmd_verify, CC_READ, "Read and check every record of the store",
 	  "cellctl verify\n"
 	  "\n"
@@ -621,7 +635,9 @@ int main(int argc, char **argv)
 	/* The store does not fsync each commit; a write command that returns has reached the disk, as a
 	 * cbt write that returns has reached Bigtable. */
 	if (status == CC_OK && cc.st && cc.cmd->access != CC_READ) {
-		int rc = cs_store_sync(cc.st);
+		int rc;
+		cs_heat_flush(cc.st); /* the Key Visualizer's counts, into the synced state (lost if it fails) */
+		rc = cs_store_sync(cc.st);
 		if (rc < 0)
 			status = cc_error("the write is committed but could not be flushed to disk: %s", strerror(-rc));
 	}

@@ -134,5 +134,9 @@ cmd_fn cmd_copy;                /* cmd_copy.c */
 cmd_fn cmd_dump, cmd_restore;                          /* cmd_dump.c */
 cmd_fn cmd_gc, cmd_stats, cmd_verify, cmd_compact;     /* cmd_maint.c */
 cmd_fn cmd_keyviz;                                     /* cmd_keyviz.c */
+/* keyviz TABLE out=OUT: draw TABLE's heatmap into OUT (cmd_heatsvg.c). Returns CC_OK, or CC_FAIL with
+ * the error printed. */
+int keyviz_heatmap(struct cellctl *cc, const char *table, const char *out);
+cmd_fn cmd_updatetable;                                /* cmd_schema.c */
 
 #endif

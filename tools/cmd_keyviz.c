@@ -1,6 +1,7 @@
 /* cmd_keyviz.c — keyviz: the key-design report of a table (keyviz.h does the analysis): one keys-only
  * scan, the table's statistics when a GC policy limits versions, then a table per depth and the
- * findings, as text or (--format=json) one JSON object on one line.
+ * findings, as text or (--format=json) one JSON object on one line. With out=FILE.svg, the heatmap
+ * instead (cmd_heatsvg.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +16,8 @@
 struct keyviz_args {
 	const char *table;
 	struct kz_opts kz; /* the thresholds */
+	const char *out;   /* out=: draw the heatmap there instead (cmd_heatsvg.c) */
+	bool thresholds;   /* some threshold was given */
 };
 
 /* A size: decimal digits, optionally followed by K, M or G (KiB, MiB, GiB). */
@@ -40,16 +43,19 @@ static int parse_size(const char *key, const char *val, uint64_t *out)
 
 static int arg_row_size(struct keyviz_args *a, const char *key, const char *val)
 {
+	a->thresholds = true;
 	return parse_size(key, val, &a->kz.row_size);
 }
 
 static int arg_row_limit(struct keyviz_args *a, const char *key, const char *val)
 {
+	a->thresholds = true;
 	return parse_size(key, val, &a->kz.row_limit);
 }
 
 static int arg_cell_size(struct keyviz_args *a, const char *key, const char *val)
 {
+	a->thresholds = true;
 	return parse_size(key, val, &a->kz.cell_size);
 }
 
@@ -59,6 +65,15 @@ static int arg_max_families(struct keyviz_args *a, const char *key, const char *
 	if (go_parse_int(val, 10, &n) < 0 || n < 0 || n > 100000)
 		return cc_error("bad %s=%s: want a number of families from 0 to 100000", key, cc_qs(val));
 	a->kz.max_families = (unsigned)n;
+	a->thresholds = true;
+	return CC_OK;
+}
+
+static int arg_out(struct keyviz_args *a, const char *key, const char *val)
+{
+	if (!*val)
+		return cc_error("%s= names no file", key);
+	a->out = val;
 	return CC_OK;
 }
 
@@ -71,6 +86,7 @@ static const struct {
 	{ "row-limit", arg_row_limit },
 	{ "cell-size", arg_cell_size },
 	{ "max-families", arg_max_families },
+	{ "out", arg_out },
 };
 #define NARGS (sizeof keyviz_args / sizeof keyviz_args[0])
 
@@ -335,7 +351,7 @@ int cmd_keyviz(struct cellctl *cc, int argc, char **argv)
 		.kz = { .row_size = KZ_DEFAULT_ROW_SIZE, .row_limit = KZ_DEFAULT_ROW_LIMIT,
 			.cell_size = KZ_DEFAULT_CELL_SIZE, .max_families = KZ_DEFAULT_MAX_FAMILIES },
 	};
-	cs_read_opts ro = { .keys_only = true };
+	cs_read_opts ro = { .keys_only = true, .unrecorded = true }; /* (not a read of the user's) */
 	const struct kz_report *rep;
 	cs_table_info *info = NULL;
 	cs_scan *scan = NULL;
@@ -350,6 +366,11 @@ int cmd_keyviz(struct cellctl *cc, int argc, char **argv)
 	a.table = argv[0];
 	if ((status = parse_args(&a, argc - 1, argv + 1)) != CC_OK)
 		return status;
+	if (a.out && a.thresholds)
+		return cc_error("out= draws the heatmap: row-size=, row-limit=, cell-size= and max-families= are the "
+				"report's");
+	if (a.out)
+		return keyviz_heatmap(cc, a.table, a.out);
 	if ((status = cellctl_begin(cc, &txn)) != CC_OK)
 		return status;
 	if ((rc = cs_table_info_get(txn, a.table, &info)) < 0) {

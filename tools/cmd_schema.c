@@ -351,3 +351,34 @@ int cmd_ls(struct cellctl *cc, int argc, char **argv)
 	cs_txn_abort(txn);
 	return rc;
 }
+
+/* cbt's updatetable changes table properties; the one a local store has is the Key Visualizer's
+ * recording (cbt's deletion-protection and change streams are Bigtable's own). */
+int cmd_updatetable(struct cellctl *cc, int argc, char **argv)
+{
+	static const char *const valid[] = { "keyviz", NULL };
+	const char *vals[1];
+	bool on;
+	cs_txn *txn;
+	int rc, err_no;
+
+	if (argc < 2)
+		return cc_usage(cc);
+	if (cc_args_kv(argc - 1, argv + 1, valid, vals) != CC_OK)
+		return CC_FAIL;
+	if (!strcmp(vals[0], "on"))
+		on = true;
+	else if (!strcmp(vals[0], "off"))
+		on = false;
+	else
+		return cc_error("bad keyviz value %s (want on or off)", cc_qs(vals[0]));
+	if ((rc = cellctl_begin(cc, &txn)) != CC_OK)
+		return rc;
+	err_no = cs_table_set_keyviz(txn, argv[0], on);
+	if (err_no < 0) {
+		rc = cc_store_error(txn, err_no, "updating table", argv[0], NULL);
+		cs_txn_abort(txn);
+		return rc;
+	}
+	return cellctl_commit(txn);
+}

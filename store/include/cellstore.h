@@ -265,6 +265,7 @@ typedef struct cs_table_info {
 	int64_t created;             /* when the table was created, µs since the epoch (0: unknown) */
 	size_t nfamilies;
 	cs_family_info *families;    /* sorted by name */
+	bool keyviz_off;             /* the Key Visualizer records nothing of it (cs_table_set_keyviz()) */
 } cs_table_info;
 
 /* Check a table name / family name. Returns 0 or -EINVAL. */
@@ -482,6 +483,8 @@ typedef struct cs_read_opts {
 	                             * Ignored without ROW or when reversed */
 	int64_t ts_start, ts_end;   /* only cells with ts in [ts_start, ts_end); (0, 0) = all */
 	bool keys_only;             /* cells carry no value (value_len still set) */
+	bool unrecorded;            /* not counted as reads by the Key Visualizer (cs_heat_get()): for scans
+	                             * that look at the table on its behalf, as drawing the heatmap does */
 } cs_read_opts;
 
 typedef struct cs_cell {
@@ -553,7 +556,8 @@ typedef struct cs_gc_stats {
 } cs_gc_stats;
 
 /* Physically remove what is no longer visible in TABLE (NULL = every table, and deleted tables):
- * GC-collected cells and dropped rows. STATS may be NULL. Errors: -ENOENT, -EROFS. */
+ * GC-collected cells and dropped rows (with NULL, also the Key Visualizer's records of names no table
+ * has, and those older than CS_HEAT_MINUTES). STATS may be NULL. Errors: -ENOENT, -EROFS. */
 int cs_gc(cs_txn *txn, const char *table, cs_gc_stats *stats);
 
 /* ---- Dump and restore (dump.c, restore.c; the format is specified in store/dump-format.md) ------ */
@@ -654,6 +658,7 @@ typedef struct cs_verify_stats {
 	uint64_t value_bytes; /* values decoded (uncompressed) */
 	uint64_t orphans;  /* cells of deleted tables or of restores in progress, awaiting cs_gc() */
 	uint64_t problems; /* problems reported */
+	uint64_t heat;     /* Key Visualizer records read (checked, but not counted in records) */
 } cs_verify_stats;
 
 /* Read every record TXN sees — metadata, table schemas, drop records, every cell's key and header, and
@@ -672,6 +677,67 @@ int cs_store_compact(cs_store *st, const char *dest, uint64_t *size);
 
 /* The size in bytes of ST's data file. Errors: -EIO. */
 int cs_store_size(cs_store *st, uint64_t *size);
+
+/* ---- Key Visualizer: what each key range saw, minute by minute (heat.c) ------------------------------
+ * A local store counts, per table and per minute, the rows its scans return (reads) and the row
+ * mutations it commits (writes), in at most CS_HEAT_RANGES ranges of row keys kept in key order: a range
+ * is the first CS_HEAT_KEY bytes of the least and of the greatest key counted in it, and its two counts.
+ * Ranges never overlap; a key outside every range makes one of its own, and when a minute has more
+ * ranges than that, the two adjacent ones with the smallest sum become one: totals stay exact, and a
+ * count is never put in a range that does not hold its key. A handle counts in memory and writes its counts into the store with a write
+ * transaction that commits anyway (its first, then at most one a minute) and at cs_store_close(); a
+ * read-only handle writes them at close, by a writable open of its own, when the process may write the
+ * store's file (else they are lost). Minutes older than CS_HEAT_MINUTES are dropped. A table whose
+ * keyviz is off (cs_table_set_keyviz()) is not counted. Stores on Cloud Bigtable count nothing (the
+ * service has its own Key Visualizer): their cs_heat_* calls are -EOPNOTSUPP. What counts:
+ * - a read: each row cs_scan_next() returns, but for scans opened with cs_read_opts.unrecorded;
+ * - a write: each cs_row_mutate(), cs_rmw_append(), cs_rmw_increment() and cs_check_and_mutate() that
+ *   applied mutations, and each row a bulk loader writes cells of (once per run of cells of one row).
+ *   Range drops and moves are not counted. Writes of a transaction that does not commit are not counted. */
+
+#define CS_HEAT_KEY 16                /* bytes of a row key a range keeps as its lower bound */
+#define CS_HEAT_RANGES 64             /* ranges per table and minute, at most */
+#define CS_HEAT_MINUTES (7 * 24 * 60) /* the minutes kept: a week */
+
+typedef struct cs_heat_range {
+	uint8_t key[CS_HEAT_KEY];  /* the least and the greatest key counted here (their first CS_HEAT_KEY */
+	uint8_t last[CS_HEAT_KEY]; /* bytes): every row counted in the range starts with bytes in [key, last] */
+	size_t keylen, lastlen;    /* 1..CS_HEAT_KEY each; key <= last */
+	uint64_t reads, writes;
+} cs_heat_range;
+
+typedef struct cs_heat_minute {
+	int64_t minute;          /* minutes since the epoch (UTC) */
+	size_t nranges;          /* 1..CS_HEAT_RANGES */
+	cs_heat_range *ranges;   /* sorted by key; keys distinct */
+} cs_heat_minute;
+
+typedef struct cs_heat {
+	size_t nminutes;
+	cs_heat_minute *minutes; /* oldest first; minutes in which nothing was counted are absent */
+} cs_heat;
+
+/* What the store recorded of TABLE's accesses since it was created, as TXN sees it (what handles have
+ * not yet written, their own included, is not there: cs_heat_flush() writes this handle's). Errors: -ENOENT (no table), -EIO (a
+ * damaged record), -ENOMEM, -EOPNOTSUPP (a remote store). Caller frees *OUT with cs_heat_free(). */
+int cs_heat_get(cs_txn *txn, const char *table, cs_heat **out);
+void cs_heat_free(cs_heat *h); /* accepts NULL */
+
+/* Write what ST has counted and not yet written, in a write transaction of its own (0 when there is
+ * nothing to write). Errors: -EROFS (a read-only handle), a transaction's errors. 0 for a remote store. */
+int cs_heat_flush(cs_store *st);
+
+/* Turn the Key Visualizer's recording of TABLE on (the default) or off: a table property, kept in the
+ * table's record, which copies made through cs_table_info_get() and cs_table_create_as() keep (dumps do
+ * not). Off, nothing more is counted, and counts not yet written are dropped when written; what was
+ * recorded stays until it is older than CS_HEAT_MINUTES. (Records are kept under the table's name: a
+ * renamed table starts anew, and cs_gc() of the whole store removes those of names no table has.)
+ * Errors: -ENOENT (no table), -EROFS, -EOPNOTSUPP (a remote store). */
+int cs_table_set_keyviz(cs_txn *txn, const char *table, bool on);
+
+/* Test hook: the clock ST's recording reads the minute from (NULL: cs_now_us()), so tests move through
+ * minutes without sleeping. Set it before ST is used by other threads. */
+void cs_heat_set_clock(cs_store *st, int64_t (*now_us)(void *ctx), void *ctx);
 
 /* ---- Test hook: fault injection --------------------------------------------------------------------- */
 

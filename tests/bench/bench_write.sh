@@ -6,10 +6,12 @@
 # the same loops through floorw (floorw.c, the cheapest writable FUSE daemon, with cellfs's settings: what
 # FUSE itself costs a writer) answering FLUSH (floor) and refusing it as bindfs does (floor-noflush);
 # with -t uring also floorw on cellfs's io_uring transport (floor-uring: what FUSE over io_uring costs).
+# With -k, one more column: cellfs again, in a table whose Key Visualizer recording is off (`cellctl
+# updatetable T keyviz=off`), run in turn with the others: what the recording costs (on/off).
 # A benchmark: it exits 0 whatever the figures (1 only if it could not run). See README.md.
 #
 # usage: bench_write.sh CELLFS CELLCTL [-n CELLS] [-r REPEATS] [-s best|median] [-m "pinned unpinned"] [-t uring|fuse]
-#                       [-w "WORKLOADS"] [-f FLOORW]
+#                       [-w "WORKLOADS"] [-f FLOORW] [-k]
 set -u
 export LC_ALL=C
 
@@ -18,9 +20,9 @@ die() { echo "bench_write: $*" >&2; exit 1; }
 [ $# -ge 2 ] || die "usage: bench_write.sh CELLFS CELLCTL [-n CELLS] [-r REPEATS] [-s best|median] [-m MODES] [-w WORKLOADS] [-t uring|fuse]"
 cellfs=$(realpath "$1") cellctl=$(realpath "$2")
 shift 2
-ncells=20000 repeats=5 stat=best modes="pinned unpinned" floorw=""
+ncells=20000 repeats=5 stat=best modes="pinned unpinned" floorw="" kvoff=""
 workloads="create overwrite rm cp-in cp-out"
-while getopts n:r:s:m:w:f:t: o; do
+while getopts n:r:s:m:w:f:t:k o; do
 	case $o in
 	n) ncells=$OPTARG ;;
 	r) repeats=$OPTARG ;;
@@ -29,6 +31,7 @@ while getopts n:r:s:m:w:f:t: o; do
 	t) transport=$OPTARG ;;
 	w) workloads=$OPTARG ;;
 	f) floorw=$(realpath "$OPTARG") || die "no floorw at $OPTARG" ;;
+	k) kvoff=1 ;;
 	*) die "unknown option" ;;
 	esac
 done
@@ -46,6 +49,7 @@ cpid="" bpid="" fpid="" npid="" upid=""
 fss="tmpfs bindfs cellfs"
 [ -n "$floorw" ] && fss+=" floor floor-noflush"
 [ -n "$floorw" ] && [ "$transport" = uring ] && fss+=" floor-uring"
+[ -n "$kvoff" ] && fss+=" cellfs-kvoff"
 mkdir -p "$cmnt" "$bsrc" "$bmnt" "$tdir" "$src" "$out" "$fmnt" "$nmnt" "$umnt" || die "mkdir in $work"
 
 . "$(dirname "$0")/lib.sh"
@@ -93,6 +97,7 @@ table_dir() { # FS
 	tmpfs) echo "$tdir/t" ;;
 	bindfs) echo "$bmnt/t" ;;
 	cellfs) echo "$cmnt/t" ;;
+	cellfs-kvoff) echo "$cmnt/toff" ;;
 	floor) echo "$fmnt/t" ;;
 	floor-noflush) echo "$nmnt/t" ;;
 	floor-uring) echo "$umnt/t" ;;
@@ -102,14 +107,17 @@ fresh_table() { # FS: an empty table directory
 	local d
 	d=$(table_dir "$1")
 	if [ -d "$d" ]; then
-		if [ "$1" = cellfs ]; then
+		if [ "$1" = cellfs ] || [ "$1" = cellfs-kvoff ]; then
 			rm -rf "$d"/* 2>/dev/null
-			rmdir "$d" || die "cannot drop table t in cellfs"
+			rmdir "$d" || die "cannot drop table ${d##*/} in cellfs"
 		else
 			rm -rf "$d"
 		fi
 	fi
 	mkdir "$d" || die "mkdir $d"
+	if [ "$1" = cellfs-kvoff ]; then
+		"$cellctl" --db "$store" updatetable toff keyviz=off || die "cellctl updatetable toff keyviz=off failed"
+	fi
 }
 # The state a workload starts from (not timed).
 prepare() { # WL FS
@@ -249,6 +257,18 @@ report() {
 	done
 	[ "$mode" = pinned ] && echo "pinned targets: $([ $all_met = yes ] && echo "all met" || echo "NOT all met")"
 	if [ -n "$floorw" ]; then report_floor "$mode"; fi
+	if [ -n "$kvoff" ]; then report_kvoff "$mode"; fi
+}
+
+# The Key Visualizer's recording: cellfs in table t (on, the default) against table toff (off).
+report_kvoff() {
+	local mode=$1 wl c k
+	echo "the Key Visualizer's recording: cellfs in a table with keyviz on (t) and off (toff), same mount, runs interleaved"
+	printf '%-10s %8s %8s %8s\n' workload on off on/off
+	for wl in $workloads; do
+		c=${result[$mode,$wl,cellfs]} k=${result[$mode,$wl,cellfs-kvoff]}
+		awk -v w="$wl" -v c="$c" -v k="$k" 'BEGIN { printf "%-10s %8.4f %8.4f %8.4f\n", w, c, k, c / k }'
+	done
 }
 
 # The floor: the same loops through floorw, answering FLUSH (floor) and not (noflush, as bindfs).

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# heatmap.sh — the Key Visualizer's recording as cellctl drives it, and its heatmap: a scripted load of
+# known counts (100 writes to rows a#0..a#9, 10 reads of rows m#0..m#4 by reading commands, which write
+# their counts when they close) drawn by `cellctl keyviz T out=FILE.svg`; the numbers behind the picture
+# (each cell's <title>) summed per key range must be exactly the load's. `updatetable T keyviz=off`
+# stops the recording; bad arguments are refused with one line.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+ok createtable t families=f
+for n in 1 2 3 4 5 6 7 8 9 10; do
+	for i in 0 1 2 3 4 5 6 7 8 9; do
+		"$cellctl" --db "$db" set t "a#$i" "f:q=v$n" || failed "set a#$i"
+	done
+done
+for i in 0 1 2 3 4; do
+	"$cellctl" --db "$db" set t "m#$i" f:q=v || failed "set m#$i"
+done
+for n in 1 2; do
+	for i in 0 1 2 3 4; do
+		"$cellctl" --db "$db" lookup t "m#$i" >/dev/null || failed "lookup m#$i"
+	done
+done
+
+# The counts per key range (the band's first key; here one row a band) and kind, over all minutes.
+sums() { # SVG
+	python3 - "$1" <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+ns = '{http://www.w3.org/2000/svg}'
+root = ET.parse(sys.argv[1]).getroot()  # (well-formed XML, or this fails)
+assert root.tag == ns + 'svg' and root.get('version') == '1.1'
+sums = {}
+for rect in root.iter(ns + 'rect'):
+    t = rect.find(ns + 'title')
+    if t is None:
+        continue
+    m = re.fullmatch(r'(reads|writes) (\d+), keys from (.*), \d{4}-\d\d-\d\d \d\d:\d\d UTC', t.text)
+    assert m, t.text
+    k = (m.group(3), m.group(1))
+    sums[k] = sums.get(k, 0) + int(m.group(2))
+for (key, kind) in sorted(sums):
+    print(key, kind, sums[(key, kind)])
+PY
+}
+want_sums() {
+	for i in 0 1 2 3 4 5 6 7 8 9; do echo "a#$i writes $((10 + ${1:-0}))"; done
+	for i in 0 1 2 3 4; do
+		echo "m#$i reads 2"
+		echo "m#$i writes 1"
+	done
+}
+
+ok keyviz t "out=$tmp/k.svg"
+checks=$((checks + 1))
+diff <(want_sums) <(sums "$tmp/k.svg") || failed "the heatmap's counts are not the load's"
+checks=$((checks + 1))
+grep -q '<text[^>]*>a#0</text>' "$tmp/k.svg" && grep -q '15 rows in 15 key ranges' "$tmp/k.svg" ||
+	failed "the heatmap lacks its key labels or its row count"
+# Drawing read the table without counting it.
+ok keyviz t "out=$tmp/k2.svg"
+checks=$((checks + 1))
+diff <(want_sums) <(sums "$tmp/k2.svg") || failed "drawing the heatmap counted reads"
+
+# Off: nothing more is counted; on again: counted.
+ok updatetable t keyviz=off
+"$cellctl" --db "$db" set t a#1 f:q=off || failed "set while off"
+"$cellctl" --db "$db" read t >/dev/null || failed "read while off"
+ok keyviz t "out=$tmp/k3.svg"
+checks=$((checks + 1))
+diff <(want_sums) <(sums "$tmp/k3.svg") || failed "counted while keyviz=off"
+ok updatetable t keyviz=on
+for i in 0 1 2 3 4 5 6 7 8 9; do
+	"$cellctl" --db "$db" set t "a#$i" f:q=on || failed "set a#$i"
+done
+ok keyviz t "out=$tmp/k4.svg"
+checks=$((checks + 1))
+diff <(want_sums 1) <(sums "$tmp/k4.svg") || failed "not counted after keyviz=on"
+
+# The store's records of it are checked by verify and not counted among its records.
+out <<'EOF'
+ok: 119 records, 1 tables, 116 cells, 238 bytes of values
+EOF
+ok verify
+
+# A table of more rows than bands (48): its 1000 rows imported (the bulk loader: one write a row) and
+# read whole, twice: every count lands in one cell, so the picture's totals are the load's.
+awk 'BEGIN { print ",f"; print ",q"; for (i = 0; i < 1000; i++) printf "k%04d,v%d\n", i * 7 % 1000, i }' >"$tmp/big.csv"
+ok createtable big families=f
+ok import big "$tmp/big.csv"
+"$cellctl" --db "$db" read big >/dev/null || failed "read big"
+"$cellctl" --db "$db" read big keys-only=true >/dev/null || failed "read big keys-only"
+ok keyviz big "out=$tmp/big.svg"
+checks=$((checks + 1))
+totals=$(sums "$tmp/big.svg" | awk '{ t[$2] += $3; n[$1] = 1 } END { printf "%d %d %d", t["reads"], t["writes"], length(n) }')
+[ "$totals" = "2000 1000 48" ] || failed "the big table's heatmap: reads, writes, bands with counts: $totals"
+grep -q '1000 rows in 48 key ranges of about 21 rows' "$tmp/big.svg" || failed "the big table's heatmap lacks its bands"
+
+# An empty table: a picture that says nothing was recorded.
+ok createtable e
+ok keyviz e "out=$tmp/e.svg"
+checks=$((checks + 1))
+grep -q 'no accesses recorded' "$tmp/e.svg" || failed "an empty table's heatmap"
+
+err 'cellctl keyviz: table "nosuch" not found' keyviz nosuch "out=$tmp/n.svg"
+err 'cellctl keyviz: usage: cellctl keyviz <table> out=<file.svg>' keyviz t
+err 'cellctl keyviz: unknown arg key "outt"' keyviz t "outt=$tmp/n.svg"
+err "cellctl keyviz: writing \"$tmp/nodir/k.svg\": No such file or directory" keyviz t "out=$tmp/nodir/k.svg"
+err 'cellctl updatetable: bad keyviz value "maybe" (want on or off)' updatetable t keyviz=maybe
+err 'cellctl updatetable: usage: cellctl updatetable <table> keyviz=on|off' updatetable t
+err 'cellctl updatetable: table "nosuch" not found' updatetable nosuch keyviz=off
+checks=$((checks + 1))
+[ ! -e "$tmp/n.svg" ] && ! ls "$tmp" | grep -q '\.tmp' || failed "a refused keyviz left a file"
+
+finish heatmap
