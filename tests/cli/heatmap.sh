@@ -101,7 +101,9 @@ checks=$((checks + 1))
 grep -q 'no accesses recorded' "$tmp/e.svg" || failed "an empty table's heatmap"
 
 err 'cellctl keyviz: table "nosuch" not found' keyviz nosuch "out=$tmp/n.svg"
-err 'cellctl keyviz: usage: cellctl keyviz <table> out=<file.svg>' keyviz t
+err 'cellctl keyviz: out= names no file' keyviz t out=
+err "cellctl keyviz: out= draws the heatmap: row-size=, row-limit=, cell-size= and max-families= are the report's" \
+	keyviz t "out=$tmp/n.svg" row-size=4
 err 'cellctl keyviz: unknown arg key "outt"' keyviz t "outt=$tmp/n.svg"
 err "cellctl keyviz: writing \"$tmp/nodir/k.svg\": No such file or directory" keyviz t "out=$tmp/nodir/k.svg"
 err 'cellctl updatetable: bad keyviz value "maybe" (want on or off)' updatetable t keyviz=maybe
