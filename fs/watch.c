@@ -150,9 +150,9 @@ static void *watch_main(void *arg)
 				cs_store_sync(fs->st);
 		}
 		/* The store writes its counts of what the daemon read and wrote with a write of the daemon's
-		 * once a minute; a mount that only reads has none, so they go here (as the daemon's own write,
-		 * which invalidates nothing). A read-only mount writes them at unmount (store/README.md). */
-		if (!fs->ro && t - heat_at >= HEAT_MS) {
+		 * once a minute; a mount that only reads, or is read-only, has none, so they go here: to the
+		 * store's spool, or (when that is large) as the daemon's own write, which invalidates nothing. */
+		if (t - heat_at >= HEAT_MS) {
 			uint64_t before = watch_write_begin(fs);
 			bool wrote;
 			heat_at = t;

@@ -110,9 +110,14 @@ static int schema_frame(struct dw *w, const cs_table_info *ti)
 
 	snprintf(created, sizeof(created), "%lld", (long long)ti->created);
 	frame_begin(w);
-	if ((rc = put_str(w, ti->name)) || (rc = put_varint(w, 2)) || (rc = put_str(w, "created")) ||
-	    (rc = put_str(w, created)) || (rc = put_str(w, "delim")) || (rc = put_bytes(w, &ti->delim, 1)) ||
-	    (rc = put_varint(w, ti->nfamilies)))
+	if ((rc = put_str(w, ti->name)) || (rc = put_varint(w, ti->keyviz_off ? 3 : 2)) ||
+	    (rc = put_str(w, "created")) || (rc = put_str(w, created)) || (rc = put_str(w, "delim")) ||
+	    (rc = put_bytes(w, &ti->delim, 1)))
+		return rc;
+	/* ("keyviz" only when off: a dump of tables with the default is what it was before the switch) */
+	if (ti->keyviz_off && ((rc = put_str(w, "keyviz")) || (rc = put_str(w, "off"))))
+		return rc;
+	if ((rc = put_varint(w, ti->nfamilies)))
 		return rc;
 	for (size_t i = 0; i < ti->nfamilies; i++) {
 		/* Family attributes, key=value: "gc", and "type" for an aggregate family only (a plain

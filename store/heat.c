@@ -18,7 +18,6 @@
 
 #define ITEMS_MAX 64 /* pending minutes a handle keeps (tables x minutes); past it the oldest is lost */
 #define REC_VERSION 1
-#define REC_MAX (1 + 10 + CS_HEAT_RANGES * (1 + CS_HEAT_KEY + 2 + CS_HEAT_KEY + 10 + 10))
 static const char PREFIX[] = "Mheat";
 #define PREFIXN (sizeof(PREFIX) - 1)
 #define KEYMAX (PREFIXN + CS_MAX_TABLE + 1 + 8)
@@ -267,6 +266,24 @@ static void item_give(struct heat *h, const struct heat_item *from)
 		h->lost += hist_total(&from->h);
 }
 
+void heat_forget(struct heat *h, const char *table)
+{
+	struct heat_item **pp = &h->items;
+
+	pthread_mutex_lock(&h->lock);
+	while (*pp) {
+		struct heat_item *it = *pp;
+		if (strcmp(it->table, table)) {
+			pp = &it->next;
+			continue;
+		}
+		*pp = it->next;
+		free(it);
+		h->nitems--;
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
 void heat_run_start(struct heat_run *r, const char *table, bool reversed)
 {
 	memset(r, 0, sizeof(*r));
@@ -494,7 +511,7 @@ static size_t common(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
 	return i;
 }
 
-static size_t encode(uint8_t *out, const struct heat_hist *h)
+size_t heat_hist_encode(uint8_t *out, const struct heat_hist *h)
 {
 	size_t n = 0;
 	out[n++] = REC_VERSION;
@@ -525,8 +542,7 @@ static bool get_varint(const uint8_t **p, const uint8_t *end, uint64_t max, uint
 	return true;
 }
 
-/* Decode a record's value into H. Returns 0 or -EIO. */
-static int decode(const uint8_t *v, size_t vn, struct heat_hist *h)
+int heat_hist_decode(const uint8_t *v, size_t vn, struct heat_hist *h)
 {
 	const uint8_t *p = v, *end = v + vn;
 	uint64_t n, kn, share, tail;
@@ -586,7 +602,7 @@ static int delete_upto(kv_txn *kv, const uint8_t *pfx, size_t pn, int64_t last)
 
 int heat_write(kv_txn *kv, const char *table, int64_t minute, const struct heat_hist *hist, int64_t now)
 {
-	uint8_t k[KEYMAX], v[REC_MAX];
+	uint8_t k[KEYMAX], v[HEAT_REC_MAX];
 	struct heat_hist cur;
 	const void *old;
 	size_t kn, oldn;
@@ -597,10 +613,10 @@ int heat_write(kv_txn *kv, const char *table, int64_t minute, const struct heat_
 		rc = kv_get(kv, k, kn, &old, &oldn);
 		if (rc && rc != -ENOENT)
 			return rc;
-		if (rc || decode(old, oldn, &cur))
+		if (rc || heat_hist_decode(old, oldn, &cur))
 			cur.n = 0; /* (a damaged record is replaced: cs_verify() reports it until then) */
 		heat_hist_merge(&cur, hist);
-		if ((rc = kv_put(kv, k, kn, v, encode(v, &cur))))
+		if ((rc = kv_put(kv, k, kn, v, heat_hist_encode(v, &cur))))
 			return rc;
 	}
 	kn = table_prefix(k, table);
@@ -684,7 +700,7 @@ int heat_read(kv_txn *kv, const char *table, int64_t from, cs_heat **out)
 			break;
 		if ((rc = kv_value(c, (const void **)&v, &vn)))
 			break;
-		if (kn != pn + 8 || decode(v, vn, &hist)) {
+		if (kn != pn + 8 || heat_hist_decode(v, vn, &hist)) {
 			rc = -EIO;
 			break;
 		}
@@ -733,7 +749,54 @@ bool heat_check_record(const uint8_t *k, size_t kn, const uint8_t *v, size_t vn,
 	name[(size_t)(z - k) - PREFIXN] = 0;
 	if (cs_check_table_name(name))
 		*what = "Key Visualizer record with an invalid table name";
-	else if (decode(v, vn, &hist))
+	else if (heat_hist_decode(v, vn, &hist))
 		*what = "Key Visualizer record does not decode";
 	return true;
+}
+
+/* M's ranges and HIST's counts, into M (its ranges reallocated). Errors: -ENOMEM (M unchanged). */
+static int minute_add(cs_heat_minute *m, const struct heat_hist *hist)
+{
+	struct heat_hist cur;
+	cs_heat_range *r;
+
+	cur.n = m->nranges;
+	memcpy(cur.r, m->ranges, m->nranges * sizeof(*m->ranges));
+	heat_hist_merge(&cur, hist);
+	if (!(r = mem_realloc(m->ranges, cur.n * sizeof(*r))))
+		return -ENOMEM;
+	memcpy(r, cur.r, cur.n * sizeof(*r));
+	m->ranges = r;
+	m->nranges = cur.n;
+	return 0;
+}
+
+int heat_add_items(cs_heat *h, const struct heat_item *items, int64_t from, int64_t now)
+{
+	for (const struct heat_item *it = items; it; it = it->next) {
+		size_t i = h->nminutes;
+		cs_heat_minute *m;
+		int rc;
+
+		if (it->minute < from || it->minute <= now - CS_HEAT_MINUTES || !it->h.n)
+			continue;
+		while (i && h->minutes[i - 1].minute > it->minute)
+			i--;
+		if (i && h->minutes[i - 1].minute == it->minute) {
+			if ((rc = minute_add(&h->minutes[i - 1], &it->h)))
+				return rc;
+			continue;
+		}
+		if (!(m = mem_realloc(h->minutes, (h->nminutes + 1) * sizeof(*m))))
+			return -ENOMEM;
+		h->minutes = m;
+		memmove(&m[i + 1], &m[i], (h->nminutes - i) * sizeof(*m));
+		m[i] = (cs_heat_minute){ .minute = it->minute };
+		h->nminutes++;
+		if ((rc = minute_add(&m[i], &it->h))) { /* (an empty minute must not stay) */
+			memmove(&m[i], &m[i + 1], (--h->nminutes - i) * sizeof(*m));
+			return rc;
+		}
+	}
+	return 0;
 }

@@ -23,6 +23,12 @@ struct heat_hist {
 	cs_heat_range r[CS_HEAT_RANGES + 1];
 };
 
+/* A histogram as records hold it (heat.c's header comment): at most HEAT_REC_MAX bytes into OUT, its
+ * length returned; decoded, with every invariant checked (-EIO if one fails, or the bytes are short). */
+#define HEAT_REC_MAX (1 + 10 + CS_HEAT_RANGES * (1 + CS_HEAT_KEY + 2 + CS_HEAT_KEY + 10 + 10))
+size_t heat_hist_encode(uint8_t *out, const struct heat_hist *h);
+int heat_hist_decode(const uint8_t *v, size_t vn, struct heat_hist *h);
+
 /* Count READS and WRITES for row key KEY (N bytes; only its first CS_HEAT_KEY count) in H. */
 void heat_hist_add(struct heat_hist *h, const void *key, size_t n, uint64_t reads, uint64_t writes);
 /* Count range R's counts for keys in [R's key, R's last] in H (ranges of H it meets become one). */
@@ -42,6 +48,9 @@ int64_t heat_minute(struct heat *h);
 bool heat_pending(struct heat *h);
 /* How many counts H had to drop (its pending minutes full, or out of memory). */
 uint64_t heat_lost(struct heat *h);
+
+/* Drop H's pending counts of TABLE (its keyviz turned off). */
+void heat_forget(struct heat *h, const char *table);
 
 /* What one scan read, counted into the handle when it ends (one lock per scan, not per row): rows with
  * one bound counted together, in the scan's order; past RUN_MAX bounds, each two neighbours become one
@@ -109,6 +118,10 @@ int heat_gc(kv_txn *kv, char *const *names, size_t n, int64_t now);
 /* TABLE's records of minutes FROM and later, oldest first. Errors: -EIO (a record does not decode),
  * -ENOMEM. */
 int heat_read(kv_txn *kv, const char *table, int64_t from, cs_heat **out);
+
+/* Add the counts of ITEMS (of one table) to H, those of minutes FROM and later still kept at NOW (a
+ * minute), keeping H's order. Errors: -ENOMEM (H holds what was added before). */
+int heat_add_items(cs_heat *h, const struct heat_item *items, int64_t from, int64_t now);
 
 /* For cs_verify(): whether key K (KN bytes) is a heat record's key; if so, *WHAT gets a problem with it
  * and its value V (VN bytes), or NULL. */

@@ -228,7 +228,7 @@ static int batch_commit(struct rs *r)
 	return store_txn_seq(r->txn, &r->seq);
 }
 
-/* Table attributes: "created", "delim". Family attributes: "gc", and "type" for an aggregate family. */
+/* Table attributes: "created", "delim", "keyviz". Family attributes: "gc", and "type" for an aggregate family. */
 static int schema_frame(struct rs *r)
 {
 	struct stage s = { 0 };
@@ -264,6 +264,13 @@ static int schema_frame(struct rs *r)
 				rc = malformed(r);
 			else
 				s.t.delim = (char)v[0];
+		} else if (!strcmp(k, "keyviz")) {
+			if (vn == 2 && !memcmp(v, "on", 2))
+				s.t.heat_off = false;
+			else if (vn == 3 && !memcmp(v, "off", 3))
+				s.t.heat_off = true;
+			else
+				rc = malformed(r);
 		} else if (!strcmp(k, "created")) {
 			char num[24], *e;
 			if (vn && vn < sizeof(num)) {

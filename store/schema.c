@@ -9,6 +9,7 @@
 #include "schema.h"
 #include "aggregate.h"
 #include "codec.h"
+#include "heat.h"
 #include "keys.h"
 #include "mem.h"
 #include "store.h"
@@ -562,6 +563,8 @@ int cs_table_set_keyviz(cs_txn *txn, const char *table, bool on)
 	if (t->heat_off == !on)
 		return 0;
 	t->heat_off = !on;
+	if (!on) /* (what this handle counted of it is dropped now: it would reach the spool before the commit) */
+		heat_forget(txn->st->heat, t->name);
 	return sch_table_put(txn, t);
 }
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "store.h"
+#include "heatspool.h"
 #include "keys.h"
 #include "mem.h"
 #include "remote.h"
@@ -82,32 +83,6 @@ int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out)
 	return 0;
 }
 
-/* The counts a handle still holds at close: written by a transaction of their own; a read-only handle
- * reopens the store writable for it, when this process may write the file (a read-only mount, cellctl's
- * reading commands), else they are lost. Errors are not reported: the counts are only lost. */
-static void heat_close_flush(cs_store *st)
-{
-	char *data;
-	kv_env *kv;
-
-	if (st->rdonly) {
-		if (mem_asprintf(&data, "%s/data.mdb", st->dir) < 0)
-			return;
-		if (access(data, W_OK)) {
-			free(data);
-			return;
-		}
-		free(data);
-		kv_env_close(st->kv);
-		st->kv = NULL;
-		if (kv_env_open(st->dir, false, false, &kv))
-			return;
-		st->kv = kv;
-		st->rdonly = false;
-	}
-	cs_heat_flush(st);
-}
-
 void cs_store_close(cs_store *st)
 {
 	if (!st)
@@ -118,7 +93,7 @@ void cs_store_close(cs_store *st)
 		return;
 	}
 	if (heat_pending(st->heat))
-		heat_close_flush(st);
+		cs_heat_flush(st); /* (errors are not reported: the counts are only lost) */
 	kv_env_close(st->kv);
 	heat_free(st->heat);
 	free(st->dir);
@@ -322,6 +297,8 @@ int cs_txn_begin(cs_store *st, unsigned flags, cs_txn **out)
 	}
 	if ((rc = kv_txn_begin(st->kv, rdonly, &t->kv)))
 		goto free_txn;
+	if (!rdonly)
+		atomic_fetch_add(&st->writers, 1);
 	*out = t;
 	return 0;
 
@@ -334,6 +311,8 @@ free_txn:
 
 static void txn_free(cs_txn *t, bool keep)
 {
+	if (!t->rdonly)
+		atomic_fetch_sub(&t->st->writers, 1);
 	sch_cache_release(t, keep);
 	heat_pend_release(&t->heat_w);
 	free(t->scratch);
@@ -342,25 +321,33 @@ static void txn_free(cs_txn *t, bool keep)
 	free(t);
 }
 
-/* Add one pending histogram to its record, unless the table is gone or its keyviz is off. */
+/* Add one pending histogram to its record, unless the table is gone. (Counts of a table whose keyviz is
+ * off now were counted while it was on: they stay, as what was recorded does.) */
 static int heat_write_one(cs_txn *t, const struct heat_item *it, int64_t now)
 {
 	struct sch_table *tab;
 	int rc = sch_table_get(t, it->table, &tab);
 
-	if (rc == -ENOENT || (!rc && tab->heat_off))
+	if (rc == -ENOENT)
 		return 0;
 	return rc ? rc : heat_write(t->kv, it->table, it->minute, &it->h, now);
 }
 
-/* Write the handle's counts and T's own writes into T, before it commits: *TAKEN gets what was taken
- * out of the handle (heat_taken_done() once the commit is known). */
+/* Write the handle's counts, T's own writes and the spool's counts into T, before it commits: *TAKEN
+ * gets what was taken out of the handle and the spool (heat_taken_done() once the commit is known: a
+ * failed commit gives the spool's to the handle, which writes them later). */
 static int heat_write_all(cs_txn *t, struct heat_item **taken)
 {
 	int64_t now = heat_minute(t->st->heat);
+	struct heat_item *spooled, **tail;
 	int rc = 0;
 
 	*taken = heat_take(t->st->heat, &t->heat_w);
+	if (!hspool_take(t->st->dir, &spooled) && spooled) { /* (a spool that cannot be read waits) */
+		for (tail = taken; *tail; tail = &(*tail)->next)
+			;
+		*tail = spooled;
+	}
 	for (const struct heat_item *it = *taken; it && !rc; it = it->next)
 		rc = heat_write_one(t, it, now);
 	return store_txn_fail(t, rc);
@@ -394,17 +381,49 @@ int cs_txn_commit(cs_txn *t)
 	return rc;
 }
 
+/* A handle's counts go to the spool (heatspool.h): a commit of their own would wait for any writer, and
+ * change the store's version, which makes every mount drop its caches. Only once the spool is large and
+ * the handle may write (and has no transaction open, which its own would wait for) do they take one. */
 int cs_heat_flush(cs_store *st)
 {
+	struct heat_pend none = { 0 };
+	struct heat_item *items;
+	uint64_t spooled;
 	cs_txn *t;
 	int rc;
 
 	if (st->be || !heat_pending(st->heat))
 		return 0;
-	if ((rc = cs_txn_begin(st, 0, &t)))
+	if (!st->rdonly && !atomic_load(&st->writers) && !hspool_size(st->dir, &spooled) &&
+	    spooled >= HSPOOL_COMMIT) {
+		if ((rc = cs_txn_begin(st, 0, &t)))
+			return rc;
+		t->heat_force = true;
+		return cs_txn_commit(t);
+	}
+	items = heat_take(st->heat, &none);
+	rc = hspool_append(st->dir, items);
+	heat_taken_done(st->heat, items, !rc);
+	return rc;
+}
+
+/* TABLE's records from minute FROM on, and what the spool holds of it (a spool that cannot be read is
+ * left out: its counts are not lost, only not shown yet). */
+static int heat_get_local(cs_txn *txn, const struct sch_table *t, int64_t from, cs_heat **out)
+{
+	struct heat_item *spooled = NULL;
+	int rc;
+
+	if ((rc = heat_read(txn->kv, t->name, from, out)))
 		return rc;
-	t->heat_force = true;
-	return cs_txn_commit(t);
+	if (!hspool_peek(txn->st->dir, t->name, &spooled))
+		rc = heat_add_items(*out, spooled, from, heat_minute(txn->st->heat));
+	hspool_free(spooled);
+	if (rc) {
+		cs_heat_free(*out);
+		*out = NULL;
+	}
+	return rc;
 }
 
 int cs_heat_get(cs_txn *txn, const char *table, cs_heat **out)
@@ -417,7 +436,7 @@ int cs_heat_get(cs_txn *txn, const char *table, cs_heat **out)
 	if ((rc = sch_table_get(txn, table, &t)))
 		return rc;
 	/* (records of the name older than the table are an earlier table's, until cs_gc() removes them) */
-	return heat_read(txn->kv, table, t->created > 0 ? t->created / 60000000 : 0, out);
+	return heat_get_local(txn, t, t->created > 0 ? t->created / 60000000 : 0, out);
 }
 
 void cs_heat_set_clock(cs_store *st, int64_t (*now_us)(void *ctx), void *ctx)

@@ -7,6 +7,7 @@
 #ifndef CELLFS_STORE_H
 #define CELLFS_STORE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -26,7 +27,8 @@ struct cs_store {
 	int64_t asof_us;
 	struct sch_spares spares;  /* parsed tables transactions ended with (schema.c) */
 	struct heat *heat;         /* the Key Visualizer's counts not yet written (heat.h) */
-	char *dir;                 /* where the store is: a read-only handle writes its counts at close */
+	char *dir;                 /* where the store is (and the Key Visualizer's spool: heatspool.h) */
+	atomic_int writers;        /* write transactions open (cs_heat_flush() must not begin another) */
 };
 
 struct cs_txn {

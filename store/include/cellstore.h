@@ -684,11 +684,13 @@ int cs_store_size(cs_store *st, uint64_t *size);
  * is the first CS_HEAT_KEY bytes of the least and of the greatest key counted in it, and its two counts.
  * Ranges never overlap; a key outside every range makes one of its own, and when a minute has more
  * ranges than that, the two adjacent ones with the smallest sum become one: totals stay exact, and a
- * count is never put in a range that does not hold its key. A handle counts in memory and writes its counts into the store with a write
- * transaction that commits anyway (its first, then at most one a minute) and at cs_store_close(); a
- * read-only handle writes them at close, by a writable open of its own, when the process may write the
- * store's file (else they are lost). Minutes older than CS_HEAT_MINUTES are dropped. A table whose
- * keyviz is off (cs_table_set_keyviz()) is not counted. Stores on Cloud Bigtable count nothing (the
+ * count is never put in a range that does not hold its key. A handle counts in memory and writes its
+ * counts into the store with a write transaction that commits anyway (its first, then at most one a
+ * minute); cs_heat_flush() and cs_store_close() append the rest to the store's spool, a file beside it
+ * ("heat.spool"), which no LMDB lock guards: a read-only handle's counts go there too, and the next
+ * commit that writes counts takes them in. Counts a process could not spool (no right to write the
+ * directory, or the spool at its 16 MiB cap) are lost. Minutes older than CS_HEAT_MINUTES are dropped.
+ * A table whose keyviz is off (cs_table_set_keyviz()) is not counted. Stores on Cloud Bigtable count nothing (the
  * service has its own Key Visualizer): their cs_heat_* calls are -EOPNOTSUPP. What counts:
  * - a read: each row cs_scan_next() returns, but for scans opened with cs_read_opts.unrecorded;
  * - a write: each cs_row_mutate(), cs_rmw_append(), cs_rmw_increment() and cs_check_and_mutate() that
@@ -717,20 +719,24 @@ typedef struct cs_heat {
 	cs_heat_minute *minutes; /* oldest first; minutes in which nothing was counted are absent */
 } cs_heat;
 
-/* What the store recorded of TABLE's accesses since it was created, as TXN sees it (what handles have
- * not yet written, their own included, is not there: cs_heat_flush() writes this handle's). Errors: -ENOENT (no table), -EIO (a
- * damaged record), -ENOMEM, -EOPNOTSUPP (a remote store). Caller frees *OUT with cs_heat_free(). */
+/* What the store recorded of TABLE's accesses since it was created: its records as TXN sees them and
+ * what the spool holds now (what handles hold in memory, their own included, is not there:
+ * cs_heat_flush() spools this handle's). Errors: -ENOENT (no table), -EIO (a damaged record), -ENOMEM,
+ * -EOPNOTSUPP (a remote store). Caller frees *OUT with cs_heat_free(). */
 int cs_heat_get(cs_txn *txn, const char *table, cs_heat **out);
 void cs_heat_free(cs_heat *h); /* accepts NULL */
 
-/* Write what ST has counted and not yet written, in a write transaction of its own (0 when there is
- * nothing to write). Errors: -EROFS (a read-only handle), a transaction's errors. 0 for a remote store. */
+/* Write what ST has counted and not yet written to the spool, without a commit (so no other process's
+ * mount sees the store change, and nothing waits for a writer); when the spool has grown past 1 MiB and
+ * ST may write and has no write transaction open, in a write transaction of its own, which takes the
+ * spool in too. 0 when there is nothing to write, and for a remote store. Errors: the spool's (-EACCES,
+ * -ENOSPC, -EFBIG at its cap...; the counts stay held), a transaction's. Threads: as cs_txn_begin(). */
 int cs_heat_flush(cs_store *st);
 
 /* Turn the Key Visualizer's recording of TABLE on (the default) or off: a table property, kept in the
  * table's record, which copies made through cs_table_info_get() and cs_table_create_as() keep (dumps do
- * not). Off, nothing more is counted, and counts not yet written are dropped when written; what was
- * recorded stays until it is older than CS_HEAT_MINUTES. (Records are kept under the table's name: a
+ * not). Off, nothing more is counted, and what TXN's handle holds of it is dropped; what was recorded
+ * (and spooled, by any process) stays until it is older than CS_HEAT_MINUTES. (Records are kept under the table's name: a
  * renamed table starts anew, and cs_gc() of the whole store removes those of names no table has.)
  * Errors: -ENOENT (no table), -EROFS, -EOPNOTSUPP (a remote store). */
 int cs_table_set_keyviz(cs_txn *txn, const char *table, bool on);

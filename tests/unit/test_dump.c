@@ -116,6 +116,7 @@ static void fill(cs_store *st)
 	assert_int_equal(cs_family_create(txn, "awk", "old", "maxage=1d or maxversions=5"), 0);
 	assert_int_equal(cs_family_create_typed(txn, "awk", "sum", NULL, CS_TYPE_INTSUM), 0);
 	assert_int_equal(cs_table_create(txn, "empty", 0), 0);
+	assert_int_equal(cs_table_set_keyviz(txn, "empty", false), 0); /* (a table property a dump carries) */
 	assert_int_equal(cs_table_create(txn, "nofam", '\n'), 0);
 	assert_int_equal(cs_table_create(txn, "many", 0), 0);
 	assert_int_equal(cs_family_create(txn, "many", "m", NULL), 0);
@@ -207,6 +208,8 @@ static void test_dump__round_trip_is_exact(void **state)
 		assert_int_equal(cs_table_info_get(tb, tables[i], &ib), 0);
 		assert_int_equal(ia->delim, ib->delim);
 		assert_true(ia->created == ib->created);
+		assert_int_equal(ia->keyviz_off, ib->keyviz_off);
+		assert_int_equal(ib->keyviz_off, !strcmp(tables[i], "empty"));
 		assert_int_equal(ia->nfamilies, ib->nfamilies);
 		for (size_t f = 0; f < ia->nfamilies; f++) {
 			assert_int_equal(ia->families[f].type, ib->families[f].type);

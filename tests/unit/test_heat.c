@@ -1,6 +1,6 @@
 /* test_heat.c — the Key Visualizer's recording (heat.c): the counts after a scripted load are exact;
  * merging keeps totals and key order within the bounds; counts ride on commits (the first, then one a
- * minute) and close, read-only handles' at close; old minutes are dropped; the table switch stops it;
+ * minute) and close, the others to the spool; old minutes are dropped; the table switch stops it;
  * rename keeps and delete drops the records. The clock is the store's test hook: no sleeping. */
 #include "testutil.h"
 
@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "heat.h"
+#include "heatspool.h"
 #include "keys.h"
 #include "store.h"
 
@@ -250,7 +252,7 @@ static void test_heat__written_with_commits_and_at_close(void **state)
 	expect_minute(ts->st, BASE, "r1 0/1");
 	tu_put(ts->st, "t", "r2", "f", "q", 1, "v");
 	expect_minute(ts->st, BASE, "r1 0/1");
-	reopen(ts, 0); /* close writes it */
+	reopen(ts, 0); /* close spools it */
 	expect_minute(ts->st, BASE, "r1 0/1 r2 0/1");
 	tu_put(ts->st, "t", "r3", "f", "q", 1, "v"); /* the new handle's first */
 	expect_minute(ts->st, BASE, "r1 0/1 r2 0/1 r3 0/1");
@@ -277,24 +279,106 @@ static void test_heat__aborted_writes_do_not_count(void **state)
 	expect_minute(ts->st, BASE, "y 0/1");
 }
 
-/* A read-only handle writes its reads when it closes; scans marked unrecorded count nothing. */
-static void test_heat__read_only_handle_and_unrecorded_scans(void **state)
+static uint64_t spool_size(const struct tu_store *ts)
+{
+	char *path;
+	struct stat sb;
+	uint64_t n = 0;
+	assert_true(asprintf(&path, "%s/%s", ts->dir, HSPOOL_NAME) > 0);
+	if (!stat(path, &sb))
+		n = (uint64_t)sb.st_size;
+	free(path);
+	return n;
+}
+
+/* Append N bytes of BYTE to TS's spool (damage, or a spool grown large). */
+static void spool_junk(const struct tu_store *ts, int byte, size_t n)
+{
+	char *path, *junk = malloc(n);
+	FILE *f;
+	assert_non_null(junk);
+	memset(junk, byte, n);
+	assert_true(asprintf(&path, "%s/%s", ts->dir, HSPOOL_NAME) > 0);
+	assert_non_null(f = fopen(path, "ab"));
+	assert_int_equal(fwrite(junk, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+	free(path);
+	free(junk);
+}
+
+/* A read-only handle spools its reads (no commit: the store's version stays, and nothing waits for a
+ * writer); every handle's cs_heat_get() shows them; the next commit that writes counts takes them into
+ * the records, once. Scans marked unrecorded count nothing. */
+static void test_heat__read_only_handle_spools_its_counts(void **state)
 {
 	struct tu_store *ts = *state;
 	cs_read_opts un = { .unrecorded = true };
+	uint64_t v;
 
 	tu_put(ts->st, "t", "r", "f", "q", 1, "v");
-	assert_int_equal(cs_heat_flush(ts->st), 0);
 	reopen(ts, CS_OPEN_RDONLY);
 	read_row(ts->st, "r");
 	read_row(ts->st, "r");
 	free(tu_dump_st(ts->st, "t", &un));
-	assert_int_equal(cs_heat_flush(ts->st), -EROFS);
-	reopen(ts, 0);
+	v = cs_store_version(ts->st);
+	assert_int_equal(cs_heat_flush(ts->st), 0);
+	assert_int_equal(cs_store_version(ts->st), v);
+	assert_true(spool_size(ts) > 0);
 	expect_minute(ts->st, BASE, "r 2/1");
+	read_row(ts->st, "r");
+	reopen(ts, 0); /* (the close spools the third read) */
+	expect_minute(ts->st, BASE, "r 3/1");
+	tu_put(ts->st, "t", "s", "f", "q", 1, "v"); /* the handle's first commit: takes the spool */
+	assert_int_equal(spool_size(ts), 0);
+	expect_minute(ts->st, BASE, "r 3/1 s 0/1");
+	reopen(ts, 0);
+	tu_put(ts->st, "t", "s", "f", "q", 1, "v");
+	expect_minute(ts->st, BASE, "r 3/1 s 0/2");
 	free(tu_dump_st(ts->st, "t", &un));
 	assert_int_equal(cs_heat_flush(ts->st), 0);
+	expect_minute(ts->st, BASE, "r 3/1 s 0/2");
+}
+
+/* A writable handle's flush spools too (another mount would take a commit for a change and drop its
+ * caches), until the spool is large: then it commits, and takes the spool. A spool that does not
+ * check is read up to the damage, and the commit that takes it drops the rest. */
+static void test_heat__flush_spools_until_the_spool_is_large(void **state)
+{
+	struct tu_store *ts = *state;
+	uint64_t v;
+
+	tu_put(ts->st, "t", "r", "f", "q", 1, "v");
+	read_row(ts->st, "r");
+	v = cs_store_version(ts->st);
+	assert_int_equal(cs_heat_flush(ts->st), 0);
+	assert_int_equal(cs_store_version(ts->st), v);
+	expect_minute(ts->st, BASE, "r 1/1");
+	spool_junk(ts, 'x', 100);
+	read_row(ts->st, "r");
+	assert_int_equal(cs_heat_flush(ts->st), 0); /* (after the damage: not read) */
+	expect_minute(ts->st, BASE, "r 1/1");
+	spool_junk(ts, 0, HSPOOL_COMMIT);
+	read_row(ts->st, "r");
+	assert_int_equal(cs_heat_flush(ts->st), 0);
+	assert_true(cs_store_version(ts->st) > v);
+	assert_int_equal(spool_size(ts), 0);
 	expect_minute(ts->st, BASE, "r 2/1");
+}
+
+/* With a write transaction of its own open, a handle's flush and close spool: a commit would wait for
+ * that transaction, in the same thread, for ever. */
+static void test_heat__flush_with_a_write_open_does_not_wait(void **state)
+{
+	struct tu_store *ts = *state;
+	cs_txn *w;
+
+	tu_put(ts->st, "t", "r", "f", "q", 1, "v");
+	spool_junk(ts, 0, HSPOOL_COMMIT); /* (a flush would commit, but for the open transaction) */
+	read_row(ts->st, "r");
+	w = tu_begin(ts->st, 0);
+	assert_int_equal(cs_heat_flush(ts->st), 0);
+	cs_txn_abort(w);
+	assert_true(spool_size(ts) > HSPOOL_COMMIT);
 }
 
 /* Minutes older than CS_HEAT_MINUTES go when a later minute is written: the area stays bounded. */
@@ -340,7 +424,7 @@ static void test_heat__table_switch(void **state)
 	cs_txn *txn;
 
 	tu_put(ts->st, "t", "w", "f", "q", 1, "v");    /* written: the handle's first commit */
-	tu_put(ts->st, "t", "held", "f", "q", 1, "v"); /* held until the close, then dropped */
+	tu_put(ts->st, "t", "held", "f", "q", 1, "v"); /* held by the handle: dropped when turned off */
 	txn = tu_begin(ts->st, 0);
 	assert_int_equal(cs_table_set_keyviz(txn, "t", false), 0);
 	assert_int_equal(cs_table_set_keyviz(txn, "nosuch", false), -ENOENT);
@@ -466,7 +550,9 @@ int main(void)
 		cmocka_unit_test(test_heat__histogram_bounds),
 		T(test_heat__written_with_commits_and_at_close),
 		T(test_heat__aborted_writes_do_not_count),
-		T(test_heat__read_only_handle_and_unrecorded_scans),
+		T(test_heat__read_only_handle_spools_its_counts),
+		T(test_heat__flush_spools_until_the_spool_is_large),
+		T(test_heat__flush_with_a_write_open_does_not_wait),
 		T(test_heat__oldest_minutes_dropped),
 		T(test_heat__table_switch),
 		T(test_heat__rename_delete_and_gc),
