@@ -46,32 +46,49 @@ static size_t band_of(const struct hs_matrix *m, const uint8_t *k, size_t n)
 	return lo;
 }
 
-/* The band holding the last key below END. */
-static size_t band_before(const struct hs_matrix *m, const uint8_t *end, size_t n)
+/* Row index I's band: the last whose first row is <= I (band j starts at row floor(j * rows / nbands)). */
+static uint64_t band_start(const struct hs_matrix *m, size_t j)
 {
-	size_t j = band_of(m, end, n);
-	if (j > 0 && key_cmp(m->label[j], m->labeln[j], end, n) >= 0)
+	return j * m->rows / m->nbands;
+}
+
+static size_t band_of_row(const struct hs_matrix *m, uint64_t i)
+{
+	size_t j = (size_t)(i * m->nbands / m->rows);
+	while (j + 1 < m->nbands && band_start(m, j + 1) <= i)
+		j++;
+	while (j > 0 && band_start(m, j) > i)
 		j--;
 	return j;
 }
 
-/* The least key above every key starting with P (N bytes), into OUT; its length, 0 if there is none
- * (P is all 0xFF). */
-static size_t prefix_end(const uint8_t *p, size_t n, uint8_t *out)
+/* floor(A * B / D), B <= D: exact where the compiler has 128-bit integers (every 64-bit target). */
+static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t d)
 {
-	memcpy(out, p, n);
-	while (n > 0 && out[n - 1] == 0xFF)
-		n--;
-	if (n)
-		out[n - 1]++;
-	return n;
+#ifdef __SIZEOF_INT128__
+	__extension__ typedef unsigned __int128 u128; /* (not ISO C: -Wpedantic is told so) */
+	return (uint64_t)((u128)a * b / d);
+#else
+	uint64_t r = (uint64_t)((long double)a * b / d);
+	return r > a ? a : r;
+#endif
 }
 
-/* Add C to N cells from *CELL on, evenly (whole numbers; the remainder to the first ones). */
-static void spread(uint64_t *cells, size_t stride, size_t n, uint64_t c)
+/* Add C to the cells of the bands holding rows [LO, HI) of M (LO < HI), in proportion to how many of
+ * those rows each band holds: a band the range barely touches gets its small share, not an even one.
+ * Cumulative rounding (band j gets floor(C * rows up to j's end / all) less what the ones before got)
+ * gives whole numbers, each less than 1 from its exact share, that sum to C. */
+static void apportion(const struct hs_matrix *m, uint64_t *col, uint64_t lo, uint64_t hi, uint64_t c)
 {
-	for (size_t i = 0; i < n; i++)
-		cells[i * stride] += c / n + (i < c % n);
+	size_t j = band_of_row(m, lo), je = band_of_row(m, hi - 1);
+	uint64_t given = 0;
+
+	for (; j <= je; j++) {
+		uint64_t end = j + 1 < m->nbands ? band_start(m, j + 1) : m->rows;
+		uint64_t upto = j == je ? c : muldiv(c, (end < hi ? end : hi) - lo, hi - lo);
+		col[j * m->ncols] += upto - given;
+		given = upto;
+	}
 }
 
 static int scan_keys(cs_txn *txn, const char *table, cs_scan **s)
@@ -80,7 +97,68 @@ static int scan_keys(cs_txn *txn, const char *table, cs_scan **s)
 	return cs_scan_open(txn, table, &o, s);
 }
 
-/* The bands: counts the rows, then takes every (rows / nbands)th key as a band's first. */
+/* A recorded range's bound, to be ranked among the table's rows: for a range's key, the rows whose
+ * first CS_HEAT_KEY bytes sort below it; for its last, those at or below it (so the range holds rows
+ * [rank of key, rank of last), compared as the store counted them). */
+struct bound {
+	const uint8_t *k;
+	size_t n;
+	int last;
+	uint64_t *rank;
+};
+
+static int bound_cmp(const void *pa, const void *pb)
+{
+	const struct bound *a = pa, *b = pb;
+	int r = key_cmp(a->k, a->n, b->k, b->n);
+	return r ? r : a->last - b->last; /* (a key before an equal last: it ranks fewer rows) */
+}
+
+/* The bounds of every range in HEAT, sorted, their ranks to go to RANK[2 * range + (0 key, 1 last)],
+ * ranges numbered in HEAT's order. Caller frees *OUT and *RANK. */
+static int make_bounds(const cs_heat *heat, struct bound **out, size_t *nout, uint64_t **rank)
+{
+	size_t n = 0, b = 0;
+
+	for (size_t t = 0; t < heat->nminutes; t++)
+		n += heat->minutes[t].nranges;
+	*out = NULL;
+	*nout = 2 * n;
+	if (!(*rank = calloc(2 * n + 1, sizeof(**rank))) || !(*out = calloc(2 * n + 1, sizeof(**out))))
+		return -ENOMEM;
+	for (size_t t = 0; t < heat->nminutes; t++)
+		for (size_t i = 0; i < heat->minutes[t].nranges; i++, b += 2) {
+			const cs_heat_range *r = &heat->minutes[t].ranges[i];
+			(*out)[b] = (struct bound){ r->key, r->keylen, 0, &(*rank)[b] };
+			(*out)[b + 1] = (struct bound){ r->last, r->lastlen, 1, &(*rank)[b + 1] };
+		}
+	qsort(*out, *nout, sizeof(**out), bound_cmp);
+	return 0;
+}
+
+/* Counts the rows, and ranks the bounds BD (sorted) among them on the way: one pass. */
+static int count_rows(cs_txn *txn, const char *table, struct bound *bd, size_t nbd, struct hs_matrix *m)
+{
+	const cs_row *r;
+	cs_scan *s;
+	size_t b = 0;
+	int rc;
+
+	if ((rc = scan_keys(txn, table, &s)))
+		return rc;
+	while ((rc = cs_scan_next(s, &r)) == 1) {
+		size_t pn = r->key.len < CS_HEAT_KEY ? r->key.len : CS_HEAT_KEY;
+		while (b < nbd && key_cmp(r->key.data, pn, bd[b].k, bd[b].n) >= bd[b].last)
+			*bd[b++].rank = m->rows; /* (this row is above the bound: it ranks the rows before) */
+		m->rows++;
+	}
+	cs_scan_close(s);
+	while (b < nbd)
+		*bd[b++].rank = m->rows;
+	return rc;
+}
+
+/* The bands' first keys: every (rows / nbands)th key, M->rows counted already. */
 static int make_bands(cs_txn *txn, const char *table, size_t max_bands, struct hs_matrix *m)
 {
 	const cs_row *r;
@@ -89,13 +167,6 @@ static int make_bands(cs_txn *txn, const char *table, size_t max_bands, struct h
 	size_t j = 0;
 	int rc;
 
-	if ((rc = scan_keys(txn, table, &s)))
-		return rc;
-	while ((rc = cs_scan_next(s, &r)) == 1)
-		m->rows++;
-	cs_scan_close(s);
-	if (rc < 0)
-		return rc;
 	m->nbands = m->rows ? (m->rows < max_bands ? (size_t)m->rows : max_bands) : 1;
 	if (!(m->label = calloc(m->nbands, sizeof(*m->label))) || !(m->labeln = calloc(m->nbands, sizeof(*m->labeln))))
 		return -ENOMEM;
@@ -104,7 +175,7 @@ static int make_bands(cs_txn *txn, const char *table, size_t max_bands, struct h
 	if ((rc = scan_keys(txn, table, &s)))
 		return rc;
 	while (j < m->nbands && (rc = cs_scan_next(s, &r)) == 1) {
-		if (idx++ != j * m->rows / m->nbands)
+		if (idx++ != band_start(m, j))
 			continue;
 		if (!(m->label[j] = malloc(r->key.len))) {
 			rc = -ENOMEM;
@@ -119,10 +190,10 @@ static int make_bands(cs_txn *txn, const char *table, size_t max_bands, struct h
 	return j == m->nbands ? 0 : -EIO; /* (a snapshot: the rows counted are there) */
 }
 
-/* Put HEAT's counts into M's cells. */
-static int fill(const cs_heat *heat, struct hs_matrix *m)
+/* Put HEAT's counts into M's cells, RANK its ranges' bounds' ranks (make_bounds()). */
+static int fill(const cs_heat *heat, const uint64_t *rank, struct hs_matrix *m)
 {
-	uint8_t end[CS_HEAT_KEY];
+	size_t ri = 0;
 
 	if (heat->nminutes) {
 		int64_t total = heat->minutes[heat->nminutes - 1].minute - heat->minutes[0].minute + 1;
@@ -138,20 +209,17 @@ static int fill(const cs_heat *heat, struct hs_matrix *m)
 	for (size_t t = 0; t < heat->nminutes; t++) {
 		const cs_heat_minute *hm = &heat->minutes[t];
 		size_t col = (size_t)((hm->minute - m->first) / m->span);
-		for (size_t i = 0; i < hm->nranges; i++) {
+		for (size_t i = 0; i < hm->nranges; i++, ri += 2) {
 			const cs_heat_range *r = &hm->ranges[i];
-			size_t b0 = band_of(m, r->key, r->keylen), b1, en;
-			/* to the band of the greatest key starting with LAST (LAST itself when it is whole) */
-			if (r->lastlen < CS_HEAT_KEY)
-				b1 = band_of(m, r->last, r->lastlen);
-			else if ((en = prefix_end(r->last, r->lastlen, end)))
-				b1 = band_before(m, end, en);
-			else
-				b1 = m->nbands - 1;
-			if (b1 < b0)
-				b1 = b0;
-			spread(&m->reads[b0 * m->ncols + col], m->ncols, b1 - b0 + 1, r->reads);
-			spread(&m->writes[b0 * m->ncols + col], m->ncols, b1 - b0 + 1, r->writes);
+			uint64_t lo = rank[ri], hi = rank[ri + 1];
+			if (lo < hi) {
+				apportion(m, &m->reads[col], lo, hi, r->reads);
+				apportion(m, &m->writes[col], lo, hi, r->writes);
+			} else { /* (its rows are gone: where its key would be) */
+				size_t b = band_of(m, r->key, r->keylen);
+				m->reads[b * m->ncols + col] += r->reads;
+				m->writes[b * m->ncols + col] += r->writes;
+			}
 			m->total_reads += r->reads;
 			m->total_writes += r->writes;
 		}
@@ -169,6 +237,9 @@ int hs_matrix_build(cs_store *st, const char *table, size_t max_bands, struct hs
 {
 	struct hs_matrix *m = NULL;
 	cs_heat *heat = NULL;
+	struct bound *bd = NULL;
+	uint64_t *rank = NULL;
+	size_t nbd = 0;
 	cs_txn *txn;
 	int rc;
 
@@ -184,11 +255,14 @@ int hs_matrix_build(cs_store *st, const char *table, size_t max_bands, struct hs
 		rc = -ENOMEM;
 		goto out;
 	}
-	if (!(rc = make_bands(txn, table, max_bands, m)))
-		rc = fill(heat, m);
+	if (!(rc = make_bounds(heat, &bd, &nbd, &rank)) && !(rc = count_rows(txn, table, bd, nbd, m)) &&
+	    !(rc = make_bands(txn, table, max_bands, m)))
+		rc = fill(heat, rank, m);
 out:
 	cs_txn_abort(txn);
 	cs_heat_free(heat);
+	free(bd);
+	free(rank);
 	if (rc) {
 		hs_matrix_free(m);
 		return rc;
