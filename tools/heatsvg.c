@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,11 +272,22 @@ out:
 	return 0;
 }
 
-/* ---- drawing ---- */
+/* ---- drawing ----
+ * Every text's width is reckoned from its characters (the font is monospace: 0.6 em a character, and
+ * CHAR_W / TITLE_CHAR_W a little more), and the layout is built from those widths: the key labels'
+ * column is as wide as its widest label, a panel as wide as its widest text, the picture as wide as
+ * its title, so no text runs into another or past the edge whatever the keys, name or minutes. */
 
-#define FONT "font-family=\"monospace\" font-size=\"11\""
-#define LABEL_CHARS 20 /* a key label's characters at most */
-#define CHAR_W 7       /* px per character of the labels' font, about */
+#define FONT_PX 11
+#define CHAR_W 7        /* px a character of FONT_PX takes, at most */
+#define TITLE_PX 14
+#define TITLE_CHAR_W 9
+#define LINE 16         /* px from one line of FONT_PX to the next */
+#define MARGIN 10
+#define GAP 40          /* px between the reads and writes panels */
+#define LABEL_CHARS 24  /* a key label's characters at most (then "...") */
+#define SCALE_W 160     /* the legend's colour bar */
+#define TICK_PX 64      /* the time axis' labels: this far apart at least */
 
 /* A dark-to-bright scale (matplotlib's "magma"), at T in [0, 1]. */
 static void colour(double t, char out[8])
@@ -299,162 +311,250 @@ static void colour(double t, char out[8])
 		 (unsigned)lround(stops[i - 1].b + f * (stops[i].b - stops[i - 1].b)));
 }
 
-/* Key bytes as text: printable ASCII as itself, anything else \xHH; XML-escaped; at most MAX characters
- * of the key (then "..."). */
-static void put_key(FILE *f, const uint8_t *k, size_t n, size_t max)
+/* Key bytes as text into OUT (room for MAX + 4): printable ASCII as itself ('\' doubled), anything else
+ * \xHH, at most MAX characters (then "..."). Returns its length: its width in characters. */
+static size_t key_text(const uint8_t *k, size_t n, size_t max, char *out)
 {
-	for (size_t i = 0; i < n && i < max; i++) {
-		uint8_t c = k[i];
-		if (c == '&')
-			fputs("&amp;", f);
-		else if (c == '<')
-			fputs("&lt;", f);
-		else if (c == '>')
-			fputs("&gt;", f);
-		else if (c == '"')
-			fputs("&quot;", f);
-		else if (c == '\\')
-			fputs("\\\\", f);
-		else if (c >= 0x20 && c < 0x7f)
-			fputc(c, f);
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bool plain = k[i] >= 0x20 && k[i] < 0x7f;
+		size_t cn = k[i] == '\\' ? 2 : plain ? 1 : 4;
+		if (o + cn > max) {
+			memcpy(out + o, "...", 4);
+			return o + 3;
+		}
+		if (!plain)
+			snprintf(out + o, 5, "\\x%02x", k[i]);
+		else if (cn == 2)
+			memcpy(out + o, "\\\\", 2);
 		else
-			fprintf(f, "\\x%02x", c);
+			out[o] = (char)k[i];
+		o += cn;
 	}
-	if (n > max)
-		fputs("...", f);
+	out[o] = 0;
+	return o;
 }
 
-static void put_time(FILE *f, int64_t minute, const char *fmt)
+/* S, XML-escaped. */
+static void put_esc(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		if (*s == '&')
+			fputs("&amp;", f);
+		else if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else if (*s == '"')
+			fputs("&quot;", f);
+		else
+			fputc(*s, f);
+}
+
+/* A line of text S at (X, Y: its baseline), of FONT_PX unless BIG; ATTRS: more attributes, or "". */
+static void text(FILE *f, int x, int y, bool big, const char *attrs, const char *s)
+{
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-family=\"monospace\" font-size=\"%d\"%s%s>", x, y,
+		big ? TITLE_PX : FONT_PX, *attrs ? " " : "", attrs);
+	put_esc(f, s);
+	fputs("</text>\n", f);
+}
+
+static int width_of(const char *s)
+{
+	return (int)strlen(s) * CHAR_W;
+}
+
+static void time_text(int64_t minute, const char *fmt, char *out, size_t n)
 {
 	time_t t = (time_t)(minute * 60);
 	struct tm tm;
-	char buf[32];
 
 	gmtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), fmt, &tm);
-	fputs(buf, f);
+	strftime(out, n, fmt, &tm);
 }
 
-struct layout {
-	int label_w, band_h, col_w, panel_w, top, x[2], height;
+/* What the picture says, made first so the layout can be fitted to it. */
+struct words {
+	char title[96], rows[128], time[128];
+	char head[2][32], max[2][24], per[2][48], total[2][48];
 };
 
-static void panel(FILE *f, const struct hs_matrix *m, const struct layout *l, int p)
+struct layout {
+	int label_w, band_h, col_w, panel_w, top, h, x[2], width, height;
+};
+
+static void make_words(const struct hs_matrix *m, const char *table, struct words *w)
+{
+	char a[32], b[32];
+
+	snprintf(w->title, sizeof(w->title), "Key Visualizer: table %.*s", CS_MAX_TABLE, table);
+	if (!m->rows)
+		snprintf(w->rows, sizeof(w->rows), "an empty table: no rows");
+	else if (m->rows % m->nbands == 0)
+		snprintf(w->rows, sizeof(w->rows), "%llu rows in %zu key ranges of %llu row%s each",
+			 (unsigned long long)m->rows, m->nbands, (unsigned long long)(m->rows / m->nbands),
+			 m->rows == m->nbands ? "" : "s");
+	else
+		snprintf(w->rows, sizeof(w->rows), "%llu rows in %zu key ranges of about %llu rows each",
+			 (unsigned long long)m->rows, m->nbands, (unsigned long long)(m->rows + m->nbands - 1) / m->nbands);
+	if (m->ncols) {
+		int64_t last = m->first + (int64_t)m->ncols * m->span - 1;
+		time_text(m->first, "%Y-%m-%d %H:%M", a, sizeof(a));
+		/* (the last minute's date only when it differs) */
+		time_text(last, last / 1440 == m->first / 1440 ? " to %H:%M" : " to %Y-%m-%d %H:%M", b, sizeof(b));
+		snprintf(w->time, sizeof(w->time), "%lld minute%s a column, %s%s UTC", (long long)m->span,
+			 m->span > 1 ? "s" : "", a, last > m->first ? b : "");
+	} else {
+		snprintf(w->time, sizeof(w->time), "no accesses recorded");
+	}
+	for (int p = 0; p < 2; p++) {
+		snprintf(w->head[p], sizeof(w->head[p]), "%s", p ? "Writes (row mutations)" : "Reads (rows read)");
+		snprintf(w->max[p], sizeof(w->max[p]), "%llu", (unsigned long long)(p ? m->max_writes : m->max_reads));
+		snprintf(w->per[p], sizeof(w->per[p]), "%s per cell, square-root scale", p ? "writes" : "reads");
+		snprintf(w->total[p], sizeof(w->total[p]), "total %llu",
+			 (unsigned long long)(p ? m->total_writes : m->total_reads));
+	}
+}
+
+static int max_i(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static void make_layout(const struct hs_matrix *m, const struct words *w, struct layout *l)
+{
+	char k[LABEL_CHARS + 4];
+	int title_w = (int)strlen(w->title) * TITLE_CHAR_W;
+
+	l->label_w = width_of("first key");
+	for (size_t j = 0; j < m->nbands; j++)
+		l->label_w = max_i(l->label_w, (int)key_text(m->label[j], m->labeln[j], LABEL_CHARS, k) * CHAR_W);
+	l->band_h = (int)(480 / m->nbands);
+	l->band_h = l->band_h < 6 ? 6 : l->band_h > 24 ? 24 : l->band_h;
+	l->h = (int)m->nbands * l->band_h;
+	l->col_w = m->ncols ? (int)(720 / m->ncols) : 1;
+	l->col_w = l->col_w < 2 ? 2 : l->col_w > 32 ? 32 : l->col_w;
+	l->panel_w = max_i((int)m->ncols * l->col_w, 240);
+	for (int p = 0; p < 2; p++) {
+		l->panel_w = max_i(l->panel_w, width_of(w->head[p]));
+		l->panel_w = max_i(l->panel_w, width_of(w->per[p]));
+		l->panel_w = max_i(l->panel_w, width_of(w->total[p]));
+	}
+	l->top = MARGIN + TITLE_PX + 20 + LINE + 26 + 8; /* title, two lines, the panels' heads */
+	l->x[0] = MARGIN + l->label_w + 16; /* (the labels' head, left, and the panel's: 16 px apart) */
+	l->x[1] = l->x[0] + l->panel_w + GAP;
+	l->width = max_i(l->x[1] + l->panel_w + MARGIN, MARGIN + max_i(title_w, width_of(w->time)) + MARGIN);
+	l->width = max_i(l->width, MARGIN + width_of(w->rows) + MARGIN);
+	l->height = l->top + l->h + 99 + MARGIN + 4; /* the time axis, the legend: panel() */
+}
+
+/* The cells of panel P (0 reads, 1 writes), a <title> each with its count, key range and minute. */
+static void cells(FILE *f, const struct hs_matrix *m, const struct layout *l, int p)
 {
 	const uint64_t *v = p ? m->writes : m->reads, max = p ? m->max_writes : m->max_reads;
-	const char *what = p ? "writes" : "reads";
-	int x0 = l->x[p], h = (int)m->nbands * l->band_h;
-	char c[8];
+	char c[8], k[64 * 4 + 4], t[32];
 
-	fprintf(f, "<text x=\"%d\" y=\"%d\" %s font-weight=\"bold\">%s</text>\n", x0, l->top - 8, FONT,
-		p ? "Writes (row mutations)" : "Reads (rows read)");
-	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#000004\"/>\n", x0, l->top,
-		l->panel_w, h);
-	if (!m->ncols)
-		fprintf(f, "<text x=\"%d\" y=\"%d\" %s fill=\"#cccccc\">nothing recorded</text>\n", x0 + 8,
-			l->top + h / 2, FONT);
-	for (size_t b = 0; b < m->nbands; b++)
+	for (size_t b = 0; b < m->nbands; b++) {
+		key_text(m->label[b], m->labeln[b], 64 * 4, k);
 		for (size_t col = 0; col < m->ncols; col++) {
 			uint64_t n = v[b * m->ncols + col];
 			if (!n)
 				continue;
 			colour(sqrt((double)n / (double)max), c);
+			time_text(m->first + (int64_t)col * m->span, "%Y-%m-%d %H:%M", t, sizeof(t));
 			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>%s %llu, keys from ",
-				x0 + (int)col * l->col_w, l->top + (int)b * l->band_h, l->col_w, l->band_h, c, what,
-				(unsigned long long)n);
-			put_key(f, m->label[b], m->labeln[b], 64);
-			fputs(", ", f);
-			put_time(f, m->first + (int64_t)col * m->span, "%Y-%m-%d %H:%M");
+				l->x[p] + (int)col * l->col_w, l->top + (int)b * l->band_h, l->col_w, l->band_h, c,
+				p ? "writes" : "reads", (unsigned long long)n);
+			put_esc(f, k);
+			fprintf(f, ", %s", t);
 			if (m->span > 1)
 				fprintf(f, " (+%lld min)", (long long)m->span - 1);
 			fputs(" UTC</title></rect>\n", f);
 		}
-	/* the time axis: a tick every 80 px or so */
-	int every = l->col_w >= 80 ? 1 : 80 / l->col_w + 1;
-	for (size_t col = 0; col < m->ncols; col += (size_t)every) {
-		int x = x0 + (int)col * l->col_w;
-		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#444444\"/>\n", x, l->top + h, x,
-			l->top + h + 5);
-		fprintf(f, "<text x=\"%d\" y=\"%d\" %s>", x, l->top + h + 17, FONT);
-		put_time(f, m->first + (int64_t)col * m->span, "%H:%M");
-		fputs("</text>\n", f);
 	}
-	fprintf(f, "<text x=\"%d\" y=\"%d\" %s text-anchor=\"end\">time (UTC)</text>\n", x0 + l->panel_w,
-		l->top + h + 32, FONT);
+}
+
+/* The time axis under panel X0: a tick at every STEP minutes (a round number, TICK_PX apart at least),
+ * labelled with the time, or the date at midnight; a label that would pass the panel's right edge is
+ * left out (the tick stays). */
+static void time_axis(FILE *f, const struct hs_matrix *m, const struct layout *l, int x0)
+{
+	static const int steps[] = { 1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440, 2880, 10080 };
+	int64_t last = m->first + (int64_t)m->ncols * m->span, step = steps[0], t;
+	int y = l->top + l->h;
+	char s[16];
+
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if ((step = steps[i]) * l->col_w >= TICK_PX * m->span)
+			break;
+	t = (m->first + step - 1) / step * step;
+	if (t >= last)
+		t = m->first; /* (too short for a round time: its start) */
+	for (; t < last; t += step) {
+		int x = x0 + (int)((t - m->first) * l->col_w / m->span);
+		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#444444\"/>\n", x, y, x, y + 5);
+		time_text(t, t % 1440 ? "%H:%M" : "%d %b", s, sizeof(s));
+		if (x + width_of(s) <= x0 + l->panel_w)
+			text(f, x, y + 18, false, "", s);
+	}
+}
+
+static void panel(FILE *f, const struct hs_matrix *m, const struct words *w, const struct layout *l, int p)
+{
+	int x0 = l->x[p], y = l->top + l->h;
+
+	text(f, x0, l->top - 8, false, "font-weight=\"bold\"", w->head[p]);
+	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#000004\"/>\n", x0, l->top,
+		l->panel_w, l->h);
+	if (m->ncols) {
+		cells(f, m, l, p);
+		time_axis(f, m, l, x0);
+	} else {
+		text(f, x0 + 8, l->top + l->h / 2 + 4, false, "fill=\"#cccccc\"", "nothing recorded");
+	}
+	if (m->ncols)
+		text(f, x0 + l->panel_w, y + 34, false, "text-anchor=\"end\"", "time (UTC)");
 	/* the legend: the scale from 0 to the largest cell */
-	int ly = l->top + h + 44;
-	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"160\" height=\"10\" fill=\"url(#scale)\" stroke=\"#444444\"/>\n",
-		x0, ly);
-	fprintf(f, "<text x=\"%d\" y=\"%d\" %s>0</text>\n", x0, ly + 23, FONT);
-	fprintf(f, "<text x=\"%d\" y=\"%d\" %s text-anchor=\"end\">%llu</text>\n", x0 + 160, ly + 23, FONT,
-		(unsigned long long)max);
-	fprintf(f, "<text x=\"%d\" y=\"%d\" %s>%s per cell, total %llu</text>\n", x0, ly + 38, FONT, what,
-		(unsigned long long)(p ? m->total_writes : m->total_reads));
-	fprintf(f, "<text x=\"%d\" y=\"%d\" %s>(square-root scale)</text>\n", x0, ly + 52, FONT);
+	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"10\" fill=\"url(#scale)\" stroke=\"#444444\"/>\n",
+		x0, y + 44, SCALE_W);
+	text(f, x0, y + 67, false, "", "0");
+	text(f, x0 + SCALE_W, y + 67, false, "text-anchor=\"end\"", w->max[p]); /* (20 digits fit beside "0") */
+	text(f, x0, y + 83, false, "", w->per[p]);
+	text(f, x0, y + 99, false, "", w->total[p]);
 }
 
 static void draw(FILE *f, const struct hs_matrix *m, const char *table)
 {
+	struct words w;
 	struct layout l;
-	size_t maxc = 10; /* ("first key") */
-	char c[8];
+	char c[8], k[LABEL_CHARS + 4];
+	size_t every;
 
-	for (size_t j = 0; j < m->nbands; j++) {
-		size_t w = 0;
-		for (size_t i = 0; i < m->labeln[j] && i < LABEL_CHARS; i++)
-			w += m->label[j][i] >= 0x20 && m->label[j][i] < 0x7f ? (m->label[j][i] == '\\' ? 2 : 1) : 4;
-		w += m->labeln[j] > LABEL_CHARS ? 3 : 0;
-		if (w > maxc)
-			maxc = w;
-	}
-	l.label_w = 16 + (int)maxc * CHAR_W;
-	l.band_h = (int)(480 / m->nbands);
-	l.band_h = l.band_h < 6 ? 6 : l.band_h > 24 ? 24 : l.band_h;
-	l.col_w = m->ncols ? (int)(720 / m->ncols) : 1;
-	l.col_w = l.col_w < 2 ? 2 : l.col_w > 32 ? 32 : l.col_w;
-	l.panel_w = (int)m->ncols * l.col_w < 240 ? 240 : (int)m->ncols * l.col_w;
-	l.top = 72;
-	l.x[0] = l.label_w;
-	l.x[1] = l.x[0] + l.panel_w + 32;
-	l.height = l.top + (int)m->nbands * l.band_h + 112;
-	int width = l.x[1] + l.panel_w + 24;
-	if (width < 760) /* (room for the lines above) */
-		width = 760;
-
+	make_words(m, table, &w);
+	make_layout(m, &w, &l);
+	every = (size_t)((14 + l.band_h - 1) / l.band_h); /* key labels 14 px apart at least */
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		   "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
 		   "viewBox=\"0 0 %d %d\">\n",
-		width, l.height, width, l.height);
+		l.width, l.height, l.width, l.height);
 	fputs("<defs><linearGradient id=\"scale\" x1=\"0\" x2=\"1\" y1=\"0\" y2=\"0\">\n", f);
 	for (int i = 0; i <= 10; i++) {
 		colour(i / 10.0, c);
 		fprintf(f, "<stop offset=\"%d%%\" stop-color=\"%s\"/>\n", i * 10, c);
 	}
 	fputs("</linearGradient></defs>\n<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n", f);
-	fputs("<text x=\"8\" y=\"20\" font-family=\"monospace\" font-size=\"14\" font-weight=\"bold\">"
-	      "Key Visualizer: table ", f);
-	put_key(f, (const uint8_t *)table, strlen(table), 64);
-	fputs("</text>\n", f);
-	fprintf(f, "<text x=\"8\" y=\"38\" %s>%llu rows in %zu key ranges of about %llu rows; ", FONT,
-		(unsigned long long)m->rows, m->nbands, (unsigned long long)(m->rows ? (m->rows + m->nbands - 1) / m->nbands : 0));
-	if (m->ncols) {
-		fprintf(f, "%lld minute%s a column, from ", (long long)m->span, m->span > 1 ? "s" : "");
-		put_time(f, m->first, "%Y-%m-%d %H:%M UTC");
-	} else {
-		fputs("no accesses recorded", f);
+	text(f, MARGIN, MARGIN + TITLE_PX, true, "font-weight=\"bold\"", w.title);
+	text(f, MARGIN, MARGIN + TITLE_PX + 20, false, "", w.rows);
+	text(f, MARGIN, MARGIN + TITLE_PX + 20 + LINE, false, "", w.time);
+	text(f, MARGIN, l.top - 8, false, "font-weight=\"bold\"", "first key");
+	for (size_t j = 0; j < m->nbands; j += every) {
+		key_text(m->label[j], m->labeln[j], LABEL_CHARS, k);
+		text(f, l.x[0] - 6, l.top + (int)j * l.band_h + l.band_h / 2 + 4, false, "text-anchor=\"end\"", k);
 	}
-	fputs("</text>\n", f);
-	fprintf(f, "<text x=\"8\" y=\"%d\" %s font-weight=\"bold\">first key</text>\n", l.top - 8, FONT);
-	for (size_t j = 0; j < m->nbands; j++) {
-		if (l.band_h < 11 && j % (size_t)((11 + l.band_h - 1) / l.band_h))
-			continue; /* (labels too close: every other, or third) */
-		fprintf(f, "<text x=\"%d\" y=\"%d\" %s text-anchor=\"end\">", l.label_w - 6,
-			l.top + (int)j * l.band_h + l.band_h / 2 + 4, FONT);
-		put_key(f, m->label[j], m->labeln[j], LABEL_CHARS);
-		fputs("</text>\n", f);
-	}
-	panel(f, m, &l, 0);
-	panel(f, m, &l, 1);
+	panel(f, m, &w, &l, 0);
+	panel(f, m, &w, &l, 1);
 	fputs("</svg>\n", f);
 }
 

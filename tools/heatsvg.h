@@ -39,7 +39,8 @@ int hs_matrix_build(cs_store *st, const char *table, size_t max_bands, struct hs
 void hs_matrix_free(struct hs_matrix *m); /* accepts NULL */
 
 /* Draw M, TABLE's matrix, into the file PATH (written whole or not at all: a temporary file beside it,
- * renamed). Errors: a file's (-EACCES, -ENOENT for a missing directory, -ENOSPC, ...), -ENOMEM. */
+ * renamed). The picture is laid out from its texts' widths (monospace, 0.6 em a character): no text
+ * overlaps another or passes the picture's edge, whatever the keys, table name, minutes or counts. Errors: a file's (-EACCES, -ENOENT for a missing directory, -ENOSPC, ...), -ENOMEM. */
 int hs_matrix_svg(const struct hs_matrix *m, const char *table, const char *path);
 
 /* hs_matrix_build() and hs_matrix_svg() in one call (what `keyviz T out=FILE.svg` does). Errors: as
