@@ -63,32 +63,57 @@ static size_t band_of_row(const struct hs_matrix *m, uint64_t i)
 	return j;
 }
 
-/* floor(A * B / D), B <= D: exact where the compiler has 128-bit integers (every 64-bit target). */
-static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t d)
+/* floor(A * B / D), its remainder to *REM; B <= D (so it fits). Exact without 128-bit integers: the
+ * product as two halves, divided bit by bit, when it does not fit in 64 bits (counts beyond 2^32 of
+ * ranges beyond 2^32 rows: rare). */
+static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t d, uint64_t *rem)
 {
-#ifdef __SIZEOF_INT128__
-	__extension__ typedef unsigned __int128 u128; /* (not ISO C: -Wpedantic is told so) */
-	return (uint64_t)((u128)a * b / d);
-#else
-	uint64_t r = (uint64_t)((long double)a * b / d);
-	return r > a ? a : r;
-#endif
+	uint64_t a0 = a & 0xffffffff, a1 = a >> 32, b0 = b & 0xffffffff, b1 = b >> 32;
+	uint64_t mid, hi, lo, q = 0, r = 0;
+
+	if (!b || a <= UINT64_MAX / b) {
+		*rem = a * b % d;
+		return a * b / d;
+	}
+	mid = (a0 * b0 >> 32) + (a0 * b1 & 0xffffffff) + (a1 * b0 & 0xffffffff);
+	lo = mid << 32 | (a0 * b0 & 0xffffffff);
+	hi = a1 * b1 + (a0 * b1 >> 32) + (a1 * b0 >> 32) + (mid >> 32);
+	for (int i = 127; i >= 0; i--) {
+		uint64_t carry = r >> 63; /* (r < d before the shift: r - d below fits, carried or not) */
+		r = r << 1 | ((i >= 64 ? hi >> (i - 64) : lo >> i) & 1);
+		if (carry || r >= d) {
+			r -= d;
+			q |= i < 64 ? (uint64_t)1 << i : 0;
+		}
+	}
+	*rem = r;
+	return q;
 }
 
 /* Add C to the cells of the bands holding rows [LO, HI) of M (LO < HI), in proportion to how many of
  * those rows each band holds: a band the range barely touches gets its small share, not an even one.
- * Cumulative rounding (band j gets floor(C * rows up to j's end / all) less what the ones before got)
- * gives whole numbers, each less than 1 from its exact share, that sum to C. */
-static void apportion(const struct hs_matrix *m, uint64_t *col, uint64_t lo, uint64_t hi, uint64_t c)
+ * Largest remainder: each band its share's whole part, then the ones left over one each to the bands
+ * of the largest fractions, the first of equal ones first (a count too small to share, as one read of
+ * a range of rows, goes to the range's first band). The parts sum to C. REM: room for M's bands. */
+static void apportion(const struct hs_matrix *m, uint64_t *col, uint64_t lo, uint64_t hi, uint64_t c,
+		      uint64_t *rem)
 {
-	size_t j = band_of_row(m, lo), je = band_of_row(m, hi - 1);
+	size_t j0 = band_of_row(m, lo), n = band_of_row(m, hi - 1) - j0 + 1;
 	uint64_t given = 0;
 
-	for (; j <= je; j++) {
-		uint64_t end = j + 1 < m->nbands ? band_start(m, j + 1) : m->rows;
-		uint64_t upto = j == je ? c : muldiv(c, (end < hi ? end : hi) - lo, hi - lo);
-		col[j * m->ncols] += upto - given;
-		given = upto;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t start = band_start(m, j0 + i), end = j0 + i + 1 < m->nbands ? band_start(m, j0 + i + 1) : m->rows;
+		uint64_t q = muldiv(c, (end < hi ? end : hi) - (start > lo ? start : lo), hi - lo, &rem[i]);
+		col[(j0 + i) * m->ncols] += q;
+		given += q;
+	}
+	for (; given < c; given++) { /* (fewer than N left, each to a band of a positive remainder) */
+		size_t best = 0;
+		for (size_t i = 1; i < n; i++)
+			if (rem[i] > rem[best])
+				best = i;
+		col[(j0 + best) * m->ncols]++;
+		rem[best] = 0;
 	}
 }
 
@@ -194,6 +219,7 @@ static int make_bands(cs_txn *txn, const char *table, size_t max_bands, struct h
 /* Put HEAT's counts into M's cells, RANK its ranges' bounds' ranks (make_bounds()). */
 static int fill(const cs_heat *heat, const uint64_t *rank, struct hs_matrix *m)
 {
+	uint64_t *rem;
 	size_t ri = 0;
 
 	if (heat->nminutes) {
@@ -207,6 +233,8 @@ static int fill(const cs_heat *heat, const uint64_t *rank, struct hs_matrix *m)
 	if (m->ncols && (!(m->reads = calloc(m->nbands * m->ncols, sizeof(*m->reads))) ||
 			 !(m->writes = calloc(m->nbands * m->ncols, sizeof(*m->writes)))))
 		return -ENOMEM;
+	if (!(rem = calloc(m->nbands, sizeof(*rem))))
+		return -ENOMEM;
 	for (size_t t = 0; t < heat->nminutes; t++) {
 		const cs_heat_minute *hm = &heat->minutes[t];
 		size_t col = (size_t)((hm->minute - m->first) / m->span);
@@ -214,8 +242,8 @@ static int fill(const cs_heat *heat, const uint64_t *rank, struct hs_matrix *m)
 			const cs_heat_range *r = &hm->ranges[i];
 			uint64_t lo = rank[ri], hi = rank[ri + 1];
 			if (lo < hi) {
-				apportion(m, &m->reads[col], lo, hi, r->reads);
-				apportion(m, &m->writes[col], lo, hi, r->writes);
+				apportion(m, &m->reads[col], lo, hi, r->reads, rem);
+				apportion(m, &m->writes[col], lo, hi, r->writes, rem);
 			} else { /* (its rows are gone: where its key would be) */
 				size_t b = band_of(m, r->key, r->keylen);
 				m->reads[b * m->ncols + col] += r->reads;
@@ -225,6 +253,7 @@ static int fill(const cs_heat *heat, const uint64_t *rank, struct hs_matrix *m)
 			m->total_writes += r->writes;
 		}
 	}
+	free(rem);
 	for (size_t c = 0; c < m->nbands * m->ncols; c++) {
 		if (m->reads[c] > m->max_reads)
 			m->max_reads = m->reads[c];
@@ -285,7 +314,7 @@ out:
 #define LINE 16         /* px from one line of FONT_PX to the next */
 #define MARGIN 10
 #define GAP 40          /* px between the reads and writes panels */
-#define LABEL_CHARS 24  /* a key label's characters at most (then "...") */
+#define LABEL_CHARS 32  /* a key label's characters at most (then "...") */
 #define SCALE_W 160     /* the legend's colour bar */
 #define TICK_PX 64      /* the time axis' labels: this far apart at least */
 

@@ -7,9 +7,10 @@
  * row's key. A recorded range [key, last] (cs_heat_range: the first 16 bytes of the least and greatest
  * keys counted) holds the table's rows whose first 16 bytes lie in [key, last], as the store counted
  * them; its counts are split over the bands holding those rows in proportion to how many each holds
- * (whole numbers, each within 1 of its exact share, summing to the range's count), and a range whose
- * rows are all gone goes to the band where its key sorts. So every count lands in one cell, the
- * matrix's totals are the recording's, and a uniform load shows as a uniform picture. */
+ * (whole numbers by largest remainder, summing to the range's count; a count too small to share goes
+ * to the first bands), and a range whose rows are all gone goes to the band where its key sorts. So
+ * every count lands in one cell, the matrix's totals are the recording's, and a uniform load shows as
+ * a uniform picture. */
 #ifndef CELLFS_HEATSVG_H
 #define CELLFS_HEATSVG_H
 

@@ -135,6 +135,18 @@ ok keyviz e "out=$tmp/e.svg"
 checks=$((checks + 1))
 grep -q 'no accesses recorded' "$tmp/e.svg" || failed "an empty table's heatmap"
 
+# Rows that share their first 16 bytes share a range: one read of the first is drawn at its band (the
+# count too small to share goes to the range's first band), not at the last.
+ok createtable p families=f
+for r in sharedprefix16by-a sharedprefix16by-b sharedprefix16by-c; do
+	"$cellctl" --db "$db" set p "$r" f:q=v || failed "set $r"
+done
+"$cellctl" --db "$db" lookup p sharedprefix16by-a >/dev/null || failed "lookup p"
+ok keyviz p "out=$tmp/p.svg"
+checks=$((checks + 1))
+diff <(printf '%s\n' 'sharedprefix16by-a reads 1' 'sharedprefix16by-a writes 1' 'sharedprefix16by-b writes 1' \
+	'sharedprefix16by-c writes 1') <(sums "$tmp/p.svg") || failed "a read of a shared range drawn elsewhere"
+
 # Long keys (cut in the labels), escaped bytes, and the longest table name: nothing overlaps.
 name=abcdefghijklmnopqrstuvwxyz_ABCDEFGHIJKLMNOPQRSTUVW # (CS_MAX_TABLE: 50)
 ok createtable "$name" families=f
@@ -147,7 +159,7 @@ checks=$((checks + 1))
 [ "$(sums "$tmp/long.svg" | awk '{ t[$2] += $3 } END { printf "%d %d", t["reads"], t["writes"] }')" = "20 20" ] ||
 	failed "the long keys' heatmap: its totals"
 checks=$((checks + 1))
-layout_ok "$tmp/k.svg" "$tmp/big.svg" "$tmp/e.svg" "$tmp/long.svg" || failed "texts of the heatmap overlap"
+layout_ok "$tmp/k.svg" "$tmp/big.svg" "$tmp/e.svg" "$tmp/p.svg" "$tmp/long.svg" || failed "texts of the heatmap overlap"
 
 err 'cellctl keyviz: table "nosuch" not found' keyviz nosuch "out=$tmp/n.svg"
 err 'cellctl keyviz: out= names no file' keyviz t out=
