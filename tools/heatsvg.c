@@ -47,12 +47,13 @@ static size_t band_of(const struct hs_matrix *m, const uint8_t *k, size_t n)
 	return lo;
 }
 
-/* Row index I's band: the last whose first row is <= I (band j starts at row floor(j * rows / nbands)). */
+/* Band J's first row: the bands take rows in turn, floor(rows / nbands) or one more each. */
 static uint64_t band_start(const struct hs_matrix *m, size_t j)
 {
 	return j * m->rows / m->nbands;
 }
 
+/* The band holding row I (0-based, I < rows). */
 static size_t band_of_row(const struct hs_matrix *m, uint64_t i)
 {
 	size_t j = (size_t)(i * m->nbands / m->rows);
@@ -181,7 +182,7 @@ static int count_rows(cs_txn *txn, const char *table, struct bound *bd, size_t n
 	cs_scan_close(s);
 	while (b < nbd)
 		*bd[b++].rank = m->rows;
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 /* The bands' first keys: every (rows / nbands)th key, M->rows counted already. */

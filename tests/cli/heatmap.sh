@@ -147,6 +147,18 @@ checks=$((checks + 1))
 diff <(printf '%s\n' 'sharedprefix16by-a reads 1' 'sharedprefix16by-a writes 1' 'sharedprefix16by-b writes 1' \
 	'sharedprefix16by-c writes 1') <(sums "$tmp/p.svg") || failed "a read of a shared range drawn elsewhere"
 
+# A range whose rows are gone is drawn at the band where its key sorts: m's read, at a's band.
+ok createtable d families=f
+for r in a m z; do
+	"$cellctl" --db "$db" set d "$r" f:q=v || failed "set $r"
+done
+"$cellctl" --db "$db" lookup d m >/dev/null || failed "lookup m"
+ok deleterow d m
+ok keyviz d "out=$tmp/d.svg"
+checks=$((checks + 1))
+[ "$(sums "$tmp/d.svg" | awk '$2 == "reads" { printf "%s %d;", $1, $3 }')" = "a 1;" ] ||
+	failed "a read of a deleted row: $(sums "$tmp/d.svg" | tr '\n' ';')"
+
 # Long keys (cut in the labels), escaped bytes, and the longest table name: nothing overlaps.
 name=abcdefghijklmnopqrstuvwxyz_ABCDEFGHIJKLMNOPQRSTUVW # (CS_MAX_TABLE: 50)
 ok createtable "$name" families=f
