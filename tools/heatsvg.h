@@ -5,9 +5,12 @@
  *
  * The regrouping: band j starts at the table's row floor(j * rows / nbands) and is labelled with that
  * row's key. A recorded range [key, last] (cs_heat_range: the first 16 bytes of the least and greatest
- * keys counted) falls on the bands from the one holding its key to the one holding the greatest key
- * that starts with its last; its counts are split evenly among them (whole numbers, the remainder to the
- * first), so every count lands in one cell and the matrix's totals are the recording's. */
+ * keys counted) holds the table's rows whose first 16 bytes lie in [key, last], as the store counted
+ * them; its counts are split over the bands holding those rows in proportion to how many each holds
+ * (whole numbers by largest remainder, summing to the range's count; a count too small to share goes
+ * to the first bands), and a range whose rows are all gone goes to the band where its key sorts. So
+ * every count lands in one cell, the matrix's totals are the recording's, and a uniform load shows as
+ * a uniform picture. */
 #ifndef CELLFS_HEATSVG_H
 #define CELLFS_HEATSVG_H
 
@@ -37,7 +40,8 @@ int hs_matrix_build(cs_store *st, const char *table, size_t max_bands, struct hs
 void hs_matrix_free(struct hs_matrix *m); /* accepts NULL */
 
 /* Draw M, TABLE's matrix, into the file PATH (written whole or not at all: a temporary file beside it,
- * renamed). Errors: a file's (-EACCES, -ENOENT for a missing directory, -ENOSPC, ...), -ENOMEM. */
+ * renamed). The picture is laid out from its texts' widths (monospace, 0.6 em a character): no text
+ * overlaps another or passes the picture's edge, whatever the keys, table name, minutes or counts. Errors: a file's (-EACCES, -ENOENT for a missing directory, -ENOSPC, ...), -ENOMEM. */
 int hs_matrix_svg(const struct hs_matrix *m, const char *table, const char *path);
 
 /* hs_matrix_build() and hs_matrix_svg() in one call (what `keyviz T out=FILE.svg` does). Errors: as

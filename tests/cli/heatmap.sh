@@ -2,8 +2,9 @@
 # heatmap.sh — the Key Visualizer's recording as cellctl drives it, and its heatmap: a scripted load of
 # known counts (100 writes to rows a#0..a#9, 10 reads of rows m#0..m#4 by reading commands, which write
 # their counts when they close) drawn by `cellctl keyviz T out=FILE.svg`; the numbers behind the picture
-# (each cell's <title>) summed per key range must be exactly the load's. `updatetable T keyviz=off`
-# stops the recording; bad arguments are refused with one line.
+# (each cell's <title>) summed per key range must be exactly the load's; under a uniform load every band
+# shows about the same counts; no text of a picture overlaps another or passes its edge.
+# `updatetable T keyviz=off` stops the recording; bad arguments are refused with one line.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 ok createtable t families=f
@@ -39,6 +40,32 @@ for rect in root.iter(ns + 'rect'):
     sums[k] = sums.get(k, 0) + int(m.group(2))
 for (key, kind) in sorted(sums):
     print(key, kind, sums[(key, kind)])
+PY
+}
+# No two texts of the picture overlap, and none passes its edge: each text's box reckoned from its font
+# size, its characters (monospace: 0.6 em each), its anchor and baseline (0.75 em above, 0.25 below).
+layout_ok() { # SVG...
+	python3 - "$@" <<'PY'
+import sys, xml.etree.ElementTree as ET
+ns = '{http://www.w3.org/2000/svg}'
+bad = 0
+for path in sys.argv[1:]:
+    root = ET.parse(path).getroot()
+    W, H = float(root.get('width')), float(root.get('height'))
+    boxes = []
+    for t in root.iter(ns + 'text'):
+        size = float(t.get('font-size'))
+        w = len(t.text or '') * 0.6 * size
+        x, y = float(t.get('x')), float(t.get('y'))
+        x -= {'start': 0, 'middle': w / 2, 'end': w}[t.get('text-anchor', 'start')]
+        boxes.append((x, y - 0.75 * size, x + w, y + 0.25 * size, t.text))
+    for i, a in enumerate(boxes):
+        if a[0] < 0 or a[1] < 0 or a[2] > W or a[3] > H:
+            print(path, 'passes the edge:', a[4]); bad += 1
+        for b in boxes[i + 1:]:
+            if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                print(path, 'overlap:', a[4], '/', b[4]); bad += 1
+sys.exit(1 if bad else 0)
 PY
 }
 want_sums() {
@@ -93,12 +120,58 @@ checks=$((checks + 1))
 totals=$(sums "$tmp/big.svg" | awk '{ t[$2] += $3; n[$1] = 1 } END { printf "%d %d %d", t["reads"], t["writes"], length(n) }')
 [ "$totals" = "2000 1000 48" ] || failed "the big table's heatmap: reads, writes, bands with counts: $totals"
 grep -q '1000 rows in 48 key ranges of about 21 rows' "$tmp/big.svg" || failed "the big table's heatmap lacks its bands"
+# That load is uniform (every row read twice, written once) and the store merged its 1000 keys into 64
+# ranges a minute, most spanning parts of two bands: the ranges are split by the rows of them each band
+# holds (20 or 21), so every band is within 25% of the mean, reads and writes alike.
+checks=$((checks + 1))
+uneven=$(sums "$tmp/big.svg" | awk '{ s[$2 "\t" $1] = $3; t[$2] += $3; n[$2]++ }
+	END { for (k in s) { split(k, a, "\t"); m = t[a[1]] / n[a[1]]
+		if (s[k] < 0.75 * m || s[k] > 1.25 * m) printf "%s %s %d (mean %.1f) ", a[1], a[2], s[k], m } }')
+[ -z "$uneven" ] || failed "a uniform load, uneven bands: $uneven"
 
 # An empty table: a picture that says nothing was recorded.
 ok createtable e
 ok keyviz e "out=$tmp/e.svg"
 checks=$((checks + 1))
 grep -q 'no accesses recorded' "$tmp/e.svg" || failed "an empty table's heatmap"
+
+# Rows that share their first 16 bytes share a range: one read of the first is drawn at its band (the
+# count too small to share goes to the range's first band), not at the last.
+ok createtable p families=f
+for r in sharedprefix16by-a sharedprefix16by-b sharedprefix16by-c; do
+	"$cellctl" --db "$db" set p "$r" f:q=v || failed "set $r"
+done
+"$cellctl" --db "$db" lookup p sharedprefix16by-a >/dev/null || failed "lookup p"
+ok keyviz p "out=$tmp/p.svg"
+checks=$((checks + 1))
+diff <(printf '%s\n' 'sharedprefix16by-a reads 1' 'sharedprefix16by-a writes 1' 'sharedprefix16by-b writes 1' \
+	'sharedprefix16by-c writes 1') <(sums "$tmp/p.svg") || failed "a read of a shared range drawn elsewhere"
+
+# A range whose rows are gone is drawn at the band where its key sorts: m's read, at a's band.
+ok createtable d families=f
+for r in a m z; do
+	"$cellctl" --db "$db" set d "$r" f:q=v || failed "set $r"
+done
+"$cellctl" --db "$db" lookup d m >/dev/null || failed "lookup m"
+ok deleterow d m
+ok keyviz d "out=$tmp/d.svg"
+checks=$((checks + 1))
+[ "$(sums "$tmp/d.svg" | awk '$2 == "reads" { printf "%s %d;", $1, $3 }')" = "a 1;" ] ||
+	failed "a read of a deleted row: $(sums "$tmp/d.svg" | tr '\n' ';')"
+
+# Long keys (cut in the labels), escaped bytes, and the longest table name: nothing overlaps.
+name=abcdefghijklmnopqrstuvwxyz_ABCDEFGHIJKLMNOPQRSTUVW # (CS_MAX_TABLE: 50)
+ok createtable "$name" families=f
+for i in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19; do
+	"$cellctl" --db "$db" set "$name" "customer#$i#order#2026-11-26T08:00:00Z<&>\"x" f:q=v || failed "set long key $i"
+done
+"$cellctl" --db "$db" read "$name" >/dev/null || failed "read $name"
+ok keyviz "$name" "out=$tmp/long.svg"
+checks=$((checks + 1))
+[ "$(sums "$tmp/long.svg" | awk '{ t[$2] += $3 } END { printf "%d %d", t["reads"], t["writes"] }')" = "20 20" ] ||
+	failed "the long keys' heatmap: its totals"
+checks=$((checks + 1))
+layout_ok "$tmp/k.svg" "$tmp/big.svg" "$tmp/e.svg" "$tmp/p.svg" "$tmp/long.svg" || failed "texts of the heatmap overlap"
 
 err 'cellctl keyviz: table "nosuch" not found' keyviz nosuch "out=$tmp/n.svg"
 err 'cellctl keyviz: out= names no file' keyviz t out=
