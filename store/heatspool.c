@@ -31,6 +31,21 @@ static int spool_path(const char *dir, char **out)
 	return mem_asprintf(out, "%s/%s", dir, HSPOOL_NAME) < 0 ? -ENOMEM : 0;
 }
 
+/* A new spool's permissions: data.mdb's (it holds the first bytes of row keys), else 0600. */
+static mode_t spool_mode(const char *dir)
+{
+	struct stat sb;
+	char *data;
+	mode_t m = 0600;
+
+	if (mem_asprintf(&data, "%s/data.mdb", dir) < 0)
+		return m;
+	if (!stat(data, &sb))
+		m = sb.st_mode & 0666;
+	free(data);
+	return m;
+}
+
 int hspool_size(const char *dir, uint64_t *size)
 {
 	struct stat sb;
@@ -92,7 +107,7 @@ int hspool_append(const char *dir, const struct heat_item *items)
 		return 0;
 	if ((rc = spool_path(dir, &path)))
 		return rc;
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, spool_mode(dir));
 	free(path);
 	if (fd < 0)
 		return -errno;

@@ -66,6 +66,8 @@ for i in 5 6 7; do
 done
 unmount_store
 [ -s "$db/heat.spool" ] || fail "the read-only mount spooled nothing"
+[ "$(stat -c %a "$db/heat.spool")" = "$(stat -c %a "$db/data.mdb")" ] ||
+	fail "the spool's mode $(stat -c %a "$db/heat.spool") is not data.mdb's" # (it holds key prefixes)
 [ "$(cksum <"$db/data.mdb")" = "$sum_before" ] || fail "the read-only mount changed data.mdb"
 expect_heat "after the read-only mount" "a#0 a#1 a#2 a#3 a#4 a#5 a#6 a#7" \
 	"a#0 a#1 a#2 a#3 a#4 a#5 a#6 a#7 a#8 a#9 $w_rows z#0 z#1 z#2 z#3 z#4 z#5 z#6 z#7 z#8 z#9"
