@@ -489,7 +489,7 @@ void heat_pend_commit(struct heat *h, struct heat_pend *p)
 
 static size_t table_prefix(uint8_t *out, const char *table)
 {
-	size_t n = strlen(table);
+	size_t n = strnlen(table, CS_MAX_TABLE); /* (names are checked: the bound tells the compiler KEYMAX holds it) */
 	memcpy(out, PREFIX, PREFIXN);
 	memcpy(out + PREFIXN, table, n);
 	out[PREFIXN + n] = 0;
