@@ -33,7 +33,7 @@ static char *cur_dir;
 
 static void cleanup_dir(void)
 {
-	static const char *const files[] = { "data.mdb", "lock.mdb", "anchor" };
+	static const char *const files[] = { "data.mdb", "lock.mdb", "anchor", "heat.spool" }; /* (store/README.md) */
 	char path[4096];
 	if (!cur_dir)
 		return;

@@ -84,6 +84,10 @@ static void remove_store(void)
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/lock.mdb", dir);
 	unlink(path);
+	snprintf(path, sizeof(path), "%s/anchor", dir); /* (store/anchor.h) */
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/heat.spool", dir); /* (store/heatspool.h) */
+	unlink(path);
 	rmdir(dir);
 }
 
