@@ -21,6 +21,10 @@
 #define GCP_MAX_VERSIONS 65535u
 #define GCP_MAX_DURATION_NUMBER 4294967295u
 
+/* What gcp_parse_stored() takes: any age whose microseconds fit an int64 (gcp_collects() computes them),
+ * some 292,000 years; Bigtable's GcRule.max_age (a Duration) holds up to 10,000 years. */
+#define GCP_MAX_AGE_MS (INT64_MAX / 1000)
+
 
 /* Invariant: a chain has n >= 2 terms and n - 1 operators, applied strictly left to right — cbt gives
  * "and" and "or" the same precedence and folds to the left, so "a or b and c" is "(a or b) and c".
@@ -276,6 +280,7 @@ struct parser {
 	bool have_peek;
 	struct sbuf msg; /* the problem, once found */
 	int rc;          /* 0, or the first error */
+	bool wide;       /* gcp_parse_stored(): a duration's number may be anything up to GCP_MAX_AGE_MS */
 };
 
 /* Report the problem: "%q" in FMT inserts a quoted token (struct tok *), "%Q" a quoted (char *, size_t)
@@ -509,6 +514,10 @@ static int parse_duration(struct parser *ps, const struct tok *v, int64_t *out_m
 	for (size_t k = 0; k < sizeof units / sizeof units[0]; k++) {
 		if (strlen(units[k].name) != ulen || memcmp(u, units[k].name, ulen) != 0)
 			continue;
+		if (ps->wide && n <= (uint64_t)(GCP_MAX_AGE_MS / units[k].ms)) {
+			*out_ms = (int64_t)n * units[k].ms;
+			return 0;
+		}
 		if (n > units[k].max)
 			return fail(ps, "duration %q is too long (the most is %u%s)", v, (unsigned)units[k].max,
 				    units[k].name);
@@ -645,9 +654,9 @@ static bool is_never_text(const char *text)
 	return strncmp(p, "never", 5) == 0 && !*skip_space(p + 5);
 }
 
-int gcp_parse(const char *text, gcp **out, char **err)
+static int parse(const char *text, bool wide, gcp **out, char **err)
 {
-	struct parser ps = { .text = text, .p = text };
+	struct parser ps = { .text = text, .p = text, .wide = wide };
 	struct tok t;
 	gcp *p = NULL;
 	int rc;
@@ -702,6 +711,16 @@ message:
 	}
 	free(ps.msg.buf);
 	return rc;
+}
+
+int gcp_parse(const char *text, gcp **out, char **err)
+{
+	return parse(text, false, out, err);
+}
+
+int gcp_parse_stored(const char *text, gcp **out, char **err)
+{
+	return parse(text, true, out, err);
 }
 
 /* ---- Evaluation --------------------------------------------------------------------------------- */
@@ -792,17 +811,20 @@ static void format_into(struct sbuf *sb, const gcp *p)
 		}
 		break;
 	case GCP_CHAIN:
-		/* A group inside a chain keeps its parentheses: reparsing then rebuilds the same structure, so
-		 * formatting is idempotent and the depth never grows. */
+		/* A group inside a chain keeps its parentheses, but for the first term: terms fold left, so
+		 * "(a or b) and c" is "a or b and c", and one policy has one text however it was nested
+		 * (Bigtable gives back binary rules nested on the left: bt_schema.c). Formatting is idempotent
+		 * and the depth never grows. */
 		for (size_t i = 0; i < p->chain.n; i++) {
 			const gcp *t = p->chain.terms[i];
+			bool group = t->kind == GCP_CHAIN && i > 0;
 
 			if (i > 0)
 				sb_puts(sb, p->chain.ops[i - 1] == GCP_AND ? " and " : " or ");
-			if (t->kind == GCP_CHAIN)
+			if (group)
 				sb_putc(sb, '(');
 			format_into(sb, t);
-			if (t->kind == GCP_CHAIN)
+			if (group)
 				sb_putc(sb, ')');
 		}
 		break;

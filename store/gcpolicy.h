@@ -24,6 +24,12 @@ enum gcp_op { GCP_AND, GCP_OR };
 int gcp_parse(const char *text, gcp **out, char **err);
 void gcp_free(gcp *p); /* accepts NULL */
 
+/* As gcp_parse(), for a policy read back from where it is kept rather than typed by a user: a duration's
+ * number may be anything whose age in µs fits an int64 (cbt's syntax takes at most 2^32 - 1 of a unit,
+ * and 106751d), since another client of a Bigtable instance may have set, say, 4320000001ms. gcp_format()
+ * of such a policy gives text only this reads back. */
+int gcp_parse_stored(const char *text, gcp **out, char **err);
+
 /* Whether P collects the cell that is version VERSION (0 = newest) of its column with timestamp TS (µs),
  * at time NOW (µs). A NULL policy collects nothing. */
 bool gcp_collects(const gcp *p, uint32_t version, int64_t ts, int64_t now);

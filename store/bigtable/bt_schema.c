@@ -98,10 +98,15 @@ static void rule_text(FILE *f, const Google__Bigtable__Admin__V2__GcRule *r)
 	case GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_MAX_NUM_VERSIONS:
 		fprintf(f, "maxversions=%" PRId32, r->max_num_versions);
 		return;
-	case GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_MAX_AGE:
-		fprintf(f, "maxage=%" PRId64 "ms",
-			r->max_age ? r->max_age->seconds * 1000 + r->max_age->nanos / 1000000 : 0);
+	case GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_MAX_AGE: {
+		/* in ms, read back by gcp_parse_stored() (any int64 of them; cbt's syntax stops at 2^32 - 1) */
+		int64_t sec = r->max_age ? r->max_age->seconds : 0, ns = r->max_age ? r->max_age->nanos : 0;
+		if (sec < 0 || ns < 0 || sec > INT64_MAX / 1000000)
+			fputs("maxage=?", f); /* (a Duration no policy has: refused by the parser) */
+		else
+			fprintf(f, "maxage=%" PRId64 "ms", sec * 1000 + ns / 1000000);
 		return;
+	}
 	case GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_INTERSECTION:
 		n = r->intersection->n_rules, v = r->intersection->rules, op = " and ";
 		break;
@@ -537,7 +542,7 @@ static int schema_fetch(bt_store *st, const char *table, struct bt_schema **out)
 		rule_text(mf, e->value ? e->value->gc_rule : NULL);
 		if (fclose(mf) || !text)
 			goto nomem;
-		rc = gcp_parse(text, &s->gc[j], NULL);
+		rc = gcp_parse_stored(text, &s->gc[j], NULL);
 		free(text);
 		if (rc == -ENOMEM)
 			goto nomem;

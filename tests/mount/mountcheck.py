@@ -493,7 +493,7 @@ def check_cat(mnt, ents, vals):
 
 AWK_SCHEMA = {b'user.cellfs.delimiter': b'#', b'user.cellfs.family.MD': b'never',
               b'user.cellfs.family.cf': b'maxversions=60',
-              b'user.cellfs.family.g': b'(maxversions=2 and maxage=1d) or maxversions=5',
+              b'user.cellfs.family.g': b'maxversions=2 and maxage=1d or maxversions=5',  # (canonical: no group first)
               b'user.cellfs.family.meta': b'maxage=36500d or maxversions=1000',
               b'user.cellfs.family.unused': b'never', b'user.cellfs.family.x-y.z': b'never'}
 

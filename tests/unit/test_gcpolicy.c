@@ -111,8 +111,20 @@ static const struct valid_case {
 	{ "maxage=30d || (maxage=3d && maxversions=100)", "maxage=30d or (maxage=3d and maxversions=100)",
 	  "(age() > 30d || (age() > 3d && versions() > 100))" },
 	{ "(maxversions=1 or maxversions=2) and (maxversions=3 or maxversions=4)",
-	  "(maxversions=1 or maxversions=2) and (maxversions=3 or maxversions=4)",
+	  "maxversions=1 or maxversions=2 and (maxversions=3 or maxversions=4)",
 	  "((versions() > 1 || versions() > 2) && (versions() > 3 || versions() > 4))" },
+	/* a group first needs no parentheses (left to right): one text for one policy, however nested */
+	{ "(maxage=365d or maxversions=2) and maxage=10000d", "maxage=365d or maxversions=2 and maxage=10000d",
+	  "((age() > 365d || versions() > 2) && age() > 10000d)" },
+	{ "((maxversions=1 and maxversions=2) or maxversions=3) and maxversions=4",
+	  "maxversions=1 and maxversions=2 or maxversions=3 and maxversions=4",
+	  "(((versions() > 1 && versions() > 2) || versions() > 3) && versions() > 4)" },
+	/* ages of 50 days and more: the largest whole unit */
+	{ "maxage=50d", "maxage=50d", "age() > 50d" },
+	{ "maxage=1200h", "maxage=50d", "age() > 50d" },
+	{ "maxage=4320000s", "maxage=50d", "age() > 50d" },
+	{ "maxage=10000d", "maxage=10000d", "age() > 10000d" },
+	{ "maxage=4294967295s", "maxage=4294967295s", "age() > 4294967295000000" },
 	{ "maxversions = 3 and ( maxage = 2h or maxversions = 5 )", "maxversions=3 and (maxage=2h or maxversions=5)",
 	  "(versions() > 3 && (age() > 2h || versions() > 5))" },
 };
@@ -394,6 +406,51 @@ static void test_gcpolicy__collects_truth_tables(void **state)
 	}
 }
 
+/* A policy read back from where it is kept (Bigtable's GcRule as ms) takes any int64 age: 50 days are
+ * 4320000000ms, over cbt's 2^32 - 1 of a unit, which a user may still not type. */
+static void test_gcpolicy__stored_ages_go_past_the_syntax(void **state)
+{
+	static const struct {
+		const char *in, *canon, *cbt;
+	} ok[] = {
+		{ "maxage=4320000000ms", "maxage=50d", "age() > 50d" },
+		{ "maxage=31536000000ms", "maxage=365d", "age() > 365d" },
+		{ "maxage=864000000000ms", "maxage=10000d", "age() > 10000d" },
+		{ "maxage=4320000001ms", "maxage=4320000001ms", "age() > 50d" }, /* (cbt keeps whole seconds) */
+		{ "maxage=9223372036854775ms", "maxage=9223372036854775ms", "age() > 9223372036854000000" },
+		{ "maxage=4320000000ms and maxversions=2 or (maxage=864000000000ms and maxversions=1)",
+		  "maxage=50d and maxversions=2 or (maxage=10000d and maxversions=1)",
+		  "((age() > 50d && versions() > 2) || (age() > 10000d && versions() > 1))" },
+	};
+	char *err = NULL;
+	gcp *p, *q;
+
+	for (size_t i = 0; i < N_ELEMS(ok); i++) {
+		char *canon, *cbt;
+		assert_int_equal(gcp_parse(ok[i].in, &p, NULL), -EINVAL);
+		if (gcp_parse_stored(ok[i].in, &p, &err))
+			fail_msg("gcp_parse_stored(\"%s\"): %s", ok[i].in, err ? err : "?");
+		assert_non_null(canon = gcp_format(p));
+		assert_non_null(cbt = gcp_format_cbt(p));
+		assert_string_equal(canon, ok[i].canon);
+		assert_string_equal(cbt, ok[i].cbt);
+		assert_int_equal(gcp_parse_stored(canon, &q, NULL), 0); /* reads its own text back */
+		gcp_free(q);
+		free(canon);
+		free(cbt);
+		gcp_free(p);
+	}
+	/* beyond an int64 of µs: refused, as is anything else the syntax refuses */
+	assert_int_equal(gcp_parse_stored("maxage=9223372036854776ms", &p, NULL), -EINVAL);
+	assert_int_equal(gcp_parse_stored("maxage=50", &p, NULL), -EINVAL);
+	assert_int_equal(gcp_parse_stored("maxage=?", &p, NULL), -EINVAL);
+	/* and it collects what it says: 50 days */
+	assert_int_equal(gcp_parse_stored("maxage=4320000000ms", &p, NULL), 0);
+	assert_false(gcp_collects(p, 0, now - 50 * US_PER_DAY, now));
+	assert_true(gcp_collects(p, 0, now - 50 * US_PER_DAY - 1, now));
+	gcp_free(p);
+}
+
 static void test_gcpolicy__maxage_near_the_ends_of_time(void **state)
 {
 	gcp *p = must_parse("maxage=106751d");
@@ -596,6 +653,7 @@ int main(void)
 		cmocka_unit_test(test_gcpolicy__message_quotes_control_bytes_and_cuts_long_input),
 		cmocka_unit_test(test_gcpolicy__collects_truth_tables),
 		cmocka_unit_test(test_gcpolicy__maxage_near_the_ends_of_time),
+		cmocka_unit_test(test_gcpolicy__stored_ages_go_past_the_syntax),
 		cmocka_unit_test(test_gcpolicy__null_and_never),
 		cmocka_unit_test(test_gcpolicy__format_round_trips),
 		cmocka_unit_test(test_gcpolicy__nesting_is_limited_to_64),
