@@ -240,15 +240,23 @@ static Google__Bigtable__Admin__V2__GcRule *rule_of(const gcp *p)
 	}
 }
 
-/* The family F's GC rule (NULL = none) of policy text GC (NULL = never) in *OUT. Errors: -EINVAL, -ENOMEM. */
+/* The GC rule of policy text GC (NULL = never) in *OUT (freed with rule_free()). Errors: -EINVAL, -ENOMEM.
+ * "never" is an empty rule, present with no rule set, as cbt sends it (bigtable.NoGcPolicy): Bigtable
+ * gives back what it was sent, and cbt's ls shows a family without a rule as "<never>", one with an
+ * empty rule as "", so a family made here then looks to cbt as one cbt made. */
 static int rule_parse(const char *gc, Google__Bigtable__Admin__V2__GcRule **out)
 {
 	gcp *p;
 	int rc = gcp_parse(gc ? gc : "never", &p, NULL);
 	if (rc)
 		return rc;
-	*out = NULL;
-	if (!gcp_is_never(p) && !(*out = rule_of(p)))
+	if (gcp_is_never(p)) {
+		if ((*out = malloc(sizeof(**out))))
+			google__bigtable__admin__v2__gc_rule__init(*out);
+	} else {
+		*out = rule_of(p);
+	}
+	if (!*out)
 		rc = -ENOMEM;
 	gcp_free(p);
 	return rc;
@@ -551,7 +559,10 @@ static int schema_fetch(bt_store *st, const char *table, struct bt_schema **out)
 			rc = -EIO;
 			goto fail;
 		}
-		if (!(f->gc = gcp_format(s->gc[j])) || !(f->gc_cbt = gcp_format_cbt(s->gc[j])))
+		/* cbt shows a family with no rule at all (gc_rule absent: made by a client that sent none) as
+		 * "<never>", one with an empty rule (cbt's own "never") as "" (the Go client's GCRuleToString) */
+		if (!(f->gc = gcp_format(s->gc[j])) ||
+		    !(f->gc_cbt = e->value && e->value->gc_rule ? gcp_format_cbt(s->gc[j]) : strdup("<never>")))
 			goto nomem;
 	}
 	protobuf_c_message_free_unpacked(&t->base, NULL);
