@@ -136,6 +136,7 @@ int cmd_createtable(struct cellctl *cc, int argc, char **argv)
 	const char *vals[2];
 	struct famspec *fams = NULL;
 	size_t nfams = 0;
+	cs_table_info info = { 0 };
 	char *err = NULL;
 	cs_txn *txn;
 	int rc, err_no;
@@ -160,12 +161,27 @@ int cmd_createtable(struct cellctl *cc, int argc, char **argv)
 	if (vals[0] && (rc = famlist_parse(vals[0], &fams, &nfams)) != CC_OK)
 		return rc;
 
+	/* Without transactions (Bigtable) the table and all its families in one call, cs_table_create_as()
+	 * (one CreateTable), so a failure leaves no table with only some of its families; with them, the
+	 * table then each family, in the one transaction (as a local store always made them). */
+	if (nfams && !(info.families = calloc(nfams, sizeof(*info.families)))) {
+		rc = cc_error("%s", strerror(ENOMEM));
+		goto free_fams;
+	}
+	for (size_t i = 0; i < nfams; i++)
+		info.families[i] = (cs_family_info){ .name = fams[i].name, .gc = fams[i].policy, .type = fams[i].type };
+	info.name = argv[0];
+	info.nfamilies = nfams;
 	rc = cellctl_begin(cc, &txn);
 	if (rc != CC_OK)
 		goto free_fams;
-	err_no = cs_table_create(txn, argv[0], 0);
-	for (size_t i = 0; err_no >= 0 && i < nfams; i++)
-		err_no = cs_family_create_typed(txn, argv[0], fams[i].name, fams[i].policy, fams[i].type);
+	if (!(cs_store_caps(cc->st) & CS_CAP_TXN)) {
+		err_no = cs_table_create_as(txn, &info);
+	} else {
+		err_no = cs_table_create(txn, argv[0], 0);
+		for (size_t i = 0; err_no >= 0 && i < nfams; i++)
+			err_no = cs_family_create_typed(txn, argv[0], fams[i].name, fams[i].policy, fams[i].type);
+	}
 	if (err_no < 0) {
 		rc = cc_store_error(txn, err_no, "creating table", argv[0], NULL);
 		cs_txn_abort(txn);
@@ -173,6 +189,7 @@ int cmd_createtable(struct cellctl *cc, int argc, char **argv)
 		rc = cellctl_commit(txn);
 	}
 free_fams:
+	free(info.families);
 	for (size_t i = 0; i < nfams; i++)
 		famspec_release(&fams[i]);
 	free(fams);
