@@ -5,6 +5,7 @@
 #include "ops.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -628,8 +629,43 @@ static void fs_destroy(void *userdata)
 	(void)userdata;
 }
 
+/* The tables the root leaves out (view_set_skip_hook), each logged once: the root is read again and
+ * again, the log should say it once. The names logged, under the lock. */
+static pthread_mutex_t skipped_lock = PTHREAD_MUTEX_INITIALIZER;
+static char **skipped;
+static size_t nskipped;
+
+static void log_skipped_table(const char *table)
+{
+	char shown[4 * 64 + 1], **v;
+	size_t k = 0, i;
+
+	pthread_mutex_lock(&skipped_lock);
+	for (i = 0; i < nskipped; i++)
+		if (!strcmp(skipped[i], table))
+			goto out;
+	if ((v = realloc(skipped, (nskipped + 1) * sizeof(*v))) && (v[nskipped] = strdup(table)))
+		nskipped++;
+	if (v)
+		skipped = v;
+	/* the name as C escapes bytes outside printable ASCII, cut at 64 of them: one line whatever it holds */
+	for (i = 0; table[i] && i < 64; i++) {
+		unsigned char c = (unsigned char)table[i];
+		if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\')
+			k += (size_t)snprintf(shown + k, sizeof(shown) - k, "\\x%02x", c);
+		else
+			shown[k++] = (char)c;
+	}
+	shown[k] = '\0';
+	fuse_log(FUSE_LOG_WARNING, "cellfs: table \"%s%s\" is not shown: Bigtable allows no such name "
+		 "([_a-zA-Z0-9][-_.a-zA-Z0-9]*, at most 50 bytes)\n", shown, table[i] ? "..." : "");
+out:
+	pthread_mutex_unlock(&skipped_lock);
+}
+
 void ops_fill(struct fuse_lowlevel_ops *ops)
 {
+	view_set_skip_hook(log_skipped_table);
 	ops->init = fs_init;
 	ops->destroy = fs_destroy;
 	ops->lookup = fs_lookup;

@@ -207,13 +207,43 @@ static void dir_attr(struct view_attr *a, int64_t mtime, uint32_t nlink)
 	a->nlink = nlink;
 }
 
+static void (*skip_hook)(const char *table);
+
+void view_set_skip_hook(void (*fn)(const char *table))
+{
+	skip_hook = fn;
+}
+
+/* The store's tables the root shows, into *NAMES and *N (cs_strv_free()): all but those whose names
+ * cellfs's rules refuse (cs_check_table_name()), which no lookup could find and no path could name; a
+ * Bigtable instance may hold such a table, made by another client through the emulator, which takes any
+ * name. Each one left out goes to the skip hook. */
+static int root_tables(cs_txn *txn, char ***names, size_t *n)
+{
+	size_t kept = 0;
+	int rc = cs_table_list(txn, names, n);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < *n; i++) {
+		if (!cs_check_table_name((*names)[i])) {
+			(*names)[kept++] = (*names)[i];
+			continue;
+		}
+		if (skip_hook)
+			skip_hook((*names)[i]);
+		free((*names)[i]);
+	}
+	*n = kept;
+	return 0;
+}
+
 /* ---- attributes ---- */
 
 static int root_attr(cs_txn *txn, struct view_attr *a)
 {
 	char **names;
 	size_t n;
-	int rc = cs_table_list(txn, &names, &n);
+	int rc = root_tables(txn, &names, &n);
 	if (rc)
 		return rc;
 	cs_strv_free(names, n);
@@ -306,14 +336,18 @@ static int list_root(cs_txn *txn, struct view_pos *pos, view_emit_fn emit, void 
 {
 	char **names;
 	size_t n;
-	int rc = cs_table_list(txn, &names, &n);
+	int rc = root_tables(txn, &names, &n);
 	if (rc)
 		return rc;
 	for (; pos->index < n; pos->index++) {
 		struct node_id id = { .kind = NODE_DIR, .table = names[pos->index], .key = (const uint8_t *)"" };
 		struct view_attr a;
 		cs_table_info *info;
-		if ((rc = cs_table_info_get(txn, names[pos->index], &info)))
+		if ((rc = cs_table_info_get(txn, names[pos->index], &info)) == -ENOENT) {
+			rc = 0; /* deleted since it was listed (Bigtable: no snapshot) */
+			continue;
+		}
+		if (rc)
 			break;
 		dir_attr(&a, info->created, 1);
 		cs_table_info_free(info);

@@ -50,6 +50,12 @@ int view_lookup(cs_txn *txn, const struct node_id *dir, const char *name, view_e
  * stop or the listing is complete (POS->phase == 2), or an error. */
 int view_list(cs_txn *txn, const struct node_id *dir, struct view_pos *pos, view_emit_fn emit, void *arg);
 
+/* FN (or NULL) is called with each table a listing or the attributes of the root leave out because
+ * cellfs's rules refuse its name (a Bigtable instance may hold one another client made): for the daemon
+ * to log it. Process-wide, as fuse_log's own handler is; set it before requests run. FN may be called
+ * from any request thread, again for the same table each time the root is read. */
+void view_set_skip_hook(void (*fn)(const char *table));
+
 /* The value of file ID. *BUF is the caller's (free()). Errors: -ENOENT, -EISDIR, as the store. */
 int view_read(cs_txn *txn, const struct node_id *id, void **buf, size_t *len);
 /* The same, and its attributes into *A. */
