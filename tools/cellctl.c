@@ -257,11 +257,16 @@ static const struct cmd commands[] = {
 	  "  asof=<time>                         Read the table as it was at <time> (see \"lookup\")\n"
 	  "  app-profile=<app-profile-id>        Accepted for cbt compatibility and ignored\n" },
 	{ "restore", cmd_restore, CC_CREATE, "Restore tables from a dump",
-	  "cellctl restore [<file>] [overwrite=<true|false>]\n"
+	  "cellctl restore [<file>] [overwrite=<true|false>] [round=ms]\n"
 	  "\n"
 	  "  Reads a dump written by \"cellctl dump\" from <file> (or standard input, or \"-\") and creates\n"
 	  "  its tables exactly. All or nothing: a truncated or corrupt dump restores nothing.\n"
 	  "  overwrite=true    Replace tables that exist (else an existing table is an error)\n"
+	  "  round=ms          Onto Bigtable: round timestamps down to whole milliseconds (as copy's)\n"
+	  "\n"
+	  "  Onto Bigtable (no transactions) the dump is checked whole in a temporary local store in\n"
+	  "  $TMPDIR, then copied; if the copy fails, the tables it made are deleted again, and the\n"
+	  "  tables overwrite=true replaces are gone (the error says so).\n"
 	  "\n"
 	  "  Creates the store too if it does not exist yet.\n" },
 	{ "set", cmd_set, CC_WRITE, "Set value of a cell (write)",

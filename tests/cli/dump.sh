@@ -117,7 +117,7 @@ err "cellctl restore: cannot open \"$tmp/nosuch\": No such file or directory" re
 checks=$((checks + 1))
 [ -e "$tmp/nosuch" ] && failed "restore of a missing file created something"
 err 'cellctl restore: bad overwrite= value "maybe": want true or false' restore "$tmp/d2" overwrite=maybe
-err 'cellctl restore: usage: cellctl restore [<file>] [overwrite=<true|false>]' restore "$tmp/d2" "$tmp/d2"
+err 'cellctl restore: usage: cellctl restore [<file>] [overwrite=<true|false>] [round=ms]' restore "$tmp/d2" "$tmp/d2"
 printf 'hello' >"$tmp/notdump"
 err "cellctl restore: \"$tmp/notdump\": not a cellfs dump (no CELLDUMP header); nothing was restored" \
 	restore "$tmp/notdump"
