@@ -2,7 +2,7 @@
 # schema.sh CELLCTL CELLFS BTADMIN — schemas on Bigtable (the emulator) that cbt or another client made:
 # GC policies of 50 days and more (and mixed unions and intersections) read back and usable by every
 # command, printed as cbt prints them, evaluated, and the same in a local store; a createtable is one
-# call (all its families or nothing); a family with no GC rule at all (BTADMIN sends none) is "<never>"
+# call (all its families or nothing, also when calls fail: callproxy.py); a family with no GC rule at all (BTADMIN sends none) is "<never>"
 # in ls as in cbt's, one made by cellctl looks to cbt as one cbt made; tables whose names Bigtable
 # refuses (the emulator takes them) are listed by cellctl ls as by cbt ls, with a warning, and left out
 # of the mount's root with one line each in the daemon's log.
@@ -73,6 +73,31 @@ if ! ccb createtable two "families=a:maxage=50d,b:maxversions=2" 2>"$tmp/two.err
 fi
 check "both families made" bash -c '"$0" --db "$1" ls two | grep -q "^b.*versions() > 2"' "$cellctl" "$bt"
 same_ls "createtable two" two
+# through callproxy.py, which refuses every call from the Nth on: with the second call refused the
+# table is made whole (one call); with the first refused, nothing is made (an error, one line)
+callproxy() {
+	python3 "$here/callproxy.py" "$BIGTABLE_EMULATOR_HOST" "$1" >"$tmp/callproxy.addr" 2>"$tmp/callproxy.log" &
+	proxy_pid=$!
+	for _ in $(seq 100); do [ -s "$tmp/callproxy.addr" ] && break; sleep 0.1; done
+}
+callproxy 2
+check "createtable with its second call refused" env BIGTABLE_EMULATOR_HOST="$(cat "$tmp/callproxy.addr")" \
+	CELLFS_BT_DEADLINE_MS=3000 "$cellctl" --db "$bt" createtable second "families=a:maxversions=1,b,c:maxage=50d"
+kill "$proxy_pid" 2>/dev/null
+wait "$proxy_pid" 2>/dev/null
+check "it has every family" bash -c '[ "$("$0" --db "$1" ls second | grep -c "^[abc]\s")" = 3 ]' "$cellctl" "$bt"
+same_ls "createtable with its second call refused" second
+callproxy 1
+checks=$((checks + 1))
+if env BIGTABLE_EMULATOR_HOST="$(cat "$tmp/callproxy.addr")" CELLFS_BT_DEADLINE_MS=3000 \
+	"$cellctl" --db "$bt" createtable first "families=a,b" 2>"$tmp/first.err"; then
+	fail "createtable with every call refused succeeded"
+elif [ "$(wc -l <"$tmp/first.err")" != 1 ]; then
+	fail "createtable's error is not one line: $(cat "$tmp/first.err")"
+fi
+kill "$proxy_pid" 2>/dev/null
+wait "$proxy_pid" 2>/dev/null
+check "no table is made" bash -c '! "$0" -creds /dev/null -project test -instance inst ls | grep -qx first' "$cbtbin"
 
 # ---- 12: families with no GC rule at all, and with an empty one
 check "another client makes nr (no GC rules)" "$btadmin" test inst nr f g
