@@ -44,7 +44,33 @@ int cmd_dump(struct cellctl *cc, int argc, char **argv)
 		}
 		cs_table_info_free(info);
 	}
-	rc = cs_dump(txn, (const char *const *)argv, (size_t)argc, write_stdout, NULL, NULL);
+	if (argc == 0) { /* every table: but those no command can open (Bigtable's emulator takes any name) */
+		char **names;
+		size_t n, kept = 0;
+		if ((rc = cs_table_list(txn, &names, &n)) < 0) {
+			cs_txn_abort(txn);
+			return cc_error("listing tables: %s", strerror(-rc));
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (!cs_check_table_name(names[i])) {
+				names[kept++] = names[i];
+				continue;
+			}
+			(void)cc_error("warning: table %s is not dumped: Bigtable allows no such name "
+				       "([_a-zA-Z0-9][-_.a-zA-Z0-9]*, at most 50 bytes)", cc_qs(names[i]));
+			free(names[i]);
+		}
+		if (kept < n && !kept) {
+			cs_strv_free(names, kept);
+			cs_txn_abort(txn);
+			return cc_error("no table can be dumped");
+		}
+		/* (the same bytes as a dump of all: the tables in name order) */
+		rc = cs_dump(txn, (const char *const *)names, kept < n ? kept : 0, write_stdout, NULL, NULL);
+		cs_strv_free(names, kept);
+	} else {
+		rc = cs_dump(txn, (const char *const *)argv, (size_t)argc, write_stdout, NULL, NULL);
+	}
 	cs_txn_abort(txn);
 	if (rc == -EIO)
 		return cc_error("the store is corrupt (run \"cellctl verify\"); the dump is incomplete");

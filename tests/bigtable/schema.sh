@@ -4,8 +4,8 @@
 # command, printed as cbt prints them, evaluated, and the same in a local store; a createtable is one
 # call (all its families or nothing, also when calls fail: callproxy.py); a family with no GC rule at all (BTADMIN sends none) is "<never>"
 # in ls as in cbt's, one made by cellctl looks to cbt as one cbt made; tables whose names Bigtable
-# refuses (the emulator takes them) are listed by cellctl ls as by cbt ls, with a warning, and left out
-# of the mount's root with one line each in the daemon's log.
+# refuses (the emulator takes them) are listed by cellctl ls as by cbt ls, with a warning, left out of
+# cellctl dump with a warning, and left out of the mount's root with one line each in the daemon's log.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 btadmin=${3:?usage: schema.sh CELLCTL CELLFS BTADMIN}
 cbtbin=${CBT:-/usr/bin/cbt}
@@ -124,6 +124,15 @@ fi
 check "cellctl ls lists every table, as cbt ls" bash -c 'cmp "$0" <("$1" -creds /dev/null -project test -instance inst ls)' "$tmp/ls.out" "$cbtbin"
 check "cellctl ls warns once for each odd name" bash -c '[ "$(grep -c "cannot be opened" "$0")" = 6 ] && grep -q "\"a b\"" "$0" && grep -q "\"ctl\\\\x01\"" "$0" && ! grep -q ok.name "$0"' "$tmp/ls.err"
 check "cellctl ls --format json lists them" bash -c '[ "$("$0" --db "$1" --format json ls 2>/dev/null | wc -l)" = "$(wc -l <"$2")" ]' "$cellctl" "$bt" "$tmp/ls.out"
+# the tables whose names are Bigtable's (and so a path's)
+grep -Ev '^(a b|-dash|x{51}|ctl.|a%b)$' "$tmp/ls.out" | grep -v "^$(printf '\303\251')" >"$tmp/root.want"
+checks=$((checks + 1))
+if ! ccb dump >"$tmp/all.dump" 2>"$tmp/dump.err"; then
+	fail "cellctl dump with odd tables: $(cat "$tmp/dump.err")"
+elif [ "$(grep -c "is not dumped" "$tmp/dump.err")" != 6 ]; then
+	fail "cellctl dump does not warn once for each odd table: $(cat "$tmp/dump.err")"
+fi
+check "the dump holds the other tables" bash -c 'cmp "$0" <(xargs -d "\n" "$1" --db "$2" dump <"$3")' "$tmp/all.dump" "$cellctl" "$bt" "$tmp/root.want"
 
 if ! [ -e /dev/fuse ] || ! [ -n "$cellfs" ]; then
 	echo "(no /dev/fuse: the mount's part is not run)"
@@ -136,8 +145,6 @@ mkdir -p "$mnt"
 mounts+=("$mnt")
 for _ in $(seq 600); do mountpoint -q "$mnt" && break; sleep 0.1; done
 check "mounted" mountpoint -q "$mnt"
-# what the root shows: every table cellctl ls names whose name is Bigtable's (and so a path's)
-grep -Ev '^(a b|-dash|x{51}|ctl.|a%b)$' "$tmp/ls.out" | grep -v "^$(printf '\303\251')" >"$tmp/root.want"
 check "ls -a of the root shows the other tables" bash -c 'cmp <(LC_ALL=C ls -a "$0") <(printf ".\n..\n"; LC_ALL=C sort "$1")' \
 	"$mnt" "$tmp/root.want"
 check "a table is there" bash -c 'ls "$0/ok.name" && ls "$0/nr/r/f"' "$mnt"
