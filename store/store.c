@@ -59,6 +59,8 @@ int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out)
 		return -EINVAL;
 	if (remote_is_name(dir))
 		return open_remote(dir, opts, out);
+	if ((rc = remote_check_name(dir)))
+		return rc;
 	st = mem_calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;

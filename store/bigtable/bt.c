@@ -88,6 +88,10 @@ static int parse_name(const char *name, char *project, char *instance, char *pro
 	p = name + sizeof(scheme) - 1;
 	slash = strchr(p, '/');
 	q = strchr(p, '?');
+	if ((!slash || (q && q < slash)) && take_id(p, q ? (size_t)(q - p) : strlen(p), project, size)) {
+		*fault = "a bigtable:// name is bigtable://PROJECT/INSTANCE: the instance is missing";
+		return -EINVAL;
+	}
 	if (!slash || (q && q < slash) || !take_id(p, (size_t)(slash - p), project, size)) {
 		*fault = "a bigtable:// name is bigtable://PROJECT/INSTANCE: the project is missing or malformed";
 		return -EINVAL;

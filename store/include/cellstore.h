@@ -95,10 +95,14 @@ typedef struct cs_open_opts {
  * under maxversions=1 a column whose newest cell is newer than ASOF shows nothing older either), and
  * the schema is today's, but no table's creation time is later than ASOF. cs_table_stats_get() counts
  * only such cells; cs_store_compact(), which would copy everything, is -EOPNOTSUPP.
+ * A DIR that starts like a store URL without being one (a scheme, ':' and '/', as bigtable:/p/i or
+ * s3:/b; or bigtable: in any case, as bigtable:p/i or Bigtable://p/i) is -EINVAL, with cs_last_error()
+ * saying why, and nothing is created: a typo must not make a directory of that name ("./bigtable:/x"
+ * names one; "backup:2024", a colon without a slash after it, is a directory's name too).
  * Errors: -ENOENT (no store there and no CS_OPEN_CREATE), -ENOTEMPTY (creating a store in a directory
  *         that holds other files), -ENOTDIR, -EACCES, -EIO (DIR is not a valid store), -EINVAL
- *         (CS_OPEN_ASOF with a negative asof, or with CS_OPEN_CREATE), -ENOMEM. On success *OUT is the
- *         caller's; close it with cs_store_close(). */
+ *         (CS_OPEN_ASOF with a negative asof, or with CS_OPEN_CREATE; a name like a URL, above), -ENOMEM.
+ *         On success *OUT is the caller's; close it with cs_store_close(). */
 int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out);
 
 /* Parse TEXT as a point in time for CS_OPEN_ASOF, into *US (µs since the epoch): RFC 3339
