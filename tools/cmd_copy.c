@@ -157,7 +157,7 @@ static int read_schemas(struct cp *cp)
 		free(cp->tables);
 		cp->tables = NULL;
 		if ((rc = cs_table_list(cp->snap, &cp->tables, &cp->ntables)) < 0)
-			return cc_error("listing the tables of %s: %s", cc_qs(cp->src_name), strerror(-rc));
+			return cc_error("listing the tables of %s: %s", cc_qs(cp->src_name), cc_strerror(rc));
 		cp->listed = true;
 	}
 	cp->info = calloc(cp->ntables + 1, sizeof *cp->info);
@@ -169,7 +169,7 @@ static int read_schemas(struct cp *cp)
 		if (rc == -ENOENT)
 			return cc_error("table %s not found in %s", cc_qs(cp->tables[i]), cc_qs(cp->src_name));
 		if (rc < 0)
-			return cc_error("reading the schema of table %s: %s", cc_qs(cp->tables[i]), strerror(-rc));
+			return cc_error("reading the schema of table %s: %s", cc_qs(cp->tables[i]), cc_strerror(rc));
 	}
 	return CC_OK;
 }
@@ -212,7 +212,7 @@ static int check_destination(struct cp *cp)
 	int rc, status = CC_OK;
 
 	if ((rc = cs_txn_begin(cp->dst, CS_TXN_RDONLY, &txn)) < 0)
-		return cc_error("cannot begin a transaction on %s: %s", cc_qs(cp->dst_name), strerror(-rc));
+		return cc_error("cannot begin a transaction on %s: %s", cc_qs(cp->dst_name), cc_strerror(rc));
 	for (size_t i = 0; i < cp->ntables && status == CC_OK; i++) {
 		cs_table_info *d = NULL;
 
@@ -221,7 +221,7 @@ static int check_destination(struct cp *cp)
 			continue;
 		if (rc < 0)
 			status = cc_error("reading the schema of table %s of %s: %s", cc_qs(cp->tables[i]),
-					  cc_qs(cp->dst_name), strerror(-rc));
+					  cc_qs(cp->dst_name), cc_strerror(rc));
 		else
 			status = check_compatible(cp, cp->info[i], d);
 		cp->exists[i] = true;
@@ -246,7 +246,7 @@ static int check_table(struct cp *cp, const char *t)
 	int rc, status = CC_OK;
 
 	if ((rc = cs_scan_open(cp->snap, t, &o, &scan)) < 0)
-		return cc_error("reading table %s of %s: %s", cc_qs(t), cc_qs(cp->src_name), strerror(-rc));
+		return cc_error("reading table %s of %s: %s", cc_qs(t), cc_qs(cp->src_name), cc_strerror(rc));
 	while (status == CC_OK && (rc = cs_scan_next(scan, &row)) > 0) {
 		for (size_t i = 0; i < row->ncells && status == CC_OK; i++) {
 			const cs_cell *c = &row->cells[i], *p = i ? c - 1 : NULL;
@@ -270,7 +270,7 @@ static int check_table(struct cp *cp, const char *t)
 	}
 	cs_scan_close(scan);
 	if (status == CC_OK && rc < 0)
-		status = cc_error("reading table %s of %s: %s", cc_qs(t), cc_qs(cp->src_name), strerror(-rc));
+		status = cc_error("reading table %s of %s: %s", cc_qs(t), cc_qs(cp->src_name), cc_strerror(rc));
 	return status;
 }
 
@@ -294,7 +294,7 @@ static int create_tables(struct cp *cp)
 	int rc;
 
 	if ((rc = cs_txn_begin(cp->dst, 0, &txn)) < 0)
-		return cc_error("cannot begin a transaction on %s: %s", cc_qs(cp->dst_name), strerror(-rc));
+		return cc_error("cannot begin a transaction on %s: %s", cc_qs(cp->dst_name), cc_strerror(rc));
 	for (size_t i = 0; i < cp->ntables; i++) {
 		if (cp->exists[i])
 			continue;
@@ -307,11 +307,11 @@ static int create_tables(struct cp *cp)
 		if (rc < 0) {
 			cs_txn_abort(txn);
 			return cc_error("creating table %s in %s: %s; nothing was copied", cc_qs(cp->tables[i]),
-					cc_qs(cp->dst_name), strerror(-rc));
+					cc_qs(cp->dst_name), cc_strerror(rc));
 		}
 	}
 	if ((rc = cs_txn_commit(txn)) < 0)
-		return cc_error("creating the tables in %s: %s; nothing was copied", cc_qs(cp->dst_name), strerror(-rc));
+		return cc_error("creating the tables in %s: %s; nothing was copied", cc_qs(cp->dst_name), cc_strerror(rc));
 	return CC_OK;
 }
 
@@ -321,7 +321,7 @@ static int bulk_open(struct cp *cp, const char *table)
 
 	if (rc < 0)
 		return cc_error("writing table %s of %s: %s; %s", cc_qs(table), cc_qs(cp->dst_name),
-				rc == -ENOENT ? "it was deleted meanwhile" : strerror(-rc), written_note(cp));
+				rc == -ENOENT ? "it was deleted meanwhile" : cc_strerror(rc), written_note(cp));
 	cp->bulk_table = table;
 	return CC_OK;
 }
@@ -332,7 +332,7 @@ static int batch_begin(struct cp *cp)
 
 	if (rc < 0) {
 		cp->txn = NULL;
-		return cc_error("cannot begin a transaction on %s: %s; %s", cc_qs(cp->dst_name), strerror(-rc),
+		return cc_error("cannot begin a transaction on %s: %s; %s", cc_qs(cp->dst_name), cc_strerror(rc),
 				written_note(cp));
 	}
 	cp->batch_cells = cp->batch_bytes = 0;
@@ -350,7 +350,7 @@ static int batch_commit(struct cp *cp)
 	rc = cs_txn_commit(cp->txn);
 	cp->txn = NULL;
 	if (rc < 0)
-		return cc_error("writing to %s: %s; %s", cc_qs(cp->dst_name), strerror(-rc), written_note(cp));
+		return cc_error("writing to %s: %s; %s", cc_qs(cp->dst_name), cc_strerror(rc), written_note(cp));
 	cp->committed = cp->cells;
 	cp->batches++;
 	return CC_OK;
@@ -373,7 +373,7 @@ static int put(struct cp *cp, const char *t, const cs_row *row, const cs_cell *c
 				cc_qs(cp->dst_name), cc_qs(c->family), written_note(cp));
 	if (rc < 0)
 		return cc_error(CELL_FMT ": writing it to %s: %s; %s", CELL_ARGS(t, row, c), cc_qs(cp->dst_name),
-				strerror(-rc), written_note(cp));
+				cc_strerror(rc), written_note(cp));
 	cp->cells++;
 	cp->batch_cells++;
 	cp->batch_bytes += row->key.len + c->qualifier.len + c->value.len + 32;
@@ -394,7 +394,7 @@ static int copy_table(struct cp *cp, const char *t)
 	if ((status = bulk_open(cp, t)) != CC_OK)
 		return status;
 	if ((rc = cs_scan_open(cp->snap, t, NULL, &scan)) < 0)
-		return cc_error("reading table %s of %s: %s; %s", cc_qs(t), cc_qs(cp->src_name), strerror(-rc),
+		return cc_error("reading table %s of %s: %s; %s", cc_qs(t), cc_qs(cp->src_name), cc_strerror(rc),
 				written_note(cp));
 	while (status == CC_OK && (rc = cs_scan_next(scan, &row)) > 0) {
 		for (size_t i = 0; i < row->ncells && status == CC_OK; i++)
@@ -403,7 +403,7 @@ static int copy_table(struct cp *cp, const char *t)
 	}
 	cs_scan_close(scan);
 	if (status == CC_OK && rc < 0)
-		status = cc_error("reading table %s of %s: %s; %s", cc_qs(t), cc_qs(cp->src_name), strerror(-rc),
+		status = cc_error("reading table %s of %s: %s; %s", cc_qs(t), cc_qs(cp->src_name), cc_strerror(rc),
 				  written_note(cp));
 	cs_bulk_close(cp->bulk);
 	cp->bulk = NULL;
@@ -445,7 +445,7 @@ int cmd_copy(struct cellctl *cc, int argc, char **argv)
 	if ((status = cc_store_open(cp.src_name, CS_OPEN_RDONLY, &cp.src)) != CC_OK)
 		goto out;
 	if ((rc = cs_txn_begin(cp.src, CS_TXN_RDONLY, &cp.snap)) < 0) {
-		status = cc_error("cannot begin a transaction on %s: %s", cc_qs(cp.src_name), strerror(-rc));
+		status = cc_error("cannot begin a transaction on %s: %s", cc_qs(cp.src_name), cc_strerror(rc));
 		goto out;
 	}
 	if ((status = read_schemas(&cp)) != CC_OK ||
@@ -475,7 +475,7 @@ int cmd_copy(struct cellctl *cc, int argc, char **argv)
 		batch_abort(&cp);
 	if (status == CC_OK && (rc = cs_store_sync(cp.dst)) < 0)
 		status = cc_error("the copy is committed but could not be flushed to %s: %s", cc_qs(cp.dst_name),
-				  strerror(-rc));
+				  cc_strerror(rc));
 	progress_done(&cp.prog, cp.cells, status == CC_OK);
 out:
 	cs_txn_abort(cp.snap);

@@ -44,10 +44,12 @@ int cmd_dump(struct cellctl *cc, int argc, char **argv)
 	}
 	rc = cs_dump(txn, (const char *const *)argv, (size_t)argc, write_stdout, NULL, NULL);
 	cs_txn_abort(txn);
+	if (rc == -EIO && cs_last_error()) /* (a remote store's: the service's words) */
+		return cc_error("reading the store: %s; the dump is incomplete", cs_last_error());
 	if (rc == -EIO)
 		return cc_error("the store is corrupt (run \"cellctl verify\"); the dump is incomplete");
 	if (rc < 0)
-		return cc_error("writing the dump: %s; the dump is incomplete", strerror(-rc));
+		return cc_error("writing the dump: %s; the dump is incomplete", cc_strerror(rc));
 	return CC_OK;
 }
 
@@ -109,7 +111,7 @@ int cmd_restore(struct cellctl *cc, int argc, char **argv)
 	else if (rc < 0 && in.err)
 		status = cc_error("reading %s: %s; nothing was restored", name, strerror(in.err));
 	else if (rc < 0)
-		status = cc_error("%s; nothing was restored", strerror(-rc));
+		status = cc_error("%s; nothing was restored", cc_strerror(rc));
 	else
 		printf("restored %llu tables, %llu rows, %llu cells (%llu bytes of values)\n",
 		       (unsigned long long)res.stats.tables, (unsigned long long)res.stats.rows,

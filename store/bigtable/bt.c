@@ -15,10 +15,14 @@ int bt_fail(int rc, const btr_status *status, const char *what)
 {
 	if (rc >= 0)
 		return rc;
-	if (status && status->message[0])
-		snprintf(why, sizeof(why), "%s", status->message);
-	else if (what)
+	if (status && (status->code != GRPC_STATUS_OK || status->message[0])) {
+		/* "127.0.0.1:8086: UNAVAILABLE: failed to connect ...": where, gRPC's code, the service's words */
+		const char *code = status->code != GRPC_STATUS_OK ? btr_code_name(status->code) : "";
+		snprintf(why, sizeof(why), "%s%s%s%s%s", status->endpoint ? status->endpoint : "",
+			 status->endpoint ? ": " : "", code, *code && status->message[0] ? ": " : "", status->message);
+	} else if (what) {
 		snprintf(why, sizeof(why), "%s", what);
+	}
 	return rc;
 }
 

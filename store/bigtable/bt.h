@@ -51,8 +51,9 @@ typedef struct bt_txn {
 
 /* ---- bt.c */
 
-/* Note why the current call failed: STATUS's message (if not NULL, and not empty), else WHAT, for
- * cs_last_error(). Returns RC. */
+/* Note why the current call failed, for cs_last_error(): STATUS (if not NULL, and not OK or with a
+ * message) as "ENDPOINT: CODE: message" (the address the call went to, gRPC's status code name, the
+ * service's words), else WHAT. Returns RC. */
 int bt_fail(int rc, const btr_status *status, const char *what);
 /* Forget the thread's last error (every public entry calls it first). */
 void bt_clear_error(void);

@@ -571,6 +571,7 @@ static int send_once(struct bt_bulk *b, struct batch *bq, size_t *left, btr_stat
 	if ((rc = btr_stream_open_bytes(b->txn->st->c, BTR_DATA, DATA "MutateRows", b->req.p, b->req.n,
 					b->to.routing, &s)))
 		goto out;
+	last->endpoint = btr_stream_status(s)->endpoint; /* (for a message of entries still failing) */
 	for (;;) {
 		Google__Bigtable__V2__MutateRowsResponse *r;
 		rc = btr_stream_next(s, &google__bigtable__v2__mutate_rows_response__descriptor, (ProtobufCMessage **)&r);
@@ -585,6 +586,7 @@ static int send_once(struct bt_bulk *b, struct batch *bq, size_t *left, btr_stat
 				bq->ents[idx[x->index]].ok = true;
 			} else if (!btr_retryable((grpc_status_code)code)) {
 				last->code = (grpc_status_code)code;
+				last->endpoint = btr_stream_status(s)->endpoint;
 				snprintf(last->message, sizeof(last->message), "%s",
 					 x->status->message ? x->status->message : "");
 				rc = btr_errno((grpc_status_code)code);
@@ -662,7 +664,7 @@ static int flush(struct bt_bulk *b, bool sync)
 	b->cur = t;
 	b->cur.bufn = b->cur.ncells = b->cur.nents = b->cur.nmut = 0;
 	b->out_rc = 0;
-	b->out_last = (btr_status){ GRPC_STATUS_OK, "" };
+	b->out_last = (btr_status){ GRPC_STATUS_OK, "", NULL };
 	if (!sync && !pthread_create(&b->th, NULL, sender, b)) {
 		b->busy = true;
 		return 0;
