@@ -33,10 +33,12 @@ struct cp {
 	bool *exists;           /* ... whether DST has them already */
 	bool round_ms;          /* round=ms */
 	bool whole_ms;          /* DST keeps whole milliseconds only */
+	bool no_txn;            /* DST lacks CS_CAP_TXN: what it acknowledged stays, committed or not */
 	uint64_t max_value;     /* DST's value limit */
 	uint64_t batch_max;     /* cells a batch */
 	uint64_t cells, total;  /* cells so far in this pass; found by the first */
 	uint64_t committed;     /* cells in committed batches */
+	uint64_t acked;         /* NO_TXN: cells of the batch being written DST holds, in loaders closed */
 	uint64_t batches;       /* batches committed */
 	int64_t kill_after;     /* test hook: die (SIGKILL) instead of committing batch N + 1; -1: off */
 	cs_txn *txn;            /* the batch being written */
@@ -276,16 +278,45 @@ static int check_table(struct cp *cp, const char *t)
 
 /* ---- Writing ------------------------------------------------------------------------------------ */
 
-/* What the committed batches hold, for an error while writing. */
+/* What DST holds of the copy, for an error while writing: the committed batches; and where DST keeps
+ * each write (no CS_CAP_TXN, as Bigtable), also what it acknowledged of the batch that failed (more may
+ * have arrived unacknowledged: "at least"). */
 static const char *written_note(const struct cp *cp)
 {
 	static char note[160];
+	uint64_t n = cp->committed;
 
-	if (!cp->committed)
+	if (cp->no_txn) {
+		cs_bulk_stats st = { 0 };
+		if (cp->bulk)
+			cs_bulk_get_stats(cp->bulk, &st);
+		n += cp->acked + st.appended + st.put;
+		snprintf(note, sizeof note, "at least %llu cells are copied; running the copy again finishes it",
+			 (unsigned long long)n);
+		return note;
+	}
+	if (!n)
 		return "no cell was copied";
-	snprintf(note, sizeof note, "%llu cells are copied; running the copy again finishes it",
-		 (unsigned long long)cp->committed);
+	snprintf(note, sizeof note, "%llu cells are copied; running the copy again finishes it", (unsigned long long)n);
 	return note;
+}
+
+/* Close the loader, having handed its cells to DST (cs_bulk_flush()) and counted what DST holds of them. */
+static int bulk_end(struct cp *cp)
+{
+	cs_bulk_stats st = { 0 };
+	int rc;
+
+	if (!cp->bulk)
+		return 0;
+	rc = cs_bulk_flush(cp->bulk);
+	if (cp->no_txn) {
+		cs_bulk_get_stats(cp->bulk, &st);
+		cp->acked += st.appended + st.put;
+	}
+	cs_bulk_close(cp->bulk);
+	cp->bulk = NULL;
+	return rc;
 }
 
 static int create_tables(struct cp *cp)
@@ -345,13 +376,18 @@ static int batch_commit(struct cp *cp)
 
 	if (cp->kill_after >= 0 && cp->batches == (uint64_t)cp->kill_after)
 		raise(SIGKILL); /* the test hook: killed with a batch written and not committed */
-	cs_bulk_close(cp->bulk);
-	cp->bulk = NULL;
+	if ((rc = bulk_end(cp)) < 0) {
+		int status = cc_error("writing to %s: %s; %s", cc_qs(cp->dst_name), cc_strerror(rc), written_note(cp));
+		cs_txn_abort(cp->txn);
+		cp->txn = NULL;
+		return status;
+	}
 	rc = cs_txn_commit(cp->txn);
 	cp->txn = NULL;
 	if (rc < 0)
 		return cc_error("writing to %s: %s; %s", cc_qs(cp->dst_name), cc_strerror(rc), written_note(cp));
 	cp->committed = cp->cells;
+	cp->acked = 0;
 	cp->batches++;
 	return CC_OK;
 }
@@ -371,9 +407,11 @@ static int put(struct cp *cp, const char *t, const cs_row *row, const cs_cell *c
 	if (rc == -ENOENT)
 		return cc_error("writing table %s of %s: family %s was deleted meanwhile; %s", cc_qs(t),
 				cc_qs(cp->dst_name), cc_qs(c->family), written_note(cp));
-	if (rc < 0)
+	if (rc == -EINVAL || rc == -ENAMETOOLONG || rc == -EFBIG) /* (this cell's fault, not the store's) */
 		return cc_error(CELL_FMT ": writing it to %s: %s; %s", CELL_ARGS(t, row, c), cc_qs(cp->dst_name),
 				cc_strerror(rc), written_note(cp));
+	if (rc < 0) /* (the transaction failed, perhaps sending an earlier batch: cs_bulk_put()) */
+		return cc_error("writing to %s: %s; %s", cc_qs(cp->dst_name), cc_strerror(rc), written_note(cp));
 	cp->cells++;
 	cp->batch_cells++;
 	cp->batch_bytes += row->key.len + c->qualifier.len + c->value.len + 32;
@@ -405,8 +443,10 @@ static int copy_table(struct cp *cp, const char *t)
 	if (status == CC_OK && rc < 0)
 		status = cc_error("reading table %s of %s: %s; %s", cc_qs(t), cc_qs(cp->src_name), cc_strerror(rc),
 				  written_note(cp));
-	cs_bulk_close(cp->bulk);
-	cp->bulk = NULL;
+	if (status != CC_OK) /* (batch_abort() closes the loader) */
+		return status;
+	if ((rc = bulk_end(cp)) < 0)
+		status = cc_error("writing to %s: %s; %s", cc_qs(cp->dst_name), cc_strerror(rc), written_note(cp));
 	return status;
 }
 
@@ -454,6 +494,7 @@ int cmd_copy(struct cellctl *cc, int argc, char **argv)
 		goto out;
 	cp.max_value = cs_store_max_value(cp.dst);
 	cp.whole_ms = !(cs_store_caps(cp.dst) & CS_CAP_TS_MICROS);
+	cp.no_txn = !(cs_store_caps(cp.dst) & CS_CAP_TXN);
 
 	progress_init(&cp.prog, "checking", quiet, 0, 0);
 	for (size_t i = 0; i < cp.ntables && status == CC_OK; i++)

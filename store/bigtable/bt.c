@@ -244,6 +244,7 @@ static const struct cs_backend table = {
 	.bulk_put = bt_bulk_put,
 	.bulk_get_stats = bt_bulk_get_stats,
 	.bulk_close = bt_bulk_close,
+	.bulk_flush = bt_bulk_flush,
 	.scan_open = bt_scan_open,
 	.scan_next = bt_scan_next,
 	.scan_seek = bt_scan_seek,

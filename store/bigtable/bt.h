@@ -156,5 +156,6 @@ int bt_bulk_open(void *txn, const char *table, void **bulk);
 int bt_bulk_put(void *bulk, cs_bytes row, const char *family, cs_bytes qualifier, int64_t ts, cs_bytes value);
 void bt_bulk_get_stats(const void *bulk, cs_bulk_stats *stats);
 void bt_bulk_close(void *bulk);
+int bt_bulk_flush(void *bulk);
 
 #endif

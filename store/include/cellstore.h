@@ -434,7 +434,8 @@ typedef struct cs_bulk cs_bulk;
 
 typedef struct cs_bulk_stats {
 	uint64_t appended; /* cells stored by appending */
-	uint64_t put;      /* cells stored by ordinary writes */
+	uint64_t put;      /* cells stored by ordinary writes (a store without CS_CAP_TXN: those the
+	                    * service acknowledged, which it keeps whatever becomes of the transaction) */
 } cs_bulk_stats;
 
 /* Start loading cells into TABLE in TXN. Errors: -ENOENT (no table), -EROFS (read-only transaction or
@@ -451,8 +452,17 @@ int cs_bulk_open(cs_txn *txn, const char *table, cs_bulk **out);
  * transaction failed (cs_txn_commit() returns the error and stores nothing of it). */
 int cs_bulk_put(cs_bulk *b, cs_bytes row, const char *family, cs_bytes qualifier, int64_t ts, cs_bytes value);
 
-/* How the cells so far were stored (for benchmarks and tests). */
+/* How the cells so far were stored (for benchmarks and tests; and, after cs_bulk_flush(), how many cells a
+ * store without CS_CAP_TXN holds already). */
 void cs_bulk_get_stats(const cs_bulk *b, cs_bulk_stats *stats);
+
+/* Hand every cell put so far to the store and wait: a store without CS_CAP_TXN sends what B still holds
+ * and waits for the service's answer, so that cs_bulk_get_stats() counts every cell it acknowledged (a
+ * caller that fails part-way can say how much is written); for a local store the cells are in the
+ * transaction already, and this does nothing. Errors: -EROFS, the transaction's earlier error; then what
+ * sending fails with (-EIO, ..., cs_last_error() saying why), which the transaction keeps as
+ * cs_bulk_put()'s do. */
+int cs_bulk_flush(cs_bulk *b);
 
 /* Free B. What it wrote stays in the transaction. Accepts NULL. */
 void cs_bulk_close(cs_bulk *b);
