@@ -105,6 +105,11 @@ typedef struct cs_open_opts {
  *         On success *OUT is the caller's; close it with cs_store_close(). */
 int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out);
 
+/* What NAME, given as a store, names: 1 a remote store (SCHEME://...), 0 a directory, or -EINVAL when it
+ * starts like a store URL without being one (cs_store_open() refuses it; cs_last_error() says why), for
+ * a caller that resolves a directory's path itself before opening it (cellfs). Opens nothing. */
+int cs_store_name_kind(const char *name);
+
 /* Parse TEXT as a point in time for CS_OPEN_ASOF, into *US (µs since the epoch): RFC 3339
  * ("2026-11-26T05:34:38Z", "2026-11-26 06:34:38.5+01:00": 'T', 't' or a space between date and time,
  * 'Z', 'z' or a numeric offset ±HH:MM, an optional fraction of any length), or a decimal integer of

@@ -6,6 +6,7 @@
 # refused before anything is contacted.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export LC_ALL=C
+cellctl=$(realpath "$cellctl") # (the cases run in $tmp, for the relative names)
 cd "$tmp" || exit 1
 
 bt_hint='a Bigtable store is named bigtable://PROJECT/INSTANCE (start the path with ./ to name a directory so)'
