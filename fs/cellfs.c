@@ -209,9 +209,13 @@ static int store_path(const char *arg, char **out)
 {
 	char *dcopy, *bcopy, *dir;
 	const char *base;
-	int rc = -1;
+	int rc = -1, kind = cs_store_name_kind(arg);
 
-	if (strstr(arg, "://")) /* a remote store's name (bigtable://...) is no path */
+	if (kind < 0) { /* (bigtable:/p/i: a typo, not a directory to make) */
+		fprintf(stderr, "cellfs: cannot open store \"%s\": %s\n", arg, cs_last_error());
+		return -1;
+	}
+	if (kind) /* a remote store's name (bigtable://...) is no path */
 		return (*out = strdup(arg)) ? 0 : -1;
 	if ((*out = realpath(arg, NULL)))
 		return 0;

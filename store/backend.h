@@ -17,7 +17,7 @@
 
 #include "cellstore.h"
 
-#define CS_BACKEND_ABI 1
+#define CS_BACKEND_ABI 2
 #define CS_BACKEND_SYMBOL "cs_backend_table"
 
 struct cs_backend {
@@ -60,6 +60,7 @@ struct cs_backend {
 			cs_bytes value);
 	void (*bulk_get_stats)(const void *bulk, cs_bulk_stats *stats);
 	void (*bulk_close)(void *bulk);
+	int (*bulk_flush)(void *bulk); /* NULL: every put is written when made */
 
 	int (*scan_open)(void *txn, const char *table, const cs_read_opts *opts, void **scan);
 	int (*scan_next)(void *scan, const cs_row **row);

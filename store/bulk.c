@@ -87,6 +87,13 @@ void cs_bulk_get_stats(const cs_bulk *b, cs_bulk_stats *stats)
 	*stats = b->stats;
 }
 
+int cs_bulk_flush(cs_bulk *b)
+{
+	if (b->impl)
+		return b->txn->st->be->bulk_flush ? b->txn->st->be->bulk_flush(b->impl) : 0;
+	return store_txn_write_check(b->txn);
+}
+
 /* Learn the greatest key stored, after an append was refused. */
 static int learn_top(cs_bulk *b)
 {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "remote.h"
@@ -27,6 +28,35 @@ bool remote_is_name(const char *name)
 		if (!((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '+' || *q == '-'))
 			return false;
 	return true;
+}
+
+static bool is_alpha(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+int remote_check_name(const char *name)
+{
+	const char *q = name;
+
+	open_why[0] = '\0';
+	if (remote_is_name(name) || !is_alpha(*q))
+		return 0;
+	while (is_alpha(*q) || (*q >= '0' && *q <= '9') || *q == '+' || *q == '.' || *q == '-')
+		q++;
+	if (*q != ':')
+		return 0;
+	/* A name starting "SCHEME:": a typo of a remote store's name (bigtable:/p/i, Bigtable://p/i) would
+	 * otherwise make a directory of that name. */
+	if ((size_t)(q - name) == strlen("bigtable") && !strncasecmp(name, "bigtable", (size_t)(q - name)))
+		snprintf(open_why, sizeof(open_why), "a Bigtable store is named bigtable://PROJECT/INSTANCE (start "
+			 "the path with ./ to name a directory so)");
+	else if (q[1] == '/')
+		snprintf(open_why, sizeof(open_why), "it starts with a URL scheme cellfs does not know: a store is a "
+			 "directory or bigtable://PROJECT/INSTANCE (start the path with ./ to name a directory so)");
+	else
+		return 0;
+	return -EINVAL;
 }
 
 static const struct cs_backend *try_load(const char *path, char *why, size_t whyn)

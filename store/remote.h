@@ -10,6 +10,13 @@
 /* Whether NAME names a remote store (it has a scheme: "SCHEME://..."). */
 bool remote_is_name(const char *name);
 
+/* Whether NAME, not a remote store's name, may be a directory: 0, or -EINVAL (cs_last_error() says why)
+ * when it starts like a store URL without being one: a scheme ([A-Za-z][A-Za-z0-9+.-]*) and ':' followed
+ * by '/' (bigtable:/p/i, s3:/b, HTTP://h), or any name whose scheme is "bigtable" in any case
+ * (bigtable:p/i). A colon without a slash after it (backup:2024) is a directory's, as is every path
+ * starting with "./" or "/". */
+int remote_check_name(const char *name);
+
 /* The backend for remote store NAME's scheme: its module, found ($CELLFS_MODULE_DIR, beside the
  * program in a build tree, then where `meson install` puts it) and loaded on first use, stays loaded.
  * Errors: -EPROTONOSUPPORT (no such module, or it does not load: cs_last_error() says which). */

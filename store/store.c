@@ -45,6 +45,11 @@ static int open_remote(const char *name, const cs_open_opts *opts, cs_store **ou
 	return 0;
 }
 
+int cs_store_name_kind(const char *name)
+{
+	return remote_is_name(name) ? 1 : remote_check_name(name);
+}
+
 int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out)
 {
 	cs_open_opts def = { 0 };
@@ -57,8 +62,10 @@ int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out)
 		return -EINVAL;
 	if ((opts->flags & CS_OPEN_ASOF) && (opts->asof < 0 || (opts->flags & CS_OPEN_CREATE)))
 		return -EINVAL;
-	if (remote_is_name(dir))
+	if ((rc = cs_store_name_kind(dir)) > 0)
 		return open_remote(dir, opts, out);
+	if (rc < 0)
+		return rc;
 	st = mem_calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;

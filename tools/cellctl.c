@@ -224,8 +224,8 @@ static const struct cmd commands[] = {
 	  "\n"
 	  "  columns=<family>:<qualifier>,...    Read only these columns, comma-separated; \"f:\" is a whole\n"
 	  "                                      family, \"q\" or \":q\" a qualifier in any family. Both are\n"
-	  "                                      regular expressions matching whole names (POSIX extended\n"
-	  "                                      syntax, where cbt uses RE2)\n"
+	  "                                      regular expressions in RE2 syntax, as in cbt, matching whole\n"
+	  "                                      names byte by byte\n"
 	  "  cells-per-column=<n>                Read only this number of cells per column\n"
 	  "  keys-only=<true|false>              Print cells without their values\n"
 	  "  include-stats=full                  Print cbt's summary of the rows and cells seen and returned\n"
@@ -247,7 +247,7 @@ static const struct cmd commands[] = {
 	  "  end=<row-key>                       Stop reading before this row\n"
 	  "  prefix=<row-key-prefix>             Read rows with this prefix (not with start/end)\n"
 	  "  regex=<regex>                       Read rows whose whole key matches this regular expression\n"
-	  "                                      (POSIX extended syntax, where cbt uses RE2)\n"
+	  "                                      (RE2 syntax, as in cbt; one byte is one character)\n"
 	  "  reversed=<true|false>               Read rows in descending key order\n"
 	  "  columns=<family>:<qualifier>,...    Read only these columns, comma-separated (see \"lookup\")\n"
 	  "  count=<n>                           Read only this many rows\n"
@@ -381,15 +381,20 @@ const char *cc_qs(const char *s)
 	return cc_q(s, strlen(s));
 }
 
+const char *cc_strerror(int err)
+{
+	const char *why = cs_last_error();
+
+	return why ? why : strerror(-err);
+}
+
 int cc_store_error(cs_txn *txn, int err, const char *what, const char *table, const char *family)
 {
 	cs_table_info *info = NULL;
 	int found;
 
-	if (err != -ENOENT && err != -EEXIST && cs_last_error())
-		return cc_error("%s: %s", what, cs_last_error());
 	if (err != -ENOENT && err != -EEXIST)
-		return cc_error("%s: %s", what, strerror(-err));
+		return cc_error("%s: %s", what, cc_strerror(err));
 	found = txn ? cs_table_info_get(txn, table, &info) : -ENOENT;
 	cs_table_info_free(info);
 	if (err == -ENOENT && found == -ENOENT)
@@ -400,7 +405,7 @@ int cc_store_error(cs_txn *txn, int err, const char *what, const char *table, co
 		return cc_error("family %s already exists in table %s", cc_qs(family), cc_qs(table));
 	if (family)
 		return cc_error("family %s not found in table %s", cc_qs(family), cc_qs(table));
-	return cc_error("%s: %s", what, strerror(-err));
+	return cc_error("%s: %s", what, cc_strerror(err));
 }
 
 /* ---- The store ---------------------------------------------------------------------------------- */
@@ -415,7 +420,7 @@ static int open_status(int rc, const char *path)
 	if (rc == -EIO && !cs_last_error())
 		return cc_error("cannot open store %s: not a valid cellfs store, or an I/O error", cc_qs(path));
 	if (rc < 0)
-		return cc_error("cannot open store %s: %s", cc_qs(path), cs_last_error() ? cs_last_error() : strerror(-rc));
+		return cc_error("cannot open store %s: %s", cc_qs(path), cc_strerror(rc));
 	return CC_OK;
 }
 
@@ -489,7 +494,7 @@ int cellctl_begin(struct cellctl *cc, cs_txn **txn)
 		return rc;
 	rc = cs_txn_begin(cc->st, cc->cmd->access == CC_READ ? CS_TXN_RDONLY : 0, txn);
 	if (rc < 0)
-		return cc_error("cannot begin a transaction: %s", strerror(-rc));
+		return cc_error("cannot begin a transaction: %s", cc_strerror(rc));
 	return CC_OK;
 }
 
@@ -500,7 +505,7 @@ int cellctl_commit(cs_txn *txn)
 	if (rc == -ENOSPC)
 		return cc_error("the store is full, nothing was written: %s", strerror(ENOSPC));
 	if (rc < 0)
-		return cc_error("commit failed, nothing was written: %s", strerror(-rc));
+		return cc_error("commit failed, nothing was written: %s", cc_strerror(rc));
 	return CC_OK;
 }
 

@@ -95,8 +95,14 @@ const char *cc_qs(const char *s);
  * or CC_FAIL (printed). (cmd_read.c) */
 int cc_regex(const char *pat, const char *what, cs_regex **re);
 
+/* The words for ERR, a negative errno a store call has just returned: a remote store's own
+ * (cs_last_error(): the address it called, the gRPC status and the service's message), else
+ * strerror(-ERR). Call it before any other store call, which may replace the remote's words. Borrowed:
+ * valid until the next store call. Every message about a failed store call says its cause with this. */
+const char *cc_strerror(int err);
+
 /* A store error for TABLE (and FAMILY, if not NULL) in words: -ENOENT becomes "table "t" not found" or
- * "family "f" not found in table "t"" (whichever is missing), the rest strerror. Returns CC_FAIL. */
+ * "family "f" not found in table "t"" (whichever is missing), the rest cc_strerror(). Returns CC_FAIL. */
 int cc_store_error(cs_txn *txn, int err, const char *what, const char *table, const char *family);
 
 /* The row key argument, checked as Bigtable checks it (non-empty, at most CS_MAX_ROW_KEY bytes).

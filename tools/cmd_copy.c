@@ -33,10 +33,12 @@ struct cp {
 	bool *exists;           /* ... whether DST has them already */
 	bool round_ms;          /* round=ms */
 	bool whole_ms;          /* DST keeps whole milliseconds only */
+	bool no_txn;            /* DST lacks CS_CAP_TXN: what it acknowledged stays, committed or not */
 	uint64_t max_value;     /* DST's value limit */
 	uint64_t batch_max;     /* cells a batch */
 	uint64_t cells, total;  /* cells so far in this pass; found by the first */
 	uint64_t committed;     /* cells in committed batches */
+	uint64_t acked;         /* NO_TXN: cells of the batch being written DST holds, in loaders closed */
 	uint64_t batches;       /* batches committed */
 	int64_t kill_after;     /* test hook: die (SIGKILL) instead of committing batch N + 1; -1: off */
 	cs_txn *txn;            /* the batch being written */
@@ -157,7 +159,7 @@ static int read_schemas(struct cp *cp)
 		free(cp->tables);
 		cp->tables = NULL;
 		if ((rc = cs_table_list(cp->snap, &cp->tables, &cp->ntables)) < 0)
-			return cc_error("listing the tables of %s: %s", cc_qs(cp->src_name), strerror(-rc));
+			return cc_error("listing the tables of %s: %s", cc_qs(cp->src_name), cc_strerror(rc));
 		cp->listed = true;
 	}
 	cp->info = calloc(cp->ntables + 1, sizeof *cp->info);
@@ -169,7 +171,7 @@ static int read_schemas(struct cp *cp)
 		if (rc == -ENOENT)
 			return cc_error("table %s not found in %s", cc_qs(cp->tables[i]), cc_qs(cp->src_name));
 		if (rc < 0)
-			return cc_error("reading the schema of table %s: %s", cc_qs(cp->tables[i]), strerror(-rc));
+			return cc_error("reading the schema of table %s: %s", cc_qs(cp->tables[i]), cc_strerror(rc));
 	}
 	return CC_OK;
 }
@@ -212,7 +214,7 @@ static int check_destination(struct cp *cp)
 	int rc, status = CC_OK;
 
 	if ((rc = cs_txn_begin(cp->dst, CS_TXN_RDONLY, &txn)) < 0)
-		return cc_error("cannot begin a transaction on %s: %s", cc_qs(cp->dst_name), strerror(-rc));
+		return cc_error("cannot begin a transaction on %s: %s", cc_qs(cp->dst_name), cc_strerror(rc));
 	for (size_t i = 0; i < cp->ntables && status == CC_OK; i++) {
 		cs_table_info *d = NULL;
 
@@ -221,7 +223,7 @@ static int check_destination(struct cp *cp)
 			continue;
 		if (rc < 0)
 			status = cc_error("reading the schema of table %s of %s: %s", cc_qs(cp->tables[i]),
-					  cc_qs(cp->dst_name), strerror(-rc));
+					  cc_qs(cp->dst_name), cc_strerror(rc));
 		else
 			status = check_compatible(cp, cp->info[i], d);
 		cp->exists[i] = true;
@@ -246,7 +248,7 @@ static int check_table(struct cp *cp, const char *t)
 	int rc, status = CC_OK;
 
 	if ((rc = cs_scan_open(cp->snap, t, &o, &scan)) < 0)
-		return cc_error("reading table %s of %s: %s", cc_qs(t), cc_qs(cp->src_name), strerror(-rc));
+		return cc_error("reading table %s of %s: %s", cc_qs(t), cc_qs(cp->src_name), cc_strerror(rc));
 	while (status == CC_OK && (rc = cs_scan_next(scan, &row)) > 0) {
 		for (size_t i = 0; i < row->ncells && status == CC_OK; i++) {
 			const cs_cell *c = &row->cells[i], *p = i ? c - 1 : NULL;
@@ -270,22 +272,51 @@ static int check_table(struct cp *cp, const char *t)
 	}
 	cs_scan_close(scan);
 	if (status == CC_OK && rc < 0)
-		status = cc_error("reading table %s of %s: %s", cc_qs(t), cc_qs(cp->src_name), strerror(-rc));
+		status = cc_error("reading table %s of %s: %s", cc_qs(t), cc_qs(cp->src_name), cc_strerror(rc));
 	return status;
 }
 
 /* ---- Writing ------------------------------------------------------------------------------------ */
 
-/* What the committed batches hold, for an error while writing. */
+/* What DST holds of the copy, for an error while writing: the committed batches; and where DST keeps
+ * each write (no CS_CAP_TXN, as Bigtable), also what it acknowledged of the batch that failed (more may
+ * have arrived unacknowledged: "at least"). */
 static const char *written_note(const struct cp *cp)
 {
 	static char note[160];
+	uint64_t n = cp->committed;
 
-	if (!cp->committed)
+	if (cp->no_txn) {
+		cs_bulk_stats st = { 0 };
+		if (cp->bulk)
+			cs_bulk_get_stats(cp->bulk, &st);
+		n += cp->acked + st.appended + st.put;
+		snprintf(note, sizeof note, "at least %llu cells are copied; running the copy again finishes it",
+			 (unsigned long long)n);
+		return note;
+	}
+	if (!n)
 		return "no cell was copied";
-	snprintf(note, sizeof note, "%llu cells are copied; running the copy again finishes it",
-		 (unsigned long long)cp->committed);
+	snprintf(note, sizeof note, "%llu cells are copied; running the copy again finishes it", (unsigned long long)n);
 	return note;
+}
+
+/* Close the loader, having handed its cells to DST (cs_bulk_flush()) and counted what DST holds of them. */
+static int bulk_end(struct cp *cp)
+{
+	cs_bulk_stats st = { 0 };
+	int rc;
+
+	if (!cp->bulk)
+		return 0;
+	rc = cs_bulk_flush(cp->bulk);
+	if (cp->no_txn) {
+		cs_bulk_get_stats(cp->bulk, &st);
+		cp->acked += st.appended + st.put;
+	}
+	cs_bulk_close(cp->bulk);
+	cp->bulk = NULL;
+	return rc;
 }
 
 static int create_tables(struct cp *cp)
@@ -294,7 +325,7 @@ static int create_tables(struct cp *cp)
 	int rc;
 
 	if ((rc = cs_txn_begin(cp->dst, 0, &txn)) < 0)
-		return cc_error("cannot begin a transaction on %s: %s", cc_qs(cp->dst_name), strerror(-rc));
+		return cc_error("cannot begin a transaction on %s: %s", cc_qs(cp->dst_name), cc_strerror(rc));
 	for (size_t i = 0; i < cp->ntables; i++) {
 		if (cp->exists[i])
 			continue;
@@ -307,11 +338,11 @@ static int create_tables(struct cp *cp)
 		if (rc < 0) {
 			cs_txn_abort(txn);
 			return cc_error("creating table %s in %s: %s; nothing was copied", cc_qs(cp->tables[i]),
-					cc_qs(cp->dst_name), strerror(-rc));
+					cc_qs(cp->dst_name), cc_strerror(rc));
 		}
 	}
 	if ((rc = cs_txn_commit(txn)) < 0)
-		return cc_error("creating the tables in %s: %s; nothing was copied", cc_qs(cp->dst_name), strerror(-rc));
+		return cc_error("creating the tables in %s: %s; nothing was copied", cc_qs(cp->dst_name), cc_strerror(rc));
 	return CC_OK;
 }
 
@@ -321,7 +352,7 @@ static int bulk_open(struct cp *cp, const char *table)
 
 	if (rc < 0)
 		return cc_error("writing table %s of %s: %s; %s", cc_qs(table), cc_qs(cp->dst_name),
-				rc == -ENOENT ? "it was deleted meanwhile" : strerror(-rc), written_note(cp));
+				rc == -ENOENT ? "it was deleted meanwhile" : cc_strerror(rc), written_note(cp));
 	cp->bulk_table = table;
 	return CC_OK;
 }
@@ -332,7 +363,7 @@ static int batch_begin(struct cp *cp)
 
 	if (rc < 0) {
 		cp->txn = NULL;
-		return cc_error("cannot begin a transaction on %s: %s; %s", cc_qs(cp->dst_name), strerror(-rc),
+		return cc_error("cannot begin a transaction on %s: %s; %s", cc_qs(cp->dst_name), cc_strerror(rc),
 				written_note(cp));
 	}
 	cp->batch_cells = cp->batch_bytes = 0;
@@ -345,13 +376,18 @@ static int batch_commit(struct cp *cp)
 
 	if (cp->kill_after >= 0 && cp->batches == (uint64_t)cp->kill_after)
 		raise(SIGKILL); /* the test hook: killed with a batch written and not committed */
-	cs_bulk_close(cp->bulk);
-	cp->bulk = NULL;
+	if ((rc = bulk_end(cp)) < 0) {
+		int status = cc_error("writing to %s: %s; %s", cc_qs(cp->dst_name), cc_strerror(rc), written_note(cp));
+		cs_txn_abort(cp->txn);
+		cp->txn = NULL;
+		return status;
+	}
 	rc = cs_txn_commit(cp->txn);
 	cp->txn = NULL;
 	if (rc < 0)
-		return cc_error("writing to %s: %s; %s", cc_qs(cp->dst_name), strerror(-rc), written_note(cp));
+		return cc_error("writing to %s: %s; %s", cc_qs(cp->dst_name), cc_strerror(rc), written_note(cp));
 	cp->committed = cp->cells;
+	cp->acked = 0;
 	cp->batches++;
 	return CC_OK;
 }
@@ -371,9 +407,11 @@ static int put(struct cp *cp, const char *t, const cs_row *row, const cs_cell *c
 	if (rc == -ENOENT)
 		return cc_error("writing table %s of %s: family %s was deleted meanwhile; %s", cc_qs(t),
 				cc_qs(cp->dst_name), cc_qs(c->family), written_note(cp));
-	if (rc < 0)
+	if (rc == -EINVAL || rc == -ENAMETOOLONG || rc == -EFBIG) /* (this cell's fault, not the store's) */
 		return cc_error(CELL_FMT ": writing it to %s: %s; %s", CELL_ARGS(t, row, c), cc_qs(cp->dst_name),
-				strerror(-rc), written_note(cp));
+				cc_strerror(rc), written_note(cp));
+	if (rc < 0) /* (the transaction failed, perhaps sending an earlier batch: cs_bulk_put()) */
+		return cc_error("writing to %s: %s; %s", cc_qs(cp->dst_name), cc_strerror(rc), written_note(cp));
 	cp->cells++;
 	cp->batch_cells++;
 	cp->batch_bytes += row->key.len + c->qualifier.len + c->value.len + 32;
@@ -394,7 +432,7 @@ static int copy_table(struct cp *cp, const char *t)
 	if ((status = bulk_open(cp, t)) != CC_OK)
 		return status;
 	if ((rc = cs_scan_open(cp->snap, t, NULL, &scan)) < 0)
-		return cc_error("reading table %s of %s: %s; %s", cc_qs(t), cc_qs(cp->src_name), strerror(-rc),
+		return cc_error("reading table %s of %s: %s; %s", cc_qs(t), cc_qs(cp->src_name), cc_strerror(rc),
 				written_note(cp));
 	while (status == CC_OK && (rc = cs_scan_next(scan, &row)) > 0) {
 		for (size_t i = 0; i < row->ncells && status == CC_OK; i++)
@@ -403,10 +441,12 @@ static int copy_table(struct cp *cp, const char *t)
 	}
 	cs_scan_close(scan);
 	if (status == CC_OK && rc < 0)
-		status = cc_error("reading table %s of %s: %s; %s", cc_qs(t), cc_qs(cp->src_name), strerror(-rc),
+		status = cc_error("reading table %s of %s: %s; %s", cc_qs(t), cc_qs(cp->src_name), cc_strerror(rc),
 				  written_note(cp));
-	cs_bulk_close(cp->bulk);
-	cp->bulk = NULL;
+	if (status != CC_OK) /* (batch_abort() closes the loader) */
+		return status;
+	if ((rc = bulk_end(cp)) < 0)
+		status = cc_error("writing to %s: %s; %s", cc_qs(cp->dst_name), cc_strerror(rc), written_note(cp));
 	return status;
 }
 
@@ -445,7 +485,7 @@ int cmd_copy(struct cellctl *cc, int argc, char **argv)
 	if ((status = cc_store_open(cp.src_name, CS_OPEN_RDONLY, &cp.src)) != CC_OK)
 		goto out;
 	if ((rc = cs_txn_begin(cp.src, CS_TXN_RDONLY, &cp.snap)) < 0) {
-		status = cc_error("cannot begin a transaction on %s: %s", cc_qs(cp.src_name), strerror(-rc));
+		status = cc_error("cannot begin a transaction on %s: %s", cc_qs(cp.src_name), cc_strerror(rc));
 		goto out;
 	}
 	if ((status = read_schemas(&cp)) != CC_OK ||
@@ -454,6 +494,7 @@ int cmd_copy(struct cellctl *cc, int argc, char **argv)
 		goto out;
 	cp.max_value = cs_store_max_value(cp.dst);
 	cp.whole_ms = !(cs_store_caps(cp.dst) & CS_CAP_TS_MICROS);
+	cp.no_txn = !(cs_store_caps(cp.dst) & CS_CAP_TXN);
 
 	progress_init(&cp.prog, "checking", quiet, 0, 0);
 	for (size_t i = 0; i < cp.ntables && status == CC_OK; i++)
@@ -475,7 +516,7 @@ int cmd_copy(struct cellctl *cc, int argc, char **argv)
 		batch_abort(&cp);
 	if (status == CC_OK && (rc = cs_store_sync(cp.dst)) < 0)
 		status = cc_error("the copy is committed but could not be flushed to %s: %s", cc_qs(cp.dst_name),
-				  strerror(-rc));
+				  cc_strerror(rc));
 	progress_done(&cp.prog, cp.cells, status == CC_OK);
 out:
 	cs_txn_abort(cp.snap);

@@ -49,7 +49,7 @@ int cmd_dump(struct cellctl *cc, int argc, char **argv)
 		size_t n, kept = 0;
 		if ((rc = cs_table_list(txn, &names, &n)) < 0) {
 			cs_txn_abort(txn);
-			return cc_error("listing tables: %s", strerror(-rc));
+			return cc_error("listing tables: %s", cc_strerror(rc));
 		}
 		for (size_t i = 0; i < n; i++) {
 			if (!cs_check_table_name(names[i])) {
@@ -72,10 +72,12 @@ int cmd_dump(struct cellctl *cc, int argc, char **argv)
 		rc = cs_dump(txn, (const char *const *)argv, (size_t)argc, write_stdout, NULL, NULL);
 	}
 	cs_txn_abort(txn);
+	if (rc == -EIO && cs_last_error()) /* (a remote store's: the service's words) */
+		return cc_error("reading the store: %s; the dump is incomplete", cs_last_error());
 	if (rc == -EIO)
 		return cc_error("the store is corrupt (run \"cellctl verify\"); the dump is incomplete");
 	if (rc < 0)
-		return cc_error("writing the dump: %s; the dump is incomplete", strerror(-rc));
+		return cc_error("writing the dump: %s; the dump is incomplete", cc_strerror(rc));
 	return CC_OK;
 }
 
@@ -108,7 +110,7 @@ static int restore_error(int rc, const cs_restore_result *res, const struct inpu
 				"nothing was restored", name, (unsigned long long)res->offset);
 	if (in->err)
 		return cc_error("reading %s: %s; nothing was restored", name, strerror(in->err));
-	return cc_error("%s; nothing was restored", strerror(-rc));
+	return cc_error("%s; nothing was restored", cc_strerror(rc));
 }
 
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -168,7 +170,7 @@ static int restore_by_copy(struct cellctl *cc, struct input *in, const char *nam
 			continue;
 		if (rc < 0) {
 			status = cc_error("reading the schema of table %s of %s: %s; nothing was restored",
-					  cc_qs(tables[i]), cc_qs(dst), strerror(-rc));
+					  cc_qs(tables[i]), cc_qs(dst), cc_strerror(rc));
 			goto out;
 		}
 		cs_table_info_free(info);
@@ -179,7 +181,7 @@ static int restore_by_copy(struct cellctl *cc, struct input *in, const char *nam
 		}
 		if ((rc = cs_table_delete(txn, tables[i])) < 0) {
 			status = cc_error("deleting table %s of %s to replace it: %s; %s", cc_qs(tables[i]), cc_qs(dst),
-					  strerror(-rc), nreplaced ? "the tables before it in the dump are deleted, "
+					  cc_strerror(rc), nreplaced ? "the tables before it in the dump are deleted, "
 					  "nothing was restored" : "nothing was restored");
 			goto out;
 		}
@@ -188,7 +190,7 @@ static int restore_by_copy(struct cellctl *cc, struct input *in, const char *nam
 	rc = cs_txn_commit(txn);
 	txn = NULL;
 	if (rc < 0) {
-		status = cc_error("replacing the tables of %s: %s; nothing was restored", cc_qs(dst), strerror(-rc));
+		status = cc_error("replacing the tables of %s: %s; nothing was restored", cc_qs(dst), cc_strerror(rc));
 		goto out;
 	}
 

@@ -381,7 +381,7 @@ static int scan_all(struct exp *e, cs_txn *txn, const char *table, bool keys, in
 	while (rc == CC_OK && (more = cs_scan_next(scan, &row)) > 0)
 		rc = fn(e, row);
 	if (rc == CC_OK && more < 0)
-		rc = cc_error("reading rows: %s", cs_last_error() ? cs_last_error() : strerror(-more));
+		rc = cc_error("reading rows: %s", cc_strerror(more));
 	cs_scan_close(scan);
 	return rc;
 }

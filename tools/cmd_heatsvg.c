@@ -20,7 +20,7 @@ int keyviz_heatmap(struct cellctl *cc, const char *table, const char *out)
 			return cc_error("table %s not found", cc_qs(table));
 		if (err_no == -EOPNOTSUPP)
 			return cc_error("keyviz: this store records no accesses (Cloud Bigtable has its own Key Visualizer)");
-		return cc_error("reading table %s: %s", cc_qs(table), strerror(-err_no));
+		return cc_error("reading table %s: %s", cc_qs(table), cc_strerror(err_no));
 	}
 	err_no = hs_matrix_svg(m, table, out);
 	hs_matrix_free(m);

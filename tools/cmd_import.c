@@ -104,12 +104,12 @@ static int batch_commit(struct imp *im, uint64_t line)
 	rc = cs_txn_commit(im->txn);
 	im->txn = NULL;
 	if (rc == 0 && (rc = cs_store_sync(im->cc->st)) < 0) /* written, only not yet on the disk */
-		return cc_error("the write is committed but could not be flushed to disk: %s", strerror(-rc));
+		return cc_error("the write is committed but could not be flushed to disk: %s", cc_strerror(rc));
 	if (rc < 0) {
 		if (!line)
-			return cc_error("writing the last batch: %s; %s", strerror(-rc), written_note(im));
+			return cc_error("writing the last batch: %s; %s", cc_strerror(rc), written_note(im));
 		return cc_error("writing the batch ending at line %llu: %s; %s", (unsigned long long)line,
-				strerror(-rc), written_note(im));
+				cc_strerror(rc), written_note(im));
 	}
 	im->committed = im->cells;
 	im->committed_line = line;
@@ -179,9 +179,9 @@ int imp_cell(struct imp *im, uint64_t line, size_t field, cs_bytes row, const ch
 					  (unsigned long long)line, cc_qs(family), cc_qs(im->table), written_note(im));
 		else if (rc == -ENOSPC || rc == -EIO) /* the store's fault, not the line's */
 			status = cc_error("writing the batch that holds line %llu: %s; %s", (unsigned long long)line,
-					  strerror(-rc), written_note(im));
+					  cc_strerror(rc), written_note(im));
 		else
-			status = cc_error("line %llu: %s; %s", (unsigned long long)line, strerror(-rc), written_note(im));
+			status = cc_error("line %llu: %s; %s", (unsigned long long)line, cc_strerror(rc), written_note(im));
 		return status;
 	}
 	im->cells++;
@@ -706,7 +706,7 @@ int cmd_import(struct cellctl *cc, int argc, char **argv)
 	}
 	/* First pass: check everything in a read-only snapshot. */
 	if ((rc = cs_txn_begin(cc->st, CS_TXN_RDONLY, &txn)) < 0) {
-		rc = cc_error("cannot begin a transaction: %s", strerror(-rc));
+		rc = cc_error("cannot begin a transaction: %s", cc_strerror(rc));
 		goto out;
 	}
 	rc = cs_table_info_get(txn, im.table, &im.info);

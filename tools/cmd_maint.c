@@ -86,7 +86,7 @@ int cmd_stats(struct cellctl *cc, int argc, char **argv)
 		n = 1;
 	} else if ((rc = cs_table_list(txn, &names, &n)) < 0) {
 		cs_txn_abort(txn);
-		return cc_error("listing tables: %s", strerror(-rc));
+		return cc_error("listing tables: %s", cc_strerror(rc));
 	}
 	puts("table\tfamily\trows\tcells\traw-bytes\tstored-bytes\tkey-bytes\tratio\tgarbage-cells\tgarbage-bytes");
 	for (size_t i = 0; i < n && status == CC_OK; i++)
@@ -148,7 +148,7 @@ int cmd_verify(struct cellctl *cc, int argc, char **argv)
 	rc = cs_verify(txn, print_problem, &shown, &st);
 	cs_txn_abort(txn);
 	if (rc < 0)
-		return cc_error("%s", strerror(-rc));
+		return cc_error("%s", cc_strerror(rc));
 	if (st.problems)
 		return cc_error("%llu problem%s found in %llu records", (unsigned long long)st.problems,
 				st.problems == 1 ? "" : "s", (unsigned long long)st.records);
@@ -170,14 +170,14 @@ int cmd_compact(struct cellctl *cc, int argc, char **argv)
 	if ((status = cellctl_open(cc)) != CC_OK)
 		return status;
 	if ((rc = cs_store_size(cc->st, &before)) < 0)
-		return cc_error("%s", strerror(-rc));
+		return cc_error("%s", cc_strerror(rc));
 	rc = cs_store_compact(cc->st, argv[0], &after);
 	if (rc == -EEXIST)
 		return cc_error("%s already holds a store", cc_qs(argv[0]));
 	if (rc == -ENOTEMPTY)
 		return cc_error("%s holds other files", cc_qs(argv[0]));
 	if (rc < 0)
-		return cc_error("cannot write a copy into %s: %s", cc_qs(argv[0]), strerror(-rc));
+		return cc_error("cannot write a copy into %s: %s", cc_qs(argv[0]), cc_strerror(rc));
 	printf("wrote %s: %llu bytes (the store: %llu bytes)\n", argv[0], (unsigned long long)after,
 	       (unsigned long long)before);
 	return CC_OK;

@@ -278,7 +278,7 @@ static int print_scan(struct readspec *rs, cs_scan *scan, bool at_least_one)
 		rows++;
 	}
 	if (rc == CC_OK && more < 0)
-		return cc_error("reading rows: %s", cs_last_error() ? cs_last_error() : strerror(-more));
+		return cc_error("reading rows: %s", cc_strerror(more));
 	if (rc == CC_OK && at_least_one && rows == 0 && !rs->json) /* JSON: no row, no line */
 		cbtfmt_empty_row(stdout);
 	return rc;
@@ -320,7 +320,7 @@ static int print_stats(cs_txn *txn, const char *table, struct readspec *rs, cons
 		}
 		cs_scan_close(scan);
 		if (more < 0)
-			return cc_error("reading rows: %s", cs_last_error() ? cs_last_error() : strerror(-more));
+			return cc_error("reading rows: %s", cc_strerror(more));
 	}
 	cbtfmt_read_stats(stdout, &st);
 	return CC_OK;
@@ -491,7 +491,7 @@ int cmd_count(struct cellctl *cc, int argc, char **argv)
 	while ((more = cs_scan_next(scan, &row)) > 0)
 		n++;
 	if (more < 0)
-		rc = cc_error("reading rows: %s", cs_last_error() ? cs_last_error() : strerror(-more));
+		rc = cc_error("reading rows: %s", cc_strerror(more));
 	else if (cc->format == CC_FORMAT_JSON)
 		jsonfmt_count(stdout, n);
 	else

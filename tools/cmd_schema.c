@@ -305,7 +305,7 @@ static int ls_tables(cs_txn *txn, bool json)
 	int err_no = cs_table_list(txn, &names, &n);
 
 	if (err_no < 0)
-		return cc_error("listing tables: %s", strerror(-err_no));
+		return cc_error("listing tables: %s", cc_strerror(err_no));
 	for (size_t i = 0; i < n; i++)
 		if (json)
 			jsonfmt_table(stdout, names[i]);

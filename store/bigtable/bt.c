@@ -15,10 +15,14 @@ int bt_fail(int rc, const btr_status *status, const char *what)
 {
 	if (rc >= 0)
 		return rc;
-	if (status && status->message[0])
-		snprintf(why, sizeof(why), "%s", status->message);
-	else if (what)
+	if (status && (status->code != GRPC_STATUS_OK || status->message[0])) {
+		/* "127.0.0.1:8086: UNAVAILABLE: failed to connect ...": where, gRPC's code, the service's words */
+		const char *code = status->code != GRPC_STATUS_OK ? btr_code_name(status->code) : "";
+		snprintf(why, sizeof(why), "%s%s%s%s%s", status->endpoint ? status->endpoint : "",
+			 status->endpoint ? ": " : "", code, *code && status->message[0] ? ": " : "", status->message);
+	} else if (what) {
 		snprintf(why, sizeof(why), "%s", what);
+	}
 	return rc;
 }
 
@@ -88,6 +92,10 @@ static int parse_name(const char *name, char *project, char *instance, char *pro
 	p = name + sizeof(scheme) - 1;
 	slash = strchr(p, '/');
 	q = strchr(p, '?');
+	if ((!slash || (q && q < slash)) && take_id(p, q ? (size_t)(q - p) : strlen(p), project, size)) {
+		*fault = "a bigtable:// name is bigtable://PROJECT/INSTANCE: the instance is missing";
+		return -EINVAL;
+	}
 	if (!slash || (q && q < slash) || !take_id(p, (size_t)(slash - p), project, size)) {
 		*fault = "a bigtable:// name is bigtable://PROJECT/INSTANCE: the project is missing or malformed";
 		return -EINVAL;
@@ -236,6 +244,7 @@ static const struct cs_backend table = {
 	.bulk_put = bt_bulk_put,
 	.bulk_get_stats = bt_bulk_get_stats,
 	.bulk_close = bt_bulk_close,
+	.bulk_flush = bt_bulk_flush,
 	.scan_open = bt_scan_open,
 	.scan_next = bt_scan_next,
 	.scan_seek = bt_scan_seek,

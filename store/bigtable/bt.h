@@ -51,8 +51,9 @@ typedef struct bt_txn {
 
 /* ---- bt.c */
 
-/* Note why the current call failed: STATUS's message (if not NULL, and not empty), else WHAT, for
- * cs_last_error(). Returns RC. */
+/* Note why the current call failed, for cs_last_error(): STATUS (if not NULL, and not OK or with a
+ * message) as "ENDPOINT: CODE: message" (the address the call went to, gRPC's status code name, the
+ * service's words), else WHAT. Returns RC. */
 int bt_fail(int rc, const btr_status *status, const char *what);
 /* Forget the thread's last error (every public entry calls it first). */
 void bt_clear_error(void);
@@ -155,5 +156,6 @@ int bt_bulk_open(void *txn, const char *table, void **bulk);
 int bt_bulk_put(void *bulk, cs_bytes row, const char *family, cs_bytes qualifier, int64_t ts, cs_bytes value);
 void bt_bulk_get_stats(const void *bulk, cs_bulk_stats *stats);
 void bt_bulk_close(void *bulk);
+int bt_bulk_flush(void *bulk);
 
 #endif

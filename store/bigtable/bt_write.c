@@ -571,6 +571,7 @@ static int send_once(struct bt_bulk *b, struct batch *bq, size_t *left, btr_stat
 	if ((rc = btr_stream_open_bytes(b->txn->st->c, BTR_DATA, DATA "MutateRows", b->req.p, b->req.n,
 					b->to.routing, &s)))
 		goto out;
+	last->endpoint = btr_stream_status(s)->endpoint; /* (for a message of entries still failing) */
 	for (;;) {
 		Google__Bigtable__V2__MutateRowsResponse *r;
 		rc = btr_stream_next(s, &google__bigtable__v2__mutate_rows_response__descriptor, (ProtobufCMessage **)&r);
@@ -583,20 +584,23 @@ static int send_once(struct bt_bulk *b, struct batch *bq, size_t *left, btr_stat
 				continue;
 			if (code == 0) {
 				bq->ents[idx[x->index]].ok = true;
-			} else if (!btr_retryable((grpc_status_code)code)) {
+			} else { /* (a retryable one is the words of the last attempt, should it be the last) */
 				last->code = (grpc_status_code)code;
+				last->endpoint = btr_stream_status(s)->endpoint;
 				snprintf(last->message, sizeof(last->message), "%s",
 					 x->status->message ? x->status->message : "");
-				rc = btr_errno((grpc_status_code)code);
+				if (!btr_retryable((grpc_status_code)code))
+					rc = btr_errno((grpc_status_code)code);
 			}
 		}
 		protobuf_c_message_free_unpacked(&r->base, NULL);
 		if (rc < 0)
 			break;
 	}
-	if (rc < 0 && rc != -ENOMEM && btr_retryable(btr_stream_status(s)->code))
+	if (rc < 0 && rc != -ENOMEM && btr_retryable(btr_stream_status(s)->code)) {
 		rc = 0; /* the stream broke: what it did not acknowledge is sent again */
-	else if (rc < 0 && btr_stream_status(s)->code != GRPC_STATUS_OK)
+		*last = *btr_stream_status(s);
+	} else if (rc < 0 && btr_stream_status(s)->code != GRPC_STATUS_OK)
 		*last = *btr_stream_status(s);
 	if (!rc)
 		for (size_t i = 0; i < bq->nents; i++)
@@ -616,11 +620,12 @@ static int send(struct bt_bulk *b, struct batch *q, btr_status *last)
 	for (unsigned attempt = 1; attempt <= BULK_ATTEMPTS; attempt++) {
 		if ((rc = send_once(b, q, &left, last)) || !left)
 			break;
-		if (attempt == BULK_ATTEMPTS) {
+		if (attempt == BULK_ATTEMPTS) { /* (the code is the last failure's) */
+			char was[sizeof(last->message)];
 			rc = -EIO;
-			if (!last->message[0])
-				snprintf(last->message, sizeof(last->message),
-					 "MutateRows: %zu rows still failing after %u attempts", left, attempt);
+			snprintf(was, sizeof(was), "%s", last->message);
+			snprintf(last->message, sizeof(last->message), "MutateRows: %zu rows still failing after %u "
+				 "attempts%s%s", left, attempt, was[0] ? ", the last with: " : "", was);
 			break;
 		}
 		struct timespec ts = { 0, (long)btr_backoff_ms(attempt) * 1000000L };
@@ -636,6 +641,15 @@ static void *sender(void *arg)
 	return NULL;
 }
 
+/* The cells of Q's entries (rows) the service acknowledged. */
+static uint64_t acked(const struct batch *q)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < q->nents; i++)
+		n += q->ents[i].ok ? q->ents[i].n : 0;
+	return n;
+}
+
 /* Wait for the batch being sent, if any: its outcome (recorded in the transaction). */
 static int wait_sent(struct bt_bulk *b)
 {
@@ -643,7 +657,7 @@ static int wait_sent(struct bt_bulk *b)
 		return 0;
 	pthread_join(b->th, NULL);
 	b->busy = false;
-	b->stats.put += b->out.ncells;
+	b->stats.put += acked(&b->out);
 	if (b->out_rc)
 		return bt_wrote(b->txn, bt_fail(b->out_rc, &b->out_last, NULL));
 	return bt_wrote(b->txn, 0);
@@ -662,13 +676,13 @@ static int flush(struct bt_bulk *b, bool sync)
 	b->cur = t;
 	b->cur.bufn = b->cur.ncells = b->cur.nents = b->cur.nmut = 0;
 	b->out_rc = 0;
-	b->out_last = (btr_status){ GRPC_STATUS_OK, "" };
+	b->out_last = (btr_status){ GRPC_STATUS_OK, "", NULL };
 	if (!sync && !pthread_create(&b->th, NULL, sender, b)) {
 		b->busy = true;
 		return 0;
 	}
 	sender(b); /* (the last batch, or no thread to be had: sent from here) */
-	b->stats.put += b->out.ncells;
+	b->stats.put += acked(&b->out);
 	return b->out_rc ? bt_wrote(b->txn, bt_fail(b->out_rc, &b->out_last, NULL)) : bt_wrote(b->txn, 0);
 }
 
@@ -759,6 +773,17 @@ int bt_bulk_put(void *p, cs_bytes row, const char *family, cs_bytes qualifier, i
 void bt_bulk_get_stats(const void *p, cs_bulk_stats *stats)
 {
 	*stats = ((const struct bt_bulk *)p)->stats;
+}
+
+int bt_bulk_flush(void *p)
+{
+	struct bt_bulk *b = p;
+	int rc = bt_write_check(b->txn);
+
+	if (rc) /* (the earlier failure's words stay) */
+		return rc;
+	bt_clear_error();
+	return flush(b, true);
 }
 
 void bt_bulk_close(void *p)

@@ -43,6 +43,7 @@ struct btr_conn {
 	unsigned deadline_ms[2]; /* of a unary call, per API */
 	unsigned idle_ms;        /* a stream's wait for one message */
 	bool emulator;
+	char *emulator_host;     /* $BIGTABLE_EMULATOR_HOST as it was at btr_connect, or NULL */
 	char *app_profile;       /* "" for none */
 	char instance_name[];    /* projects/P/instances/I */
 };
@@ -319,6 +320,10 @@ int btr_connect(const char *project, const char *instance, const char *app_profi
 	const char *emu = getenv("BIGTABLE_EMULATOR_HOST");
 	if (emu && *emu) {
 		c->emulator = true;
+		if (!(c->emulator_host = strdup(emu))) {
+			err = -ENOMEM;
+			goto fail;
+		}
 		grpc_channel_credentials *cr = grpc_insecure_credentials_create();
 		c->ch[BTR_DATA] = channel_new(emu, cr);
 		grpc_channel_credentials_release(cr);
@@ -353,6 +358,7 @@ void btr_close(btr_conn *c)
 	if (c->ch[BTR_DATA])
 		grpc_channel_destroy(c->ch[BTR_DATA]);
 	free(c->app_profile);
+	free(c->emulator_host);
 	free(c);
 	grpc_shutdown();
 
@@ -396,6 +402,13 @@ const char *btr_app_profile(const btr_conn *c)
 int btr_is_emulator(const btr_conn *c)
 {
 	return c->emulator;
+}
+
+const char *btr_endpoint(const btr_conn *c, int api)
+{
+	if (c->emulator_host)
+		return c->emulator_host;
+	return api == BTR_ADMIN ? ADMIN_ENDPOINT : DATA_ENDPOINT;
 }
 
 int btr_table_name(const btr_conn *c, const char *table, char *buf, size_t size)
@@ -544,6 +557,8 @@ int btr_unary(btr_conn *c, int api, const char *method, const ProtobufCMessage *
 	status_set(st, GRPC_STATUS_OK, "");
 	if (api != BTR_DATA && api != BTR_ADMIN)
 		return -EINVAL;
+	if (st)
+		st->endpoint = btr_endpoint(c, api);
 	int err = 0;
 	grpc_byte_buffer *bb = pack(req, &err);
 	if (!bb) {
@@ -617,6 +632,7 @@ static int stream_open(btr_conn *c, int api, const char *method, grpc_byte_buffe
 	s->req = req;
 	s->conn = c;
 	s->ch = c->ch[api];
+	s->st.endpoint = btr_endpoint(c, api);
 	s->end = 1;
 	s->code = GRPC_STATUS_OK;
 	s->details = grpc_empty_slice();

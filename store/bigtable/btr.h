@@ -41,10 +41,12 @@ enum { BTR_IDEMPOTENT = 1u };
 #define BTR_NAME_MAX 1024u
 
 /* A call's outcome as the server (or gRPC) gave it: the gRPC status code and its message (truncated to
- * fit, always NUL-terminated; "" on success). */
+ * fit, always NUL-terminated; "" on success), and where the call went: "host:port" of its channel
+ * (btr_endpoint), or NULL before a call filled it. */
 typedef struct btr_status {
 	grpc_status_code code;
 	char message[512];
+	const char *endpoint;
 } btr_status;
 
 /* btr_connect — channels to instance projects/PROJECT/instances/INSTANCE.
@@ -77,6 +79,9 @@ const char *btr_instance_name(const btr_conn *c);
 const char *btr_app_profile(const btr_conn *c);
 /* Whether C talks to an emulator ($BIGTABLE_EMULATOR_HOST): 1 or 0. */
 int btr_is_emulator(const btr_conn *c);
+/* Where API's calls go, "host:port" ($BIGTABLE_EMULATOR_HOST's value, or the service's endpoint), for
+ * messages; valid until btr_close. */
+const char *btr_endpoint(const btr_conn *c, int api);
 
 /* btr_table_name — writes "projects/P/instances/I/tables/TABLE" to BUF (SIZE bytes, NUL-terminated).
  * Returns 0, or -ENAMETOOLONG when it does not fit (BUF then holds ""). BTR_NAME_MAX always fits a table

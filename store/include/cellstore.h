@@ -95,11 +95,20 @@ typedef struct cs_open_opts {
  * under maxversions=1 a column whose newest cell is newer than ASOF shows nothing older either), and
  * the schema is today's, but no table's creation time is later than ASOF. cs_table_stats_get() counts
  * only such cells; cs_store_compact(), which would copy everything, is -EOPNOTSUPP.
+ * A DIR that starts like a store URL without being one (a scheme, ':' and '/', as bigtable:/p/i or
+ * s3:/b; or bigtable: in any case, as bigtable:p/i or Bigtable://p/i) is -EINVAL, with cs_last_error()
+ * saying why, and nothing is created: a typo must not make a directory of that name ("./bigtable:/x"
+ * names one; "backup:2024", a colon without a slash after it, is a directory's name too).
  * Errors: -ENOENT (no store there and no CS_OPEN_CREATE), -ENOTEMPTY (creating a store in a directory
  *         that holds other files), -ENOTDIR, -EACCES, -EIO (DIR is not a valid store), -EINVAL
- *         (CS_OPEN_ASOF with a negative asof, or with CS_OPEN_CREATE), -ENOMEM. On success *OUT is the
- *         caller's; close it with cs_store_close(). */
+ *         (CS_OPEN_ASOF with a negative asof, or with CS_OPEN_CREATE; a name like a URL, above), -ENOMEM.
+ *         On success *OUT is the caller's; close it with cs_store_close(). */
 int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out);
+
+/* What NAME, given as a store, names: 1 a remote store (SCHEME://...), 0 a directory, or -EINVAL when it
+ * starts like a store URL without being one (cs_store_open() refuses it; cs_last_error() says why), for
+ * a caller that resolves a directory's path itself before opening it (cellfs). Opens nothing. */
+int cs_store_name_kind(const char *name);
 
 /* Parse TEXT as a point in time for CS_OPEN_ASOF, into *US (µs since the epoch): RFC 3339
  * ("2026-11-26T05:34:38Z", "2026-11-26 06:34:38.5+01:00": 'T', 't' or a space between date and time,
@@ -430,7 +439,8 @@ typedef struct cs_bulk cs_bulk;
 
 typedef struct cs_bulk_stats {
 	uint64_t appended; /* cells stored by appending */
-	uint64_t put;      /* cells stored by ordinary writes */
+	uint64_t put;      /* cells stored by ordinary writes (a store without CS_CAP_TXN: those the
+	                    * service acknowledged, which it keeps whatever becomes of the transaction) */
 } cs_bulk_stats;
 
 /* Start loading cells into TABLE in TXN. Errors: -ENOENT (no table), -EROFS (read-only transaction or
@@ -447,8 +457,17 @@ int cs_bulk_open(cs_txn *txn, const char *table, cs_bulk **out);
  * transaction failed (cs_txn_commit() returns the error and stores nothing of it). */
 int cs_bulk_put(cs_bulk *b, cs_bytes row, const char *family, cs_bytes qualifier, int64_t ts, cs_bytes value);
 
-/* How the cells so far were stored (for benchmarks and tests). */
+/* How the cells so far were stored (for benchmarks and tests; and, after cs_bulk_flush(), how many cells a
+ * store without CS_CAP_TXN holds already). */
 void cs_bulk_get_stats(const cs_bulk *b, cs_bulk_stats *stats);
+
+/* Hand every cell put so far to the store and wait: a store without CS_CAP_TXN sends what B still holds
+ * and waits for the service's answer, so that cs_bulk_get_stats() counts every cell it acknowledged (a
+ * caller that fails part-way can say how much is written); for a local store the cells are in the
+ * transaction already, and this does nothing. Errors: -EROFS, the transaction's earlier error; then what
+ * sending fails with (-EIO, ..., cs_last_error() saying why), which the transaction keeps as
+ * cs_bulk_put()'s do. */
+int cs_bulk_flush(cs_bulk *b);
 
 /* Free B. What it wrote stays in the transaction. Accepts NULL. */
 void cs_bulk_close(cs_bulk *b);

@@ -44,6 +44,16 @@ for c in count createfamily createtable deleteallrows deletecolumn deletefamily 
 	checks=$((checks + 1))
 	"$cellctl" help $c | head -1 | grep -q "^cellctl $c" || failed "help $c does not start with its synopsis"
 done
+# The store's regular expressions are RE2's syntax (store/rx_parse.c parses Go's regexp/syntax): the help
+# of read and lookup (which export's points to) says so, and no help says POSIX.
+for c in read lookup; do
+	checks=$((checks + 1))
+	"$cellctl" help $c | grep -q 'RE2 syntax' || failed "help $c does not say RE2 syntax"
+done
+for c in $("$cellctl" help | awk '/^Commands:/ {on = 1; next} on && /^$/ {exit} on {print $1}'); do
+	checks=$((checks + 1))
+	"$cellctl" help $c | grep -i posix && failed "help $c says POSIX"
+done
 # `cellctl CMD --help` and `-h`: `cellctl help CMD`, for every command the list names, touching no store.
 for c in $("$cellctl" help | awk '/^Commands:/ {on = 1; next} on && /^$/ {exit} on {print $1}'); do
 	for h in --help -h; do

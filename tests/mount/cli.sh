@@ -48,6 +48,12 @@ expect_fail "cellfs: no store at \"$TMP/nodir/s\", and no directory to make one 
 expect_fail "cellfs: no store at \"$real/nostore\" (a read-only mount cannot create one)" "$CELLFS" "$TMP/nostore" "$MNT" -o ro
 expect_fail "cellfs: no store at \"$real/empty\" (a read-only mount cannot create one)" "$CELLFS" "$TMP/empty" "$MNT" -f -o ro
 expect_fail "fuse: bad mount point \`$TMP/nodir': No such file or directory" "$CELLFS" "$TMP/nostore" "$TMP/nodir"
+# A store name like a URL that is not one (one slash) is refused, not made a directory of that name.
+mkdir -p "$TMP/bigtable:/demo"
+expect_fail "cellfs: cannot open store \"bigtable:/demo/x\": a Bigtable store is named bigtable://PROJECT/INSTANCE (start the path with ./ to name a directory so)" \
+	bash -c 'cd "$1" && exec "$2" bigtable:/demo/x "$3"' _ "$TMP" "$(realpath "$CELLFS")" "$MNT"
+[ -z "$(ls -A "$TMP/bigtable:/demo")" ] || fail "cellfs bigtable:/demo/x MNT made $(ls -A "$TMP/bigtable:/demo")"
+rm -r "$TMP/bigtable:"
 [ ! -e "$TMP/nostore" ] && [ ! -e "$TMP/nodir" ] && [ -z "$(ls -A "$TMP/empty")" ] ||
 	fail "a refused mount made something: $(ls -d "$TMP/nostore" "$TMP/nodir" "$TMP/empty"/* 2>&1)"
 # new_store ARG PATH: cellfs ARG MNT makes a store at PATH (saying so in one line), empty and writable;
