@@ -447,6 +447,42 @@ int fileh_find_new(struct fs *fs, cs_txn *txn, const struct node_id *dir, const 
 	return 0;
 }
 
+struct read_new {
+	void *buf;
+	size_t len;
+	int64_t mtime;
+	int rc; /* -ENOENT until a new file's handle is found */
+};
+
+static void copy_new(struct fileh *h, void *arg)
+{
+	struct read_new *c = arg;
+	pthread_mutex_lock(&h->lock);
+	if (c->rc == -ENOENT && h->created && h->written_ts < 0 && !h->removed) {
+		c->len = h->len;
+		c->mtime = handle_attr(h).mtime_us;
+		c->rc = (c->buf = malloc(h->len ? h->len : 1)) ? 0 : -ENOMEM;
+		if (c->buf && h->len)
+			memcpy(c->buf, h->buf, h->len);
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+int fileh_read_new(struct fs *fs, uint64_t ino, void **buf, size_t *len, int64_t *mtime)
+{
+	struct read_new c = { .rc = -ENOENT };
+
+	if (!atomic_load(&fs->nnew))
+		return -ENOENT;
+	node_foreach_writer(&fs->nodes, ino, copy_new, &c);
+	if (!c.rc) {
+		*buf = c.buf;
+		*len = c.len;
+		*mtime = c.mtime;
+	}
+	return c.rc;
+}
+
 struct new_list {
 	uint64_t dir;
 	struct fileh_new *v;

@@ -104,6 +104,11 @@ void fileh_mark_removed(struct fs *fs, uint64_t ino);
  * *ID (owned). Errors: -ENOENT (there is none), as ident_resolve_new(). */
 int fileh_find_new(struct fs *fs, cs_txn *txn, const struct node_id *dir, const char *name, struct node_id *id);
 
+/* A copy of what the writer of file INO, created and not written back yet, has written so far (a file
+ * opened for reading by name while its creator still writes it): into *BUF (the caller frees it), *LEN, and
+ * its time into *MTIME. Errors: -ENOENT (INO is no such file), -ENOMEM. */
+int fileh_read_new(struct fs *fs, uint64_t ino, void **buf, size_t *len, int64_t *mtime);
+
 /* Files created in directory DIR (its inode) and not yet written back: their names, sorted, each with its
  * identity and attributes; *OUT the caller's, freed with fileh_new_files_free(). Errors: -ENOMEM. */
 struct fileh_new {

@@ -148,7 +148,7 @@ static int whole_name_of(struct fs *fs, cs_txn *txn, const struct node_id *from,
 static int file_target(struct fs *fs, cs_txn *txn, const struct node_id *to)
 {
 	int rc = target_family(fs, txn, to);
-	if (rc)
+	if (rc || (rc = target_version_ts(fs, to)))
 		return rc;
 	return to->kind == NODE_VERSION ? target_versions_only(fs, txn, to) : 0;
 }
@@ -175,8 +175,10 @@ static int rename_file(struct fs *fs, cs_txn *txn, struct target_found *f, const
 	if ((rc = file_target(fs, txn, to)))
 		return rc;
 	WATCH_OWN(fs, rc, edit_move(fs->st, &f->id, to, fs->strict_schema));
-	if (rc)
+	if (rc < 0)
 		return rc;
+	if (rc) /* the file at the new name was replaced: its handles write nothing back (as after unlink) */
+		fileh_mark_removed(fs, node_ino_of(to));
 	if (to->kind == NODE_COLUMN)
 		pending_col_remove(&fs->pending, node_column_ino(to));
 	if (ndir->kind == NODE_DIR)
@@ -194,7 +196,6 @@ static int rename_new(struct fs *fs, cs_txn *txn, const struct node_id *from, co
 {
 	struct target_found t = { 0 };
 	struct node_id other;
-	bool other_new = false;
 	int rc, ex;
 
 	if ((rc = ident_resolve_new(txn, ndir, newname, false, to)))
@@ -206,13 +207,13 @@ static int rename_new(struct fs *fs, cs_txn *txn, const struct node_id *from, co
 	if (ex == -ENOENT && !fileh_find_new(fs, txn, ndir, newname, &other)) {
 		node_id_free(&other);
 		ex = 0;
-		other_new = !node_id_equal(from, to);
 	}
 	if (!ex && (flags & RENAME_NOREPLACE))
 		return -EEXIST;
 	if ((rc = file_target(fs, txn, to)))
 		return rc;
-	if (other_new) /* another new file there: replaced, its handles write nothing back */
+	if (!node_id_equal(from, to)) /* the file there (in the store, or another new one) replaced: its
+					 * handles write nothing back */
 		fileh_mark_removed(fs, node_ino_of(to));
 	if (ndir->kind == NODE_DIR)
 		node_set_flag(np, NODE_AS_FAMILY);

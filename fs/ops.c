@@ -484,7 +484,19 @@ static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		node_add_writer(&fs->nodes, ino, h);
 		return 0;
 	}
-	if ((rc = req_txn(fs, &txn)) || (rc = view_read_attr(txn, &n->id, &h->buf, &h->len, &a))) {
+	if (!(rc = req_txn(fs, &txn)))
+		rc = view_read_attr(txn, &n->id, &h->buf, &h->len, &a);
+	if (rc == -ENOENT && !(rc = fileh_read_new(fs, ino, &h->buf, &h->len, &a.mtime_us))) {
+		/* a file created and not written back yet (NamedTemporaryFile reopened by name): a copy of what
+		 * its writer has written so far, never through the page cache (it is not committed) */
+		h->ino = ino;
+		h->read_mtime = a.mtime_us;
+		fi->fh = (uintptr_t)h;
+		fi->noflush = 1;
+		fi->direct_io = 1;
+		return 0;
+	}
+	if (rc) {
 		fileh_free(h);
 		return rc;
 	}
