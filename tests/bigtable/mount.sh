@@ -1,7 +1,8 @@
 #!/bin/bash
 # mount.sh CELLCTL CELLFS — the mount on Bigtable (the emulator): the tree and reads match cellctl; shell
 # loading (mkdir -p, echo >, cp) lands in Bigtable; cp -a, tar (pax) and rsync -a round trips are exact;
-# renames within a row work, across rows mv copies (EXDEV), tables cannot be renamed; other clients'
+# renames within a row work (every version moves), across rows mv copies (EXDEV), tables cannot be renamed;
+# a Q@TS name of a sub-millisecond time is EINVAL when made; other clients'
 # writes show within cache_ttl; a dead instance is EIO within the deadline, never a hang.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 [ -n "$cellfs" ] || { echo "usage: mount.sh CELLCTL CELLFS"; exit 1; }
@@ -38,6 +39,9 @@ check "the bytes arrive exactly" cmp "$tmp/v" "$mnt/loaded/k1/f/q"
 # ---- renames: within a row atomic; across rows mv copies (EXDEV); tables cannot be renamed
 check "mv within a row" mv "$mnt/quotes/NYSE/IBM/1/MD/BID" "$mnt/quotes/NYSE/IBM/1/MD/LAST"
 check "moved" bash -c '[ "$(cat "$0")" = 151 ] && [ ! -e "$1" ]' "$mnt/quotes/NYSE/IBM/1/MD/LAST" "$mnt/quotes/NYSE/IBM/1/MD/BID"
+check "mv within a row carries the older version too" bash -c '[ "$(ls "$0" | grep -c "^LAST@")" = 1 ] &&
+	[ "$("$1" --db "$2" lookup quotes "NYSE#IBM#1" columns=MD:LAST | grep -c "^  MD:LAST")" = 2 ]' \
+	"$mnt/quotes/NYSE/IBM/1/MD" "$cellctl" "$bt"
 check "rename(2) across rows is EXDEV" bash -c 'python3 -c "
 import os, sys, errno
 try:
@@ -54,6 +58,29 @@ try:
 except OSError as e:
     sys.exit(0 if e.errno == errno.EXDEV else 1)
 sys.exit(1)" "$0" "$1"' "$mnt/loaded" "$mnt/renamed"
+
+# ---- a Q@TS name whose time Bigtable cannot keep (not whole milliseconds): EINVAL when it is made, not at
+# close (where the shell would not see it)
+sub=$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/V@1700000000000123
+einval() { # einval PYTHON-STATEMENT ARG...: the statement fails with EINVAL
+	python3 -c "
+import errno, os, sys
+try:
+    $1
+except OSError as e:
+    sys.exit(0 if e.errno == errno.EINVAL else 'got %s' % e)
+sys.exit('succeeded')" "${@:2}"
+}
+check "create of a sub-millisecond Q@TS name is EINVAL" einval 'os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT, 0o644)' "$sub"
+check "echo > a sub-millisecond Q@TS name fails in the shell" bash -c '! (echo y >"$0") 2>"$1" && grep -q "Invalid argument" "$1"' \
+	"$sub" "$tmp/sub.err"
+check "mknod of one is EINVAL" einval 'os.mknod(sys.argv[1], 0o100644)' "$sub"
+check "a rename onto one is EINVAL" einval 'os.rename(sys.argv[1], sys.argv[2])' \
+	"$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/ASK" "$sub"
+check "nothing of it written, ASK still there" bash -c '! "$0" --db "$1" lookup quotes "NASDAQ#ZXZZT#1426535612156" | grep -q "MD:V" &&
+	[ "$(cat "$2")" = 12.75 ]' "$cellctl" "$bt" "$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/ASK"
+check "a whole-millisecond Q@TS name is written" bash -c 'echo y >"$0" && [ "$(cat "$0")" = y ] && rm "$0"' \
+	"$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/V@1700000000000000"
 
 # ---- backups: cp -a, tar (pax), rsync -a out and back in, exact
 check "cp -a out" cp -a "$mnt/quotes" "$tmp/bak"
