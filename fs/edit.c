@@ -189,6 +189,7 @@ int edit_put(cs_store *st, const struct node_id *id, int64_t ts, const void *val
 {
 	cs_mutation m[3];
 	size_t n = 0;
+	bool replaced = false;
 	cs_txn *txn;
 	int rc;
 
@@ -205,12 +206,13 @@ int edit_put(cs_store *st, const struct node_id *id, int64_t ts, const void *val
 			return finish(txn, rc);
 		ts = !rc && newest >= now ? (newest / 1000 + 1) * 1000 : now;
 	} else if (ts != drop_ts) { /* (a version rewritten where it is needs no check) */
-		if ((rc = newest_other(txn, id, drop_ts, ts, ts % 1000000 ? ts : ts + 1000000)))
+		int64_t second = ts % 1000000 || ts > INT64_MAX - 1000000 ? ts : ts + 1000000;
+		if ((rc = newest_other(txn, id, drop_ts, ts, second)))
 			return finish(txn, rc);
-		if (ts < INT64_MAX) /* the file replaced: what was newer goes */
+		if ((replaced = ts < INT64_MAX)) /* the file replaced: what was newer goes */
 			m[n++] = newer_delete(id, ts);
 	}
-	if (drop_ts >= 0 && drop_ts < ts)
+	if (drop_ts >= 0 && drop_ts != ts && !(replaced && drop_ts > ts))
 		m[n++] = (cs_mutation){ .op = CS_DELETE_COLUMN, .family = id->family, .qualifier = { id->qual, id->qualn },
 					.ts_start = drop_ts, .ts_end = drop_ts + 1 };
 	m[n++] = (cs_mutation){ .op = CS_SET_CELL, .family = id->family, .qualifier = { id->qual, id->qualn },
