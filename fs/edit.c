@@ -326,13 +326,13 @@ static int sets_add(struct sets *s, const struct node_id *to, int64_t ts, cs_byt
 	return 0;
 }
 
-/* The newest cell of file ID (a column, or exactly a version's cell) older than END (CS_TS_MAX: any),
- * appended to S as column TO's cell at its own timestamp, or at TO's for a version TO. Returns 1 and its
- * timestamp in *TS, 0 if there is none, or an error. */
-static int take_cell(cs_txn *txn, const struct node_id *id, int64_t end, const struct node_id *to, struct sets *s,
-		     int64_t *ts)
+/* The newest cell of file ID (a column, or exactly a version's cell) older than END (CS_TS_MAX: any), or
+ * with SKIP 1 the one after it, appended to S as column TO's cell at its own timestamp, or at TO's for a
+ * version TO. Returns 1 and its timestamp in *TS, 0 if there is none, or an error. */
+static int take_cell(cs_txn *txn, const struct node_id *id, int64_t end, unsigned skip, const struct node_id *to,
+		     struct sets *s, int64_t *ts)
 {
-	cs_read_opts o = { .cells_per_column = 1, .ts_end = end };
+	cs_read_opts o = { .cells_per_column = 1 + skip, .ts_end = end };
 	const cs_row *r;
 	cs_scan *sc;
 	int rc;
@@ -343,9 +343,11 @@ static int take_cell(cs_txn *txn, const struct node_id *id, int64_t end, const s
 	}
 	if ((rc = column_scan(txn, id, o, &sc)))
 		return rc;
-	if ((rc = cs_scan_next(sc, &r)) == 1) {
-		*ts = r->cells[0].ts;
-		rc = sets_add(s, to, to->kind == NODE_VERSION ? to->ts : *ts, r->cells[0].value);
+	if ((rc = cs_scan_next(sc, &r)) == 1 && r->ncells <= skip) {
+		rc = 0;
+	} else if (rc == 1) {
+		*ts = r->cells[skip].ts;
+		rc = sets_add(s, to, to->kind == NODE_VERSION ? to->ts : *ts, r->cells[skip].value);
 		rc = rc ? rc : 1;
 	}
 	cs_scan_close(sc);
@@ -369,7 +371,7 @@ static int move_to_own_column(cs_txn *txn, const struct node_id *from, const str
 	struct sets s = { 0 };
 	cs_mutation del = newer_delete(to, from->ts);
 	int64_t ts;
-	int rc = take_cell(txn, from, CS_TS_MAX, to, &s, &ts); /* (only to learn that it is there) */
+	int rc = take_cell(txn, from, CS_TS_MAX, 0, to, &s, &ts); /* (only to learn that it is there) */
 
 	sets_release(&s);
 	if (rc == 0)
@@ -387,8 +389,9 @@ int edit_move(cs_store *st, const struct node_id *from, const struct node_id *to
 	cs_mutation del = { .op = CS_DELETE_COLUMN, .family = from->family, .qualifier = { from->qual, from->qualn } };
 	cs_mutation *all = NULL;
 	struct sets s = { 0 };
-	bool row = same_row(from, to), found = false;
-	int64_t newest = -1, end = CS_TS_MAX, ts;
+	bool row = same_row(from, to), found = false, fam = false;
+	int64_t newest = -1, end = CS_TS_MAX, prev = 0, ts;
+	unsigned skip = 0;
 	size_t n = 0;
 	cs_txn *txn;
 	int rc;
@@ -404,27 +407,34 @@ int edit_move(cs_store *st, const struct node_id *from, const struct node_id *to
 		return rc;
 	if (same_column(from, to))
 		return (rc = finish(txn, move_to_own_column(txn, from, to))) ? rc : 1;
-	if ((rc = ensure_family(txn, to->table, to->family, strict)))
-		return finish(txn, rc);
-	/* every cell of the source, newest first (one for a version, or onto a version's name) */
-	while ((rc = take_cell(txn, from, end, to, &s, &ts)) == 1) {
-		if (end != CS_TS_MAX && ts >= end) {
+	/* every cell of the source, newest first (one for a version, or onto a version's name); the target's
+	 * family made before the first write into it, once the source is known to be there */
+	while ((rc = take_cell(txn, from, end, skip, to, &s, &ts)) == 1) {
+		if (found && ts >= prev) {
 			rc = -EIO; /* (a store that answered a range with a cell outside it) */
 			break;
 		}
 		if (!found)
 			newest = ts;
 		found = true;
+		prev = ts;
 		if (from->kind == NODE_VERSION || to->kind == NODE_VERSION || ts == 0)
 			break;
-		end = ts;
+		if (ts == INT64_MAX) /* (no range can end below it: the next cell is the second from the top) */
+			skip = 1;
+		else {
+			end = ts;
+			skip = 0;
+		}
 		if (!row && s.bytes >= MOVE_BATCH_BYTES) { /* (a store with transactions: atomic all the same) */
-			if ((rc = cs_row_mutate(txn, to->table, trow, s.m, s.n)))
+			if ((!fam && (rc = ensure_family(txn, to->table, to->family, strict))) ||
+			    (rc = cs_row_mutate(txn, to->table, trow, s.m, s.n)))
 				break;
+			fam = true;
 			sets_release(&s);
 		}
 	}
-	if (rc < 0 || (!found && (rc = -ENOENT)))
+	if (rc < 0 || (!found && (rc = -ENOENT)) || (!fam && (rc = ensure_family(txn, to->table, to->family, strict))))
 		goto out;
 	if (from->kind == NODE_VERSION) {
 		del.ts_start = from->ts;

@@ -366,6 +366,7 @@ def cmd_seed(db):
                  'cf:d=dold@%d' % (T0 - 1000)],
         'rv#v': ['cf:q=q1@%d' % T0, 'cf:q=q2@%d' % (T0 + 1000), 'cf:q=q3@%d' % (T0 + 2000)],
         'rv#t': ['cf:r=r1@%d' % T0, 'cf:r=r2@%d' % (T0 + 1000)],
+        'rv#e': ['cf:e=e0@0', 'cf:e=e1@1000'],
     }
     for row, cs in cells.items():
         cellctl('set', 'w', row, *cs)
@@ -1340,6 +1341,14 @@ def rename_replaces():
     expect('rename of q@TS onto q: q reads that version, the newer cell removed, the older kept', b, snap(),
            removed=[cb(b'rv#v', b'q', T0 + 2000)])
     sees('... q reads it', M('w/rv/v/cf/q'), b'q2', T0 + 1000)
+    # the extremes of time: cells at 0 and at the largest timestamp move too
+    write(M('w/rv/e/cf/e@9223372036854775807'), b'emax')
+    b = snap()
+    os.rename(M('w/rv/e/cf/e'), M('w/rv/b/cf/e'))
+    expect('rename of a column with cells at timestamps 0, 1000 and 2^63-1: every one moved', b, snap(),
+           added={cb(b'rv#b', b'e', 0): b'e0', cb(b'rv#b', b'e', 1000): b'e1', cb(b'rv#b', b'e', 2**63 - 1): b'emax'},
+           removed=[cb(b'rv#e', b'e', 0), cb(b'rv#e', b'e', 1000), cb(b'rv#e', b'e', 2**63 - 1)])
+    HELD.extend(['w/rv/e', 'w/rv/e/cf'])
     # the shell: an older file renamed onto a newer one
     os.makedirs(M('w/rv/sh/cf'))
     b = snap()
