@@ -66,6 +66,39 @@ static int newest_other(cs_txn *txn, const struct node_id *id, int64_t self, int
 	return rc;
 }
 
+/* The timestamps of column ID's cells newer than TS, appended to *GONE (NULL: nothing to do): the cells
+ * that newer_delete() removes. Errors: -ENOMEM, as the store. */
+static int note_newer(cs_txn *txn, const struct node_id *id, int64_t ts, struct edit_gone *gone)
+{
+	const cs_row *r;
+	cs_scan *s;
+	int rc;
+
+	if (!gone || ts == INT64_MAX)
+		return 0;
+	rc = column_scan(txn, id, (cs_read_opts){ .keys_only = true, .ts_start = ts + 1, .ts_end = CS_TS_MAX }, &s);
+	if (rc)
+		return rc;
+	if ((rc = cs_scan_next(s, &r)) == 1) {
+		rc = 0;
+		for (size_t i = 0; i < r->ncells && !rc; i++) {
+			if (gone->n == gone->cap) {
+				size_t cap = gone->cap ? 2 * gone->cap : 8;
+				int64_t *v = realloc(gone->ts, cap * sizeof(*v));
+				if (!v) {
+					rc = -ENOMEM;
+					break;
+				}
+				gone->ts = v;
+				gone->cap = cap;
+			}
+			gone->ts[gone->n++] = r->cells[i].ts;
+		}
+	}
+	cs_scan_close(s);
+	return rc;
+}
+
 /* The mutation that deletes column ID's cells newer than TS (a file replaced by what is at TS: a rename
  * onto it, a write-back at an older time). */
 static cs_mutation newer_delete(const struct node_id *id, int64_t ts)
@@ -185,7 +218,7 @@ static int finish(cs_txn *txn, int rc)
 }
 
 int edit_put(cs_store *st, const struct node_id *id, int64_t ts, const void *val, size_t len, int64_t drop_ts,
-	     bool strict, int64_t *ts_out)
+	     bool strict, int64_t *ts_out, struct edit_gone *gone)
 {
 	cs_mutation m[3];
 	size_t n = 0;
@@ -211,6 +244,8 @@ int edit_put(cs_store *st, const struct node_id *id, int64_t ts, const void *val
 			return finish(txn, rc);
 		if ((replaced = ts < INT64_MAX)) /* the file replaced: what was newer goes */
 			m[n++] = newer_delete(id, ts);
+		if (replaced && (rc = note_newer(txn, id, ts, gone)))
+			return finish(txn, rc);
 	}
 	if (drop_ts >= 0 && drop_ts != ts && !(replaced && drop_ts > ts))
 		m[n++] = (cs_mutation){ .op = CS_DELETE_COLUMN, .family = id->family, .qualifier = { id->qual, id->qualn },
@@ -366,7 +401,8 @@ static bool same_column(const struct node_id *a, const struct node_id *b)
 }
 
 /* A version moved onto its own column's bare name (mv q@TS q): it becomes the newest, the newer cells go. */
-static int move_to_own_column(cs_txn *txn, const struct node_id *from, const struct node_id *to)
+static int move_to_own_column(cs_txn *txn, const struct node_id *from, const struct node_id *to,
+			      struct edit_gone *gone)
 {
 	struct sets s = { 0 };
 	cs_mutation del = newer_delete(to, from->ts);
@@ -378,12 +414,14 @@ static int move_to_own_column(cs_txn *txn, const struct node_id *from, const str
 		return -ENOENT;
 	if (rc < 0 || from->ts == INT64_MAX)
 		return rc < 0 ? rc : 0;
+	if ((rc = note_newer(txn, to, from->ts, gone)))
+		return rc;
 	return cs_row_mutate(txn, to->table, (cs_bytes){ to->key, to->keyn }, &del, 1);
 }
 
 #define MOVE_BATCH_BYTES (64u << 20) /* a move across rows writes the cells it copied in batches this large */
 
-int edit_move(cs_store *st, const struct node_id *from, const struct node_id *to, bool strict)
+int edit_move(cs_store *st, const struct node_id *from, const struct node_id *to, bool strict, struct edit_gone *gone)
 {
 	cs_bytes frow = { from->key, from->keyn }, trow = { to->key, to->keyn };
 	cs_mutation del = { .op = CS_DELETE_COLUMN, .family = from->family, .qualifier = { from->qual, from->qualn } };
@@ -406,7 +444,7 @@ int edit_move(cs_store *st, const struct node_id *from, const struct node_id *to
 	if ((rc = cs_txn_begin(st, 0, &txn)))
 		return rc;
 	if (same_column(from, to))
-		return (rc = finish(txn, move_to_own_column(txn, from, to))) ? rc : 1;
+		return (rc = finish(txn, move_to_own_column(txn, from, to, gone))) ? rc : 1;
 	/* every cell of the source, newest first (one for a version, or onto a version's name); the target's
 	 * family made before the first write into it, once the source is known to be there */
 	while ((rc = take_cell(txn, from, end, skip, to, &s, &ts)) == 1) {
@@ -446,8 +484,11 @@ int edit_move(cs_store *st, const struct node_id *from, const struct node_id *to
 		goto out;
 	if (row)
 		all[n++] = del;
-	if (to->kind == NODE_COLUMN && newest < INT64_MAX)
+	if (to->kind == NODE_COLUMN && newest < INT64_MAX) {
 		all[n++] = newer_delete(to, newest); /* the target replaced: what was newer goes */
+		if ((rc = note_newer(txn, to, newest, gone)))
+			goto out;
+	}
 	if (s.n)
 		memcpy(all + n, s.m, s.n * sizeof(*all));
 	n += s.n;

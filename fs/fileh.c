@@ -16,6 +16,7 @@
 #include "edit.h"
 #include "gone.h"
 #include "ident.h"
+#include "name.h"
 #include "req.h"
 #include "uring.h"
 #include "watch.h"
@@ -233,17 +234,38 @@ static int commit_too_big(struct fs *fs, struct fileh *h)
 	return -EFBIG;
 }
 
+void fileh_versions_gone(struct fs *fs, const struct node_id *col, uint64_t parent, const struct edit_gone *gone,
+			 bool handles)
+{
+	char name[NAME_BUFSZ];
+	struct node_id v = *col;
+
+	v.kind = NODE_VERSION;
+	for (size_t i = 0; i < gone->n; i++) {
+		v.ts = gone->ts[i];
+		if (handles)
+			fileh_mark_removed(fs, node_ino_of(&v));
+		if (name_encode_version(col->qual, col->qualn, v.ts, name, sizeof(name)) > 0)
+			watch_inval_later(fs, parent, name);
+	}
+}
+
 /* The write-back of a changed (or new) handle as its version. Called with the lock held. */
 static int commit_put(struct fs *fs, struct fileh *h)
 {
 	int64_t ts = h->set_ts >= 0 ? h->set_ts : h->written_ts >= 0 ? h->written_ts : EDIT_TS_NEW;
 	bool in_place = h->written_ts >= 0 && ts == h->written_ts;
 	uint64_t col = node_column_ino(&h->id);
+	struct edit_gone gone = { 0 };
 	int rc;
 
 	if (h->id.kind == NODE_COLUMN && h->set_ts >= 0 && !(h->set_ts % 1000000))
 		pending_round_add(&fs->pending, col, h->set_ts);
-	WATCH_OWN(fs, rc, edit_put(fs->st, &h->id, ts, h->buf, h->len, h->written_ts, fs->strict_schema, &ts));
+	WATCH_OWN(fs, rc, edit_put(fs->st, &h->id, ts, h->buf, h->len, h->written_ts, fs->strict_schema, &ts, &gone));
+	if (!rc) /* (the file replaced at an older time: the newer versions' names go; not their handles:
+		  * this may run under the node table's lock, in fileh_set_ts) */
+		fileh_versions_gone(fs, &h->id, h->parent, &gone, false);
+	free(gone.ts);
 	if (rc)
 		return rc;
 	h->written_ts = ts;

@@ -100,6 +100,14 @@ int fileh_read_attr(struct fs *fs, uint64_t ino, struct view_attr *a);
 /* File INO was removed (unlink, or replaced by a rename): its writable handles write nothing back. */
 void fileh_mark_removed(struct fs *fs, uint64_t ino);
 
+/* The versions GONE of column COL (a file of directory PARENT, its family directory) were removed, the
+ * file replaced (edit_put, edit_move): the kernel forgets their names soon (watch_inval_later), and if
+ * HANDLES their writable handles write nothing back (fileh_mark_removed: not under the node table's lock,
+ * which it takes). */
+struct edit_gone;
+void fileh_versions_gone(struct fs *fs, const struct node_id *col, uint64_t parent, const struct edit_gone *gone,
+			 bool handles);
+
 /* A file created as NAME in DIR and not written back yet, which only its handles hold: its identity into
  * *ID (owned). Errors: -ENOENT (there is none), as ident_resolve_new(). */
 int fileh_find_new(struct fs *fs, cs_txn *txn, const struct node_id *dir, const char *name, struct node_id *id);

@@ -246,7 +246,7 @@ static int truncate_path(struct fs *fs, const struct node_id *id, uint64_t size)
 	}
 	if (size > len)
 		memset((char *)nb + len, 0, size - len);
-	WATCH_OWN(fs, rc, edit_put(fs->st, id, EDIT_TS_NEW, nb, size, -1, fs->strict_schema, NULL));
+	WATCH_OWN(fs, rc, edit_put(fs->st, id, EDIT_TS_NEW, nb, size, -1, fs->strict_schema, NULL, NULL));
 	free(nb);
 	return rc;
 }

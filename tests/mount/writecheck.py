@@ -1308,6 +1308,17 @@ def renames():
     expect_err('rename of a key directory into itself', errno.EINVAL, os.rename, M('w/mv/a'), M('w/mv/a/1/x'))
 
 
+def gone_soon(path, limit=60):
+    """PATH is ENOENT within LIMIT seconds (the daemon has the kernel forget a name after the request that
+    removed it: watch_inval_later), polled."""
+    end = time.monotonic() + limit
+    while errno_of(os.stat, path) != errno.ENOENT:
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 @scenario
 def rename_replaces():
     """mv a b carries every cell of a, each at its timestamp (b's cell at the same timestamp replaced), and
@@ -1315,6 +1326,8 @@ def rename_replaces():
     as b@TS (contract.md, "Writing": mv). A handle that wrote a file and is then given an older time (cp -a)
     replaces it the same way; touch -d of a bare name below one of its own versions is EINVAL."""
     cb = lambda row, q, ts: ('w', row, 'cf', q, ts)  # noqa: E731
+    newer = M('w/rv/b/cf/b@%016d' % (T0 + 500000))
+    ok('b\'s newest is reachable as b@TS (the kernel caches the entry)', errno_of(os.stat, newer) == 0)
     b = snap()
     e = errno_of(os.rename, M('w/rv/a/cf/a'), M('w/rv/b/cf/b'))
     ok('rename of a column with older versions onto another row\'s column: succeeds', e == 0, ename(e))
@@ -1329,6 +1342,8 @@ def rename_replaces():
     ok('... b lists a\'s older versions and its own older one', listdir(M('w/rv/b/cf')) == want,
        '%s, want %s' % (listdir(M('w/rv/b/cf')), want))
     ok('... a is gone', listdir(M('w/rv/a/cf')) == [], str(listdir(M('w/rv/a/cf'))))
+    ok('... the removed newer cell\'s name is forgotten by the kernel: ENOENT (within 60 s)',
+       gone_soon(newer), ename(errno_of(os.stat, newer)))
     HELD.extend(['w/rv/a', 'w/rv/a/cf'])
     b = snap()
     sh_ok('mv of a column onto another of the same row', 'mv w/rv/c/cf/c w/rv/c/cf/d')
@@ -1369,7 +1384,11 @@ def rename_replaces():
     write(M('w/rv/sh/cf/b2'), b'BBBB\n')
     b = snap()
     newest = max(b.column('w', b'rv#sh', 'cf', b'b2'))
+    newer = M('w/rv/sh/cf/b2@%016d' % newest)
+    os.stat(newer)
     sh_ok('cp -a of an older file over a newer one', 'cp -a %s w/rv/sh/cf/b2' % src)
+    ok('... the removed newer cell\'s name is forgotten by the kernel: ENOENT (within 60 s)',
+       gone_soon(newer), ename(errno_of(os.stat, newer)))
     expect('... the file reads it at its time, the newer cell removed, the older kept', b, snap(),
            added={cb(b'rv#sh', b'b2', 1577836800500000): b'CCCC\n'}, removed=[cb(b'rv#sh', b'b2', newest)])
     sees('... b2 reads it', M('w/rv/sh/cf/b2'), b'CCCC\n', 1577836800500000)
