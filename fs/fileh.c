@@ -109,8 +109,14 @@ int fileh_open_write(struct fs *fs, struct fileh *h, int flags)
 		return 0;
 	}
 	rc = view_read(txn, &h->id, &h->buf, &h->len);
-	if (rc == -ENOENT) { /* gone since the kernel looked it up: written back as a new file */
+	if (rc == -ENOENT) { /* gone since the kernel looked it up, or new: written back as a new file */
+		int64_t mt;
 		h->created = true;
+		/* created by another handle that has not written it back yet: what that one wrote so far */
+		if (h->ino && (rc = fileh_read_new(fs, h->ino, &h->buf, &h->len, &mt)) != -ENOENT) {
+			h->cap = h->len;
+			return rc;
+		}
 		return 0;
 	}
 	h->cap = h->len;

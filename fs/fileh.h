@@ -53,9 +53,10 @@ void fileh_untrack(struct fs *fs, struct fileh *h);
  * commits on close() and fsync(), which have returned. */
 void fileh_release_all(struct fs *fs);
 
-/* Make H (its ID set) writable, as opened with FLAGS on an existing file: its copy is the file's value
- * (none with O_TRUNC); a file gone since the kernel looked it up is written back as a new one.
- * Errors: -EROFS, as the store. */
+/* Make H (its ID set, and its INO if the file has one) writable, as opened with FLAGS on an existing file:
+ * its copy is the file's value (none with O_TRUNC), or for a file created and not written back yet what its
+ * writer has written so far (fileh_read_new); a file gone since the kernel looked it up is written back as
+ * a new one. Errors: -EROFS, -ENOMEM, as the store. */
 int fileh_open_write(struct fs *fs, struct fileh *h, int flags);
 
 /* Write SIZE bytes at BUF into writable H's copy at OFF (at its end for O_APPEND). Errors: -EFBIG (past the

@@ -470,6 +470,7 @@ static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
 		bool made = node_made_us(&fs->nodes, n); /* made by mknod, never written: a new file (an older version aside) */
+		h->ino = ino; /* (a new file another handle writes: fileh_open_write starts from its copy) */
 		if ((rc = fileh_open_write(fs, h, made ? fi->flags | O_TRUNC : fi->flags))) {
 			fileh_free(h);
 			return rc;

@@ -1516,6 +1516,22 @@ def reopen_new_file():
         os.close(fd)
     new_cell('... the writer\'s close writes back all it wrote', b, snap(), 'w', b'nt#r', 'cf', b'n', b'abcdef', t0,
              now_us())
+    b = snap()
+    fd = os.open(d + '/m', os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, b'first ')
+        try:
+            with open(d + '/m', 'ab') as g:
+                g.write(b'appended')
+            e = 0
+        except OSError as x:
+            e = x.errno
+        ok('open(O_APPEND) of a new file by name: succeeds', e == 0, ename(e))
+        a = snap()
+        ok('... its close writes back what the writer had written, and its own', [v for k, v in delta(b, a)[0].items()
+           if k[3] == b'm'] == [b'first appended'], describe(b, a))
+    finally:
+        os.close(fd)
 
 
 @scenario
