@@ -362,12 +362,13 @@ static int sets_add(struct sets *s, const struct node_id *to, int64_t ts, cs_byt
 }
 
 /* The newest cell of file ID (a column, or exactly a version's cell) older than END (CS_TS_MAX: any), or
- * with SKIP 1 the one after it, appended to S as column TO's cell at its own timestamp, or at TO's for a
- * version TO. Returns 1 and its timestamp in *TS, 0 if there is none, or an error. */
-static int take_cell(cs_txn *txn, const struct node_id *id, int64_t end, unsigned skip, const struct node_id *to,
-		     struct sets *s, int64_t *ts)
+ * with SKIP 1 the one after it, or with ALL every cell from there down, appended to S as column TO's cells
+ * at their own timestamps, or (the first alone) at TO's for a version TO. Returns 1 with the first cell's
+ * timestamp in *FIRST and the last one's in *LAST, 0 if there is none, or an error. */
+static int take_cells(cs_txn *txn, const struct node_id *id, int64_t end, unsigned skip, bool all,
+		      const struct node_id *to, struct sets *s, int64_t *first, int64_t *last)
 {
-	cs_read_opts o = { .cells_per_column = 1 + skip, .ts_end = end };
+	cs_read_opts o = { .cells_per_column = all ? 0 : 1 + skip, .ts_end = end };
 	const cs_row *r;
 	cs_scan *sc;
 	int rc;
@@ -381,9 +382,13 @@ static int take_cell(cs_txn *txn, const struct node_id *id, int64_t end, unsigne
 	if ((rc = cs_scan_next(sc, &r)) == 1 && r->ncells <= skip) {
 		rc = 0;
 	} else if (rc == 1) {
-		*ts = r->cells[skip].ts;
-		rc = sets_add(s, to, to->kind == NODE_VERSION ? to->ts : *ts, r->cells[skip].value);
-		rc = rc ? rc : 1;
+		size_t n = all && to->kind != NODE_VERSION ? r->ncells : skip + 1;
+		*first = r->cells[skip].ts;
+		for (size_t i = skip; i < n && rc == 1; i++) {
+			*last = r->cells[i].ts;
+			if ((rc = sets_add(s, to, to->kind == NODE_VERSION ? to->ts : *last, r->cells[i].value)) == 0)
+				rc = 1;
+		}
 	}
 	cs_scan_close(sc);
 	return rc;
@@ -407,7 +412,7 @@ static int move_to_own_column(cs_txn *txn, const struct node_id *from, const str
 	struct sets s = { 0 };
 	cs_mutation del = newer_delete(to, from->ts);
 	int64_t ts;
-	int rc = take_cell(txn, from, CS_TS_MAX, 0, to, &s, &ts); /* (only to learn that it is there) */
+	int rc = take_cells(txn, from, CS_TS_MAX, 0, false, to, &s, &ts, &ts); /* (only to learn that it is there) */
 
 	sets_release(&s);
 	if (rc == 0)
@@ -428,7 +433,7 @@ int edit_move(cs_store *st, const struct node_id *from, const struct node_id *to
 	cs_mutation *all = NULL;
 	struct sets s = { 0 };
 	bool row = same_row(from, to), found = false, fam = false;
-	int64_t newest = -1, end = CS_TS_MAX, prev = 0, ts;
+	int64_t newest = -1, end = CS_TS_MAX, prev = 0, first = 0, ts;
 	unsigned skip = 0;
 	size_t n = 0;
 	cs_txn *txn;
@@ -445,18 +450,19 @@ int edit_move(cs_store *st, const struct node_id *from, const struct node_id *to
 		return rc;
 	if (same_column(from, to))
 		return (rc = finish(txn, move_to_own_column(txn, from, to, gone))) ? rc : 1;
-	/* every cell of the source, newest first (one for a version, or onto a version's name); the target's
-	 * family made before the first write into it, once the source is known to be there */
-	while ((rc = take_cell(txn, from, end, skip, to, &s, &ts)) == 1) {
-		if (found && ts >= prev) {
+	/* every cell of the source, newest first (one for a version, or onto a version's name): within a row,
+	 * in one read (the cells go in one mutation anyway), across rows one by one, written in batches; the
+	 * target's family made before the first write into it, once the source is known to be there */
+	while ((rc = take_cells(txn, from, end, skip, row, to, &s, &first, &ts)) == 1) {
+		if (found && first >= prev) {
 			rc = -EIO; /* (a store that answered a range with a cell outside it) */
 			break;
 		}
 		if (!found)
-			newest = ts;
+			newest = first;
 		found = true;
 		prev = ts;
-		if (from->kind == NODE_VERSION || to->kind == NODE_VERSION || ts == 0)
+		if (row || from->kind == NODE_VERSION || to->kind == NODE_VERSION || ts == 0)
 			break;
 		if (ts == INT64_MAX) /* (no range can end below it: the next cell is the second from the top) */
 			skip = 1;

@@ -1,7 +1,8 @@
 #!/bin/bash
 # mount.sh CELLCTL CELLFS — the mount on Bigtable (the emulator): the tree and reads match cellctl; shell
 # loading (mkdir -p, echo >, cp) lands in Bigtable; cp -a, tar (pax) and rsync -a round trips are exact;
-# renames within a row work (every version moves), across rows mv copies (EXDEV), tables cannot be renamed;
+# renames within a row work (every version moves, the target's newer cells go: rsync -a of an older file over
+# a newer one), across rows mv copies (EXDEV), tables cannot be renamed;
 # a Q@TS name of a sub-millisecond time is EINVAL when made; other clients'
 # writes show within cache_ttl; a dead instance is EIO within the deadline, never a hang.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -58,6 +59,34 @@ try:
 except OSError as e:
     sys.exit(0 if e.errno == errno.EXDEV else 1)
 sys.exit(1)" "$0" "$1"' "$mnt/loaded" "$mnt/renamed"
+
+# ---- a rename onto a newer file replaces it (one mutation): every cell moves, the target's newer ones go;
+# rsync -a of an older file over a newer one (its temporary file renamed within the row) does the same
+check "set X and Y" ccb set quotes "NYSE#RN#1" MD:X=x1@1500000000000000 MD:X=x2@1500000001000000 \
+	MD:Y=ynew@1700000000000000 MD:Y=yold@1400000000000000
+seen() { # seen PATH: another client's write shows within cache_ttl (polled)
+	for _ in $(seq 150); do
+		[ -e "$1" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+check "X and Y show" seen "$mnt/quotes/NYSE/RN/1/MD/Y"
+check "mv X Y" mv "$mnt/quotes/NYSE/RN/1/MD/X" "$mnt/quotes/NYSE/RN/1/MD/Y"
+check "Y reads X's newest; cellctl: X's cells and Y's older one" bash -c '[ "$(cat "$0")" = x2 ] &&
+	[ "$("$1" --db "$2" lookup quotes "NYSE#RN#1" | grep -v "^-" | tr -s " \n" " ")" = "$3" ]' \
+	"$mnt/quotes/NYSE/RN/1/MD/Y" "$cellctl" "$bt" \
+	"NYSE#RN#1 MD:Y @ 2017/07/14-02:40:01.000000 \"x2\" MD:Y @ 2017/07/14-02:40:00.000000 \"x1\" MD:Y @ 2014/05/13-16:53:20.000000 \"yold\" "
+mkdir -p "$tmp/older/1/MD"
+printf treeone >"$tmp/older/1/MD/Z"
+touch -d @1577836800 "$tmp/older/1/MD/Z"
+check "set Z newer" ccb set quotes "NYSE#RN#1" MD:Z=znew@1700000000000000
+check "Z shows" seen "$mnt/quotes/NYSE/RN/1/MD/Z"
+check "rsync -a of an older file over a newer one" rsync -a "$tmp/older/" "$mnt/quotes/NYSE/RN/"
+check "... Z reads it, at its time" bash -c '[ "$(cat "$0")" = treeone ] && [ "$(stat -c %Y "$0")" = 1577836800 ]' \
+	"$mnt/quotes/NYSE/RN/1/MD/Z"
+check "... a second rsync -a transfers nothing" bash -c 'rsync -a --stats "$0" "$1" | grep -qx "Number of regular files transferred: 0"' \
+	"$tmp/older/" "$mnt/quotes/NYSE/RN/"
 
 # ---- a Q@TS name whose time Bigtable cannot keep (not whole milliseconds): EINVAL when it is made, not at
 # close (where the shell would not see it)
