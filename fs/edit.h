@@ -15,19 +15,30 @@
 
 #define EDIT_TS_NEW (-1) /* as a timestamp: a new version, now (see edit_put) */
 
+/* The timestamps of the cells a write removed from its target because the file was replaced (its cells
+ * newer than what was written there: edit_put, edit_move), so that the caller can have the kernel forget
+ * their names. Zero it before the call; the caller frees TS (free(), after an error too). */
+struct edit_gone {
+	int64_t *ts;
+	size_t n, cap;
+};
+
 /* Write LEN bytes at VAL as a cell of file ID (NODE_COLUMN or NODE_VERSION). The timestamp is ID's own
  * for a NODE_VERSION; else TS if >= 0; else (EDIT_TS_NEW) now in whole milliseconds, or the next
  * millisecond after the column's newest cell if that lies in the future. If DROP_TS >= 0 and differs, the
  * cell at DROP_TS is deleted in the same transaction (a version written earlier by the same handle, now
  * moved to another timestamp). The family is created (GC policy "never") if the table lacks it, unless
- * STRICT. *TS_OUT (if not NULL) gets the timestamp written. A bare name's version is the column's newest:
- * a TS older than another cell of the column is -EINVAL, one equal to another's -EEXIST (the tool that set
- * it carries times more coarsely than the cells have them: refused rather than shown wrong).
+ * STRICT. *TS_OUT (if not NULL) gets the timestamp written; *GONE (if not NULL) the cells it removed. A bare name's version is the column's newest:
+ * written at a TS (a handle given a time: cp -a, rsync, tar), the file reads what was written, so the
+ * column's cells newer than TS go in the same transaction (the file was replaced) and one at TS is
+ * replaced; but a whole-second TS with another cell of the column within that second is -EINVAL (-EEXIST
+ * if at TS itself): the tool that set it carries times more coarsely than the cells have them (GNU tar),
+ * refused rather than shown wrong.
  * Errors: -EPERM (STRICT and no such family, or making it would rename key segments: edit_family_clash),
  *         -EFBIG, -ENAMETOOLONG, -ENOENT (no table), -EINVAL,
  *         -EROFS, -ENOSPC, -EIO, -ENOMEM. */
 int edit_put(cs_store *st, const struct node_id *id, int64_t ts, const void *val, size_t len, int64_t drop_ts,
-	     bool strict, int64_t *ts_out);
+	     bool strict, int64_t *ts_out, struct edit_gone *gone);
 
 /* Give column ID's newest cell (NODE_COLUMN) timestamp TS, value unchanged: touch -d on a bare name.
  * A NODE_VERSION is named by its timestamp and is left as it is. Errors: -ENOENT (no such cell), -EEXIST
@@ -39,12 +50,18 @@ int edit_restamp(cs_store *st, const struct node_id *id, int64_t ts);
  * Errors: -ENOENT, -EROFS, -ENOSPC, -EIO, -ENOMEM. */
 int edit_delete(cs_store *st, const struct node_id *id);
 
-/* Rename file FROM to TO in the same table (mv): FROM's cell (the newest, for a bare name) becomes a
- * version of TO (at its own timestamp, or at TO's for a Q@TS name), replacing a cell of TO at that
- * timestamp, and FROM goes (the whole column for a bare name), in one transaction. TO's family is created
- * if missing unless STRICT. FROM already a version of TO: nothing is done.
- * Errors: -ENOENT (no FROM), -EPERM (STRICT), as edit_put(). */
-int edit_move(cs_store *st, const struct node_id *from, const struct node_id *to, bool strict);
+/* Rename file FROM to TO in the same table (mv), in one transaction: every cell of FROM (a column's, or
+ * the one of a version) becomes TO's at its own timestamp, replacing TO's cell at that timestamp, and FROM
+ * goes. Onto a bare name, TO then reads what FROM read: TO's cells newer than FROM's newest go (the file
+ * was replaced), its older ones stay. Onto a version's name, FROM's newest cell alone becomes that cell
+ * (the rest of FROM goes with it). A version onto its own column's bare name (mv q@TS q) makes it the
+ * newest: the newer cells go. Within one row it is one mutation (atomic on every store); across rows it
+ * needs CS_CAP_TXN. TO's family is created if missing unless STRICT. *GONE (if not NULL) gets the
+ * timestamps of TO's cells removed.
+ * Returns 1 if the store changed, 0 if FROM is a version of TO already (nothing to do).
+ * Errors: -ENOENT (no FROM), -EXDEV (across rows on a store without CS_CAP_TXN: mv copies), -EPERM
+ * (STRICT), as edit_put(). */
+int edit_move(cs_store *st, const struct node_id *from, const struct node_id *to, bool strict, struct edit_gone *gone);
 
 /* Move the key directory FROM (FROMN bytes) of TABLE, with every row below it, to TO (TON bytes): as
  * cs_move_prefix(), which says its errors (-EXDEV: more than MAX_CELLS cells, 0 for no limit). */

@@ -16,6 +16,7 @@
 #include "edit.h"
 #include "gone.h"
 #include "ident.h"
+#include "name.h"
 #include "req.h"
 #include "uring.h"
 #include "watch.h"
@@ -108,8 +109,14 @@ int fileh_open_write(struct fs *fs, struct fileh *h, int flags)
 		return 0;
 	}
 	rc = view_read(txn, &h->id, &h->buf, &h->len);
-	if (rc == -ENOENT) { /* gone since the kernel looked it up: written back as a new file */
+	if (rc == -ENOENT) { /* gone since the kernel looked it up, or new: written back as a new file */
+		int64_t mt;
 		h->created = true;
+		/* created by another handle that has not written it back yet: what that one wrote so far */
+		if (h->ino && (rc = fileh_read_new(fs, h->ino, &h->buf, &h->len, &mt)) != -ENOENT) {
+			h->cap = h->len;
+			return rc;
+		}
 		return 0;
 	}
 	h->cap = h->len;
@@ -233,17 +240,38 @@ static int commit_too_big(struct fs *fs, struct fileh *h)
 	return -EFBIG;
 }
 
+void fileh_versions_gone(struct fs *fs, const struct node_id *col, uint64_t parent, const struct edit_gone *gone,
+			 bool handles)
+{
+	char name[NAME_BUFSZ];
+	struct node_id v = *col;
+
+	v.kind = NODE_VERSION;
+	for (size_t i = 0; i < gone->n; i++) {
+		v.ts = gone->ts[i];
+		if (handles)
+			fileh_mark_removed(fs, node_ino_of(&v));
+		if (name_encode_version(col->qual, col->qualn, v.ts, name, sizeof(name)) > 0)
+			watch_inval_later(fs, parent, name);
+	}
+}
+
 /* The write-back of a changed (or new) handle as its version. Called with the lock held. */
 static int commit_put(struct fs *fs, struct fileh *h)
 {
 	int64_t ts = h->set_ts >= 0 ? h->set_ts : h->written_ts >= 0 ? h->written_ts : EDIT_TS_NEW;
 	bool in_place = h->written_ts >= 0 && ts == h->written_ts;
 	uint64_t col = node_column_ino(&h->id);
+	struct edit_gone gone = { 0 };
 	int rc;
 
 	if (h->id.kind == NODE_COLUMN && h->set_ts >= 0 && !(h->set_ts % 1000000))
 		pending_round_add(&fs->pending, col, h->set_ts);
-	WATCH_OWN(fs, rc, edit_put(fs->st, &h->id, ts, h->buf, h->len, h->written_ts, fs->strict_schema, &ts));
+	WATCH_OWN(fs, rc, edit_put(fs->st, &h->id, ts, h->buf, h->len, h->written_ts, fs->strict_schema, &ts, &gone));
+	if (!rc) /* (the file replaced at an older time: the newer versions' names go; not their handles:
+		  * this may run under the node table's lock, in fileh_set_ts) */
+		fileh_versions_gone(fs, &h->id, h->parent, &gone, false);
+	free(gone.ts);
 	if (rc)
 		return rc;
 	h->written_ts = ts;
@@ -445,6 +473,42 @@ int fileh_find_new(struct fs *fs, cs_txn *txn, const struct node_id *dir, const 
 		return -ENOENT;
 	}
 	return 0;
+}
+
+struct read_new {
+	void *buf;
+	size_t len;
+	int64_t mtime;
+	int rc; /* -ENOENT until a new file's handle is found */
+};
+
+static void copy_new(struct fileh *h, void *arg)
+{
+	struct read_new *c = arg;
+	pthread_mutex_lock(&h->lock);
+	if (c->rc == -ENOENT && h->created && h->written_ts < 0 && !h->removed) {
+		c->len = h->len;
+		c->mtime = handle_attr(h).mtime_us;
+		c->rc = (c->buf = malloc(h->len ? h->len : 1)) ? 0 : -ENOMEM;
+		if (c->buf && h->len)
+			memcpy(c->buf, h->buf, h->len);
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+int fileh_read_new(struct fs *fs, uint64_t ino, void **buf, size_t *len, int64_t *mtime)
+{
+	struct read_new c = { .rc = -ENOENT };
+
+	if (!atomic_load(&fs->nnew))
+		return -ENOENT;
+	node_foreach_writer(&fs->nodes, ino, copy_new, &c);
+	if (!c.rc) {
+		*buf = c.buf;
+		*len = c.len;
+		*mtime = c.mtime;
+	}
+	return c.rc;
 }
 
 struct new_list {

@@ -53,9 +53,10 @@ void fileh_untrack(struct fs *fs, struct fileh *h);
  * commits on close() and fsync(), which have returned. */
 void fileh_release_all(struct fs *fs);
 
-/* Make H (its ID set) writable, as opened with FLAGS on an existing file: its copy is the file's value
- * (none with O_TRUNC); a file gone since the kernel looked it up is written back as a new one.
- * Errors: -EROFS, as the store. */
+/* Make H (its ID set, and its INO if the file has one) writable, as opened with FLAGS on an existing file:
+ * its copy is the file's value (none with O_TRUNC), or for a file created and not written back yet what its
+ * writer has written so far (fileh_read_new); a file gone since the kernel looked it up is written back as
+ * a new one. Errors: -EROFS, -ENOMEM, as the store. */
 int fileh_open_write(struct fs *fs, struct fileh *h, int flags);
 
 /* Write SIZE bytes at BUF into writable H's copy at OFF (at its end for O_APPEND). Errors: -EFBIG (past the
@@ -100,9 +101,22 @@ int fileh_read_attr(struct fs *fs, uint64_t ino, struct view_attr *a);
 /* File INO was removed (unlink, or replaced by a rename): its writable handles write nothing back. */
 void fileh_mark_removed(struct fs *fs, uint64_t ino);
 
+/* The versions GONE of column COL (a file of directory PARENT, its family directory) were removed, the
+ * file replaced (edit_put, edit_move): the kernel forgets their names soon (watch_inval_later), and if
+ * HANDLES their writable handles write nothing back (fileh_mark_removed: not under the node table's lock,
+ * which it takes). */
+struct edit_gone;
+void fileh_versions_gone(struct fs *fs, const struct node_id *col, uint64_t parent, const struct edit_gone *gone,
+			 bool handles);
+
 /* A file created as NAME in DIR and not written back yet, which only its handles hold: its identity into
  * *ID (owned). Errors: -ENOENT (there is none), as ident_resolve_new(). */
 int fileh_find_new(struct fs *fs, cs_txn *txn, const struct node_id *dir, const char *name, struct node_id *id);
+
+/* A copy of what the writer of file INO, created and not written back yet, has written so far (a file
+ * opened for reading by name while its creator still writes it): into *BUF (the caller frees it), *LEN, and
+ * its time into *MTIME. Errors: -ENOENT (INO is no such file), -ENOMEM. */
+int fileh_read_new(struct fs *fs, uint64_t ino, void **buf, size_t *len, int64_t *mtime);
 
 /* Files created in directory DIR (its inode) and not yet written back: their names, sorted, each with its
  * identity and attributes; *OUT the caller's, freed with fileh_new_files_free(). Errors: -ENOMEM. */

@@ -50,6 +50,13 @@ struct fs {
 		pid_t pid;        /* by which process (the only one that sees the ghosts) */
 	} gone[32];
 	_Atomic unsigned ngone;   /* how many were ever added (read without the lock: 0, no ghosts) */
+	/* names the kernel must forget that a handler cannot have it forget (the kernel holds the directory's
+	 * lock while the handler runs): the watcher does, soon after (under hlock; watch_inval_later) */
+	struct fs_inval {
+		uint64_t parent;
+		char *name;
+	} *inval;
+	size_t ninval, capinval;
 	/* the daemon's own writes, so the watcher need not drop every cache for them (watch.h: WATCH_OWN) */
 	pthread_mutex_t wlock;    /* held around each write transaction of the daemon's */
 	uint64_t acct;            /* (under wlock) the newest store version accounted for (seen by the

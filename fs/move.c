@@ -148,16 +148,18 @@ static int whole_name_of(struct fs *fs, cs_txn *txn, const struct node_id *from,
 static int file_target(struct fs *fs, cs_txn *txn, const struct node_id *to)
 {
 	int rc = target_family(fs, txn, to);
-	if (rc)
+	if (rc || (rc = target_version_ts(fs, to)))
 		return rc;
 	return to->kind == NODE_VERSION ? target_versions_only(fs, txn, to) : 0;
 }
 
-/* A file onto a file name of the same table. */
+/* A file onto a file name of the same table (in directory NEWPARENT). */
 static int rename_file(struct fs *fs, cs_txn *txn, struct target_found *f, const struct node_id *ndir,
-		       struct node *np, const char *newname, unsigned int flags, struct move *m, struct node_id *to)
+		       struct node *np, uint64_t newparent, const char *newname, unsigned int flags, struct move *m,
+		       struct node_id *to)
 {
 	struct target_found t = { 0 };
+	struct edit_gone gone = { 0 };
 	int rc, ex;
 
 	if ((rc = ident_resolve_new(txn, ndir, newname, false, to)) < 0)
@@ -174,8 +176,14 @@ static int rename_file(struct fs *fs, cs_txn *txn, struct target_found *f, const
 		return -EXDEV;
 	if ((rc = file_target(fs, txn, to)))
 		return rc;
-	WATCH_OWN(fs, rc, edit_move(fs->st, &f->id, to, fs->strict_schema));
-	if (rc)
+	WATCH_OWN(fs, rc, edit_move(fs->st, &f->id, to, fs->strict_schema, &gone));
+	if (rc > 0) { /* the file at the new name was replaced: its handles write nothing back (as after
+		       * unlink), and the names of its versions newer than the source's go */
+		fileh_mark_removed(fs, node_ino_of(to));
+		fileh_versions_gone(fs, to, newparent, &gone, true);
+	}
+	free(gone.ts);
+	if (rc < 0)
 		return rc;
 	if (to->kind == NODE_COLUMN)
 		pending_col_remove(&fs->pending, node_column_ino(to));
@@ -194,7 +202,6 @@ static int rename_new(struct fs *fs, cs_txn *txn, const struct node_id *from, co
 {
 	struct target_found t = { 0 };
 	struct node_id other;
-	bool other_new = false;
 	int rc, ex;
 
 	if ((rc = ident_resolve_new(txn, ndir, newname, false, to)))
@@ -206,13 +213,13 @@ static int rename_new(struct fs *fs, cs_txn *txn, const struct node_id *from, co
 	if (ex == -ENOENT && !fileh_find_new(fs, txn, ndir, newname, &other)) {
 		node_id_free(&other);
 		ex = 0;
-		other_new = !node_id_equal(from, to);
 	}
 	if (!ex && (flags & RENAME_NOREPLACE))
 		return -EEXIST;
 	if ((rc = file_target(fs, txn, to)))
 		return rc;
-	if (other_new) /* another new file there: replaced, its handles write nothing back */
+	if (!node_id_equal(from, to)) /* the file there (in the store, or another new one) replaced: its
+					 * handles write nothing back */
 		fileh_mark_removed(fs, node_ino_of(to));
 	if (ndir->kind == NODE_DIR)
 		node_set_flag(np, NODE_AS_FAMILY);
@@ -310,7 +317,7 @@ int move_entry(struct fs *fs, struct node *p, uint64_t parent, const char *name,
 		goto out;
 	rc = target_find_any(txn, dir, name, &f); /* (a tool's temporary file too, by its own bytes) */
 	if (!rc && !f.a.dir)
-		rc = rename_file(fs, txn, &f, ndir, np, newname, flags, &m, &to);
+		rc = rename_file(fs, txn, &f, ndir, np, newparent, newname, flags, &m, &to);
 	else if (!rc && f.id.kind == NODE_DIR)
 		rc = rename_keydir(fs, txn, &f, ndir, newname, &m, &to);
 	else if (!rc)

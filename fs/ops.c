@@ -471,6 +471,7 @@ static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
 		bool made = node_made_us(&fs->nodes, n); /* made by mknod, never written: a new file (an older version aside) */
+		h->ino = ino; /* (a new file another handle writes: fileh_open_write starts from its copy) */
 		if ((rc = fileh_open_write(fs, h, made ? fi->flags | O_TRUNC : fi->flags))) {
 			fileh_free(h);
 			return rc;
@@ -485,7 +486,19 @@ static int fs_do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		node_add_writer(&fs->nodes, ino, h);
 		return 0;
 	}
-	if ((rc = req_txn(fs, &txn)) || (rc = view_read_attr(txn, &n->id, &h->buf, &h->len, &a))) {
+	if (!(rc = req_txn(fs, &txn)))
+		rc = view_read_attr(txn, &n->id, &h->buf, &h->len, &a);
+	if (rc == -ENOENT && !(rc = fileh_read_new(fs, ino, &h->buf, &h->len, &a.mtime_us))) {
+		/* a file created and not written back yet (NamedTemporaryFile reopened by name): a copy of what
+		 * its writer has written so far, never through the page cache (it is not committed) */
+		h->ino = ino;
+		h->read_mtime = a.mtime_us;
+		fi->fh = (uintptr_t)h;
+		fi->noflush = 1;
+		fi->direct_io = 1;
+		return 0;
+	}
+	if (rc) {
 		fileh_free(h);
 		return rc;
 	}

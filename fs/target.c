@@ -86,6 +86,13 @@ int target_family(struct fs *fs, cs_txn *txn, const struct node_id *id)
 	return target_clash(txn, id->table, id->family);
 }
 
+int target_version_ts(struct fs *fs, const struct node_id *id)
+{
+	if (id->kind == NODE_VERSION && id->ts % 1000 && !(cs_store_caps(fs->st) & CS_CAP_TS_MICROS))
+		return -EINVAL;
+	return 0;
+}
+
 int target_versions_only(struct fs *fs, cs_txn *txn, const struct node_id *id)
 {
 	struct node_id c = *id;

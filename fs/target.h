@@ -35,6 +35,11 @@ int target_clash(cs_txn *txn, const char *table, const char *family);
 /* The log line of a family not made for that reason (edit_xattr_set()'s -EPERM for a family). */
 void target_clash_log(const char *table, const char *family);
 
+/* Whether the store can hold a cell at the timestamp of ID's name (a Q@TS name): -EINVAL for one that is not
+ * whole milliseconds on a store without CS_CAP_TS_MICROS (Bigtable), refused when the name is made
+ * (create, mknod, rename), not at close. 0 for every other ID. */
+int target_version_ts(struct fs *fs, const struct node_id *id);
+
 /* A version ID written (through its Q@TS name) into a column the store does not have yet: the bare name
  * stays absent until written itself (pending_col_add(), see pending.h). Errors: -ENOMEM. */
 int target_versions_only(struct fs *fs, cs_txn *txn, const struct node_id *id);

@@ -75,6 +75,48 @@ static void invalidate_all(struct fs *fs)
 		fuse_log(FUSE_LOG_ERR, "cellfs: out of memory while invalidating caches\n");
 }
 
+void watch_inval_later(struct fs *fs, uint64_t parent, const char *name)
+{
+	char *n = strdup(name);
+
+	if (!n)
+		return;
+	pthread_mutex_lock(&fs->hlock);
+	if (fs->ninval == fs->capinval) {
+		size_t cap = fs->capinval ? 2 * fs->capinval : 16;
+		struct fs_inval *v = realloc(fs->inval, cap * sizeof(*v));
+		if (!v) {
+			pthread_mutex_unlock(&fs->hlock);
+			free(n);
+			return;
+		}
+		fs->inval = v;
+		fs->capinval = cap;
+	}
+	fs->inval[fs->ninval++] = (struct fs_inval){ parent, n };
+	pthread_mutex_unlock(&fs->hlock);
+}
+
+/* The entries watch_inval_later() queued, forgotten by the kernel (outside any request: safe to wait for
+ * the directory's lock). */
+static void inval_queued(struct fs *fs)
+{
+	struct fs_inval *v;
+	size_t n;
+
+	pthread_mutex_lock(&fs->hlock);
+	v = fs->inval;
+	n = fs->ninval;
+	fs->inval = NULL;
+	fs->ninval = fs->capinval = 0;
+	pthread_mutex_unlock(&fs->hlock);
+	for (size_t i = 0; i < n; i++) {
+		fuse_lowlevel_notify_inval_entry(fs->se, v[i].parent, v[i].name, strlen(v[i].name));
+		free(v[i].name);
+	}
+	free(v);
+}
+
 uint64_t watch_write_begin(struct fs *fs)
 {
 	uint64_t v;
@@ -135,6 +177,8 @@ static void *watch_main(void *arg)
 		} else {
 			due = cs_store_sync_wait(fs->st, tick); /* woken by the commit that makes one due */
 		}
+		if (__atomic_load_n(&fs->ninval, __ATOMIC_RELAXED))
+			inval_queued(fs);
 		v = cs_store_version(fs->st); /* (read again under the lock below, to decide) */
 		tick = v != last ? TICK_MS : POLL_MS; /* short ticks while the store is being written */
 		last = v;
@@ -208,4 +252,9 @@ void watch_stop(struct fs *fs)
 	fs->stop = true;
 	pthread_join(fs->watcher, NULL);
 	fs->watching = false;
+	for (size_t i = 0; i < fs->ninval; i++) /* (the session is over: nothing to tell the kernel) */
+		free(fs->inval[i].name);
+	free(fs->inval);
+	fs->inval = NULL;
+	fs->ninval = fs->capinval = 0;
 }

@@ -12,6 +12,11 @@
 int watch_start(struct fs *fs);
 void watch_stop(struct fs *fs);
 
+/* Have the kernel forget entry NAME of directory PARENT soon (a name whose file the daemon removed inside
+ * a request, where the kernel holds the directory's lock, so that no handler can): the watcher thread does
+ * it within a tick. Out of memory, the name is not forgotten (the entry stays until it times out). */
+void watch_inval_later(struct fs *fs, uint64_t parent, const char *name);
+
 /* Around each write transaction of the daemon's: watch_write_begin() returns the store version before
  * it, watch_write_end() takes note of what changed, so that the watcher does not drop every cache for
  * the daemon's own writes. */

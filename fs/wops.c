@@ -123,7 +123,7 @@ static int fs_do_create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
 	h->unnamed = rc == IDENT_UNNAMED;
 	if (dir->kind == NODE_DIR)
 		node_set_flag(p, NODE_AS_FAMILY); /* its name is a family's now: see req_dir() */
-	if ((rc = target_family(fs, txn, &h->id)))
+	if ((rc = target_family(fs, txn, &h->id)) || (rc = target_version_ts(fs, &h->id)))
 		goto fail;
 	/* A new file starts empty. It may be in the store all the same: a column written only as versions
 	 * (its bare name absent, see pending.h) or one the kernel's negative entry was too old for; only in
@@ -246,7 +246,7 @@ static int truncate_path(struct fs *fs, const struct node_id *id, uint64_t size)
 	}
 	if (size > len)
 		memset((char *)nb + len, 0, size - len);
-	WATCH_OWN(fs, rc, edit_put(fs->st, id, EDIT_TS_NEW, nb, size, -1, fs->strict_schema, NULL));
+	WATCH_OWN(fs, rc, edit_put(fs->st, id, EDIT_TS_NEW, nb, size, -1, fs->strict_schema, NULL, NULL));
 	free(nb);
 	return rc;
 }
@@ -646,7 +646,7 @@ static int fs_do_mknod(struct fs *fs, struct node *p, const char *name, mode_t m
 	*a = (struct view_attr){ .nlink = 1, .mtime_us = id->kind == NODE_VERSION ? id->ts : cs_now_us() };
 	if (dir->kind == NODE_DIR)
 		node_set_flag(p, NODE_AS_FAMILY);
-	if ((rc = target_family(fs, txn, id)))
+	if ((rc = target_family(fs, txn, id)) || (rc = target_version_ts(fs, id)))
 		;
 	else if (id->kind == NODE_VERSION && pending_round_hit(&fs->pending, node_column_ino(id), id->ts))
 		rc = -EINVAL;

@@ -1,7 +1,9 @@
 #!/bin/bash
 # mount.sh CELLCTL CELLFS — the mount on Bigtable (the emulator): the tree and reads match cellctl; shell
 # loading (mkdir -p, echo >, cp) lands in Bigtable; cp -a, tar (pax) and rsync -a round trips are exact;
-# renames within a row work, across rows mv copies (EXDEV), tables cannot be renamed; other clients'
+# renames within a row work (every version moves, the target's newer cells go: rsync -a of an older file over
+# a newer one), across rows mv copies (EXDEV), tables cannot be renamed;
+# a Q@TS name of a sub-millisecond time is EINVAL when made; other clients'
 # writes show within cache_ttl; a dead instance is EIO within the deadline, never a hang.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 [ -n "$cellfs" ] || { echo "usage: mount.sh CELLCTL CELLFS"; exit 1; }
@@ -38,6 +40,9 @@ check "the bytes arrive exactly" cmp "$tmp/v" "$mnt/loaded/k1/f/q"
 # ---- renames: within a row atomic; across rows mv copies (EXDEV); tables cannot be renamed
 check "mv within a row" mv "$mnt/quotes/NYSE/IBM/1/MD/BID" "$mnt/quotes/NYSE/IBM/1/MD/LAST"
 check "moved" bash -c '[ "$(cat "$0")" = 151 ] && [ ! -e "$1" ]' "$mnt/quotes/NYSE/IBM/1/MD/LAST" "$mnt/quotes/NYSE/IBM/1/MD/BID"
+check "mv within a row carries the older version too" bash -c '[ "$(ls "$0" | grep -c "^LAST@")" = 1 ] &&
+	[ "$("$1" --db "$2" lookup quotes "NYSE#IBM#1" columns=MD:LAST | grep -c "^  MD:LAST")" = 2 ]' \
+	"$mnt/quotes/NYSE/IBM/1/MD" "$cellctl" "$bt"
 check "rename(2) across rows is EXDEV" bash -c 'python3 -c "
 import os, sys, errno
 try:
@@ -54,6 +59,57 @@ try:
 except OSError as e:
     sys.exit(0 if e.errno == errno.EXDEV else 1)
 sys.exit(1)" "$0" "$1"' "$mnt/loaded" "$mnt/renamed"
+
+# ---- a rename onto a newer file replaces it (one mutation): every cell moves, the target's newer ones go;
+# rsync -a of an older file over a newer one (its temporary file renamed within the row) does the same
+check "set X and Y" ccb set quotes "NYSE#RN#1" MD:X=x1@1500000000000000 MD:X=x2@1500000001000000 \
+	MD:Y=ynew@1700000000000000 MD:Y=yold@1400000000000000
+seen() { # seen PATH: another client's write shows within cache_ttl (polled)
+	for _ in $(seq 150); do
+		[ -e "$1" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+check "X and Y show" seen "$mnt/quotes/NYSE/RN/1/MD/Y"
+check "mv X Y" mv "$mnt/quotes/NYSE/RN/1/MD/X" "$mnt/quotes/NYSE/RN/1/MD/Y"
+check "Y reads X's newest; cellctl: X's cells and Y's older one" bash -c '[ "$(cat "$0")" = x2 ] &&
+	[ "$("$1" --db "$2" lookup quotes "NYSE#RN#1" | grep -v "^-" | tr -s " \n" " ")" = "$3" ]' \
+	"$mnt/quotes/NYSE/RN/1/MD/Y" "$cellctl" "$bt" \
+	"NYSE#RN#1 MD:Y @ 2017/07/14-02:40:01.000000 \"x2\" MD:Y @ 2017/07/14-02:40:00.000000 \"x1\" MD:Y @ 2014/05/13-16:53:20.000000 \"yold\" "
+mkdir -p "$tmp/older/1/MD"
+printf treeone >"$tmp/older/1/MD/Z"
+touch -d @1577836800 "$tmp/older/1/MD/Z"
+check "set Z newer" ccb set quotes "NYSE#RN#1" MD:Z=znew@1700000000000000
+check "Z shows" seen "$mnt/quotes/NYSE/RN/1/MD/Z"
+check "rsync -a of an older file over a newer one" rsync -a "$tmp/older/" "$mnt/quotes/NYSE/RN/"
+check "... Z reads it, at its time" bash -c '[ "$(cat "$0")" = treeone ] && [ "$(stat -c %Y "$0")" = 1577836800 ]' \
+	"$mnt/quotes/NYSE/RN/1/MD/Z"
+check "... a second rsync -a transfers nothing" bash -c 'rsync -a --stats "$0" "$1" | grep -qx "Number of regular files transferred: 0"' \
+	"$tmp/older/" "$mnt/quotes/NYSE/RN/"
+
+# ---- a Q@TS name whose time Bigtable cannot keep (not whole milliseconds): EINVAL when it is made, not at
+# close (where the shell would not see it)
+sub=$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/V@1700000000000123
+einval() { # einval PYTHON-STATEMENT ARG...: the statement fails with EINVAL
+	python3 -c "
+import errno, os, sys
+try:
+    $1
+except OSError as e:
+    sys.exit(0 if e.errno == errno.EINVAL else 'got %s' % e)
+sys.exit('succeeded')" "${@:2}"
+}
+check "create of a sub-millisecond Q@TS name is EINVAL" einval 'os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT, 0o644)' "$sub"
+check "echo > a sub-millisecond Q@TS name fails in the shell" bash -c '! (echo y >"$0") 2>"$1" && grep -q "Invalid argument" "$1"' \
+	"$sub" "$tmp/sub.err"
+check "mknod of one is EINVAL" einval 'os.mknod(sys.argv[1], 0o100644)' "$sub"
+check "a rename onto one is EINVAL" einval 'os.rename(sys.argv[1], sys.argv[2])' \
+	"$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/ASK" "$sub"
+check "nothing of it written, ASK still there" bash -c '! "$0" --db "$1" lookup quotes "NASDAQ#ZXZZT#1426535612156" | grep -q "MD:V" &&
+	[ "$(cat "$2")" = 12.75 ]' "$cellctl" "$bt" "$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/ASK"
+check "a whole-millisecond Q@TS name is written" bash -c 'echo y >"$0" && [ "$(cat "$0")" = y ] && rm "$0"' \
+	"$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/V@1700000000000000"
 
 # ---- backups: cp -a, tar (pax), rsync -a out and back in, exact
 check "cp -a out" cp -a "$mnt/quotes" "$tmp/bak"

@@ -360,6 +360,13 @@ def cmd_seed(db):
         'fam#r': ['cf:x=x@%d' % T0, 'k1:y=y@%d' % T0],
         'rm#r': ['cf:x=x@%d' % T0],
         'x#r': ['cf:q=x@%d' % T0, 'cf:q=x2@%d' % (T0 + 1000), 'cf:q=x3@%d' % (T0 + 2000)],
+        'rv#a': ['cf:a=a1@%d' % T0, 'cf:a=a2@%d' % (T0 + 1000), 'cf:a=a3@%d' % (T0 + 2000)],
+        'rv#b': ['cf:b=b0@%d' % (T0 - 5000), 'cf:b=bsame@%d' % (T0 + 1000), 'cf:b=bnew@%d' % (T0 + 500000)],
+        'rv#c': ['cf:c=c1@%d' % T0, 'cf:c=c2@%d' % (T0 + 1000), 'cf:d=dnew@%d' % (T0 + 900000),
+                 'cf:d=dold@%d' % (T0 - 1000)],
+        'rv#v': ['cf:q=q1@%d' % T0, 'cf:q=q2@%d' % (T0 + 1000), 'cf:q=q3@%d' % (T0 + 2000)],
+        'rv#t': ['cf:r=r1@%d' % T0, 'cf:r=r2@%d' % (T0 + 1000)],
+        'rv#e': ['cf:e=e0@0', 'cf:e=e1@1000'],
     }
     for row, cs in cells.items():
         cellctl('set', 'w', row, *cs)
@@ -1243,13 +1250,15 @@ def renames():
     d = M('w/rn')
     b = snap()
     os.rename(d + '/src/cf/s', d + '/dst/cf/d')
-    expect('rename file onto an existing file: its newest cell a version of the target at its own timestamp, '
-           'the source column deleted', b, snap(),
-           added={('w', b'rn#dst', 'cf', b'd', T0 + 1000): b's2'},
-           removed=[('w', b'rn#src', 'cf', b's', T0), ('w', b'rn#src', 'cf', b's', T0 + 1000)])
-    ok('rename: the target reads the newest of its versions', read(d + '/dst/cf/d') == b'd1')
+    expect('rename file onto an existing file: every cell of the source at its timestamp, the target\'s newer '
+           'cell removed, the source column deleted', b, snap(),
+           added={('w', b'rn#dst', 'cf', b'd', T0): b's1', ('w', b'rn#dst', 'cf', b'd', T0 + 1000): b's2'},
+           removed=[('w', b'rn#src', 'cf', b's', T0), ('w', b'rn#src', 'cf', b's', T0 + 1000),
+                    ('w', b'rn#dst', 'cf', b'd', T0 + 500000)])
+    ok('rename: the target reads what the source read', read(d + '/dst/cf/d') == b's2')
     ok('rename: the source is gone', listdir(d + '/src/cf') == ['t'], str(listdir(d + '/src/cf')))
-    ok('rename: the moved cell is listed under the target', 'd@%016d' % (T0 + 1000) in listdir(d + '/dst/cf'))
+    ok('rename: the source\'s older cell and the target\'s are listed under the target',
+       listdir(d + '/dst/cf') == ['d', 'd@%016d' % (T0 - 1000), 'd@%016d' % T0], str(listdir(d + '/dst/cf')))
     expect_err('rename into a directory that is not there', errno.ENOENT, os.rename, d + '/src/cf/t',
                d + '/new/row/fresh/t2')
     os.makedirs(d + '/new/row/fresh')
@@ -1297,6 +1306,232 @@ def renames():
                d + '/self/cf/%zz')
     expect_err('rename of a family directory', errno.EXDEV, os.rename, M('w/fam/r/cf'), M('w/fam/r/cf2'))
     expect_err('rename of a key directory into itself', errno.EINVAL, os.rename, M('w/mv/a'), M('w/mv/a/1/x'))
+
+
+def gone_soon(path, limit=60):
+    """PATH is ENOENT within LIMIT seconds (the daemon has the kernel forget a name after the request that
+    removed it: watch_inval_later), polled."""
+    end = time.monotonic() + limit
+    while errno_of(os.stat, path) != errno.ENOENT:
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@scenario
+def rename_replaces():
+    """mv a b carries every cell of a, each at its timestamp (b's cell at the same timestamp replaced), and
+    b then reads what a read: b's cells newer than a's newest go in the same transaction, its older ones stay
+    as b@TS (contract.md, "Writing": mv). A handle that wrote a file and is then given an older time (cp -a)
+    replaces it the same way; touch -d of a bare name below one of its own versions is EINVAL."""
+    cb = lambda row, q, ts: ('w', row, 'cf', q, ts)  # noqa: E731
+    newer = M('w/rv/b/cf/b@%016d' % (T0 + 500000))
+    ok('b\'s newest is reachable as b@TS (the kernel caches the entry)', errno_of(os.stat, newer) == 0)
+    b = snap()
+    e = errno_of(os.rename, M('w/rv/a/cf/a'), M('w/rv/b/cf/b'))
+    ok('rename of a column with older versions onto another row\'s column: succeeds', e == 0, ename(e))
+    expect('... every cell of a moved at its timestamp, b\'s cell at the same timestamp replaced, b\'s newer '
+           'cell removed, its older one kept', b, snap(),
+           added={cb(b'rv#b', b'b', T0): b'a1', cb(b'rv#b', b'b', T0 + 2000): b'a3'},
+           changed={cb(b'rv#b', b'b', T0 + 1000): b'a2'},
+           removed=[cb(b'rv#a', b'a', T0), cb(b'rv#a', b'a', T0 + 1000), cb(b'rv#a', b'a', T0 + 2000),
+                    cb(b'rv#b', b'b', T0 + 500000)])
+    sees('... b reads a\'s newest at its time', M('w/rv/b/cf/b'), b'a3', T0 + 2000)
+    want = sorted(['b'] + ['b@%016d' % t for t in (T0 - 5000, T0, T0 + 1000)])
+    ok('... b lists a\'s older versions and its own older one', listdir(M('w/rv/b/cf')) == want,
+       '%s, want %s' % (listdir(M('w/rv/b/cf')), want))
+    ok('... a is gone', listdir(M('w/rv/a/cf')) == [], str(listdir(M('w/rv/a/cf'))))
+    ok('... the removed newer cell\'s name is forgotten by the kernel: ENOENT (within 60 s)',
+       gone_soon(newer), ename(errno_of(os.stat, newer)))
+    HELD.extend(['w/rv/a', 'w/rv/a/cf'])
+    b = snap()
+    sh_ok('mv of a column onto another of the same row', 'mv w/rv/c/cf/c w/rv/c/cf/d')
+    expect('... every cell moved, the target\'s newer cell removed, its older one kept', b, snap(),
+           added={cb(b'rv#c', b'd', T0): b'c1', cb(b'rv#c', b'd', T0 + 1000): b'c2'},
+           removed=[cb(b'rv#c', b'c', T0), cb(b'rv#c', b'c', T0 + 1000), cb(b'rv#c', b'd', T0 + 900000)])
+    sees('... d reads c\'s newest', M('w/rv/c/cf/d'), b'c2', T0 + 1000)
+    b = snap()
+    os.rename(M('w/rv/v/cf/q@%016d' % (T0 + 1000)), M('w/rv/v/cf/q'))
+    expect('rename of q@TS onto q: q reads that version, the newer cell removed, the older kept', b, snap(),
+           removed=[cb(b'rv#v', b'q', T0 + 2000)])
+    sees('... q reads it', M('w/rv/v/cf/q'), b'q2', T0 + 1000)
+    # the extremes of time: cells at 0 and at the largest timestamp move too
+    write(M('w/rv/e/cf/e@9223372036854775807'), b'emax')
+    b = snap()
+    os.rename(M('w/rv/e/cf/e'), M('w/rv/b/cf/e'))
+    expect('rename of a column with cells at timestamps 0, 1000 and 2^63-1: every one moved', b, snap(),
+           added={cb(b'rv#b', b'e', 0): b'e0', cb(b'rv#b', b'e', 1000): b'e1', cb(b'rv#b', b'e', 2**63 - 1): b'emax'},
+           removed=[cb(b'rv#e', b'e', 0), cb(b'rv#e', b'e', 1000), cb(b'rv#e', b'e', 2**63 - 1)])
+    HELD.extend(['w/rv/e', 'w/rv/e/cf'])
+    # the shell: an older file renamed onto a newer one
+    os.makedirs(M('w/rv/sh/cf'))
+    b = snap()
+    sh_ok('echo AAAA > a1; echo BBBB > b1; touch -d @1577836800 a1; mv a1 b1',
+          'cd w/rv/sh/cf && echo AAAA > a1 && echo BBBB > b1 && touch -d @1577836800 a1 && mv a1 b1')
+    a = snap()
+    ok('... b1 holds only AAAA at 2020-01-01, a1 and BBBB are gone',
+       {k: v for k, v in a.cells.items() if k[:2] == ('w', b'rv#sh')} ==
+       {cb(b'rv#sh', b'b1', 1577836800000000): b'AAAA\n'}, describe(b, a))
+    sees('... b1 reads AAAA', M('w/rv/sh/cf/b1'), b'AAAA\n', 1577836800000000)
+    ok('... a1 is gone', listdir(M('w/rv/sh/cf')) == ['b1'], str(listdir(M('w/rv/sh/cf'))))
+    # cp -a of an older file over a newer one: the handle that wrote it is given the older time
+    src = os.path.join(WORK, 'older-src')
+    with open(src, 'wb') as f:
+        f.write(b'CCCC\n')
+    os.utime(src, ns=(0, 1577836800500000000))
+    write(M('w/rv/sh/cf/b2@%016d' % T0), b'old')
+    write(M('w/rv/sh/cf/b2'), b'BBBB\n')
+    b = snap()
+    newest = max(b.column('w', b'rv#sh', 'cf', b'b2'))
+    newer = M('w/rv/sh/cf/b2@%016d' % newest)
+    os.stat(newer)
+    sh_ok('cp -a of an older file over a newer one', 'cp -a %s w/rv/sh/cf/b2' % src)
+    ok('... the removed newer cell\'s name is forgotten by the kernel: ENOENT (within 60 s)',
+       gone_soon(newer), ename(errno_of(os.stat, newer)))
+    expect('... the file reads it at its time, the newer cell removed, the older kept', b, snap(),
+           added={cb(b'rv#sh', b'b2', 1577836800500000): b'CCCC\n'}, removed=[cb(b'rv#sh', b'b2', newest)])
+    sees('... b2 reads it', M('w/rv/sh/cf/b2'), b'CCCC\n', 1577836800500000)
+    # the same with futimens at the time of another cell: that cell is replaced
+    b = snap()
+    fd = os.open(M('w/rv/sh/cf/b2'), os.O_WRONLY | os.O_TRUNC)
+    try:
+        os.write(fd, b'DDDD')
+        os.utime(fd, ns=(0, T0 * 1000))
+    finally:
+        os.close(fd)
+    expect('write and futimens onto the time of an older cell: that cell replaced, the newer removed', b, snap(),
+           changed={cb(b'rv#sh', b'b2', T0): b'DDDD'}, removed=[cb(b'rv#sh', b'b2', 1577836800500000)])
+    # a whole second with a newer cell inside it: the time may have been rounded (GNU tar): refused
+    write(M('w/rv/sh/cf/b3@%016d' % (1577836800300000)), b'in the second')
+    write(M('w/rv/sh/cf/b3'), b'newest')
+    b = snap()
+    fd = os.open(M('w/rv/sh/cf/b3'), os.O_WRONLY | os.O_TRUNC)
+    os.write(fd, b'rounded')
+    os.utime(fd, ns=(0, 1577836800 * 10**9))
+    e = errno_of(os.close, fd)
+    ok('write and futimens to a whole second below a cell within that second: close() is EINVAL',
+       e == errno.EINVAL, ename(e))
+    same('... nothing written', b, snap())
+    # touch -d of a bare name not written in that open, below one of its versions: EINVAL
+    expect_err('touch -d of a bare name below one of its own versions', errno.EINVAL, os.utime, M('w/rv/t/cf/r'),
+               ns=(0, (T0 - 500) * 1000))
+
+
+@scenario
+def rename_onto_open_file():
+    """A file replaced by a rename while a handle has it open for writing: the handle writes nothing back
+    (as after unlink), whether the file was in the store, new, or the renamed file was new."""
+    d = M('w/ro/r/cf')
+    os.makedirs(d)
+    write(d + '/zb', b'zb old')
+    write(d + '/zc', b'zc')
+    b = snap()
+    tsc = max(b.column('w', b'ro#r', 'cf', b'zc'))
+    fd = os.open(d + '/zb', os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, b'REPLACED')
+        e = errno_of(os.rename, d + '/zc', d + '/zb')
+        ok('rename onto a file open for writing: succeeds', e == 0, ename(e))
+        st = os.fstat(fd)
+        ok('... fstat of the replaced handle: nlink 0', st.st_nlink == 0, 'nlink %d' % st.st_nlink)
+    finally:
+        e = errno_of(os.close, fd)
+    ok('... its close succeeds', e == 0, ename(e))
+    a = snap()
+    want = {t: v for t, v in b.column('w', b'ro#r', 'cf', b'zb').items() if t < tsc}  # (zb's older cell stays)
+    want[tsc] = b'zc'
+    ok('... the handle wrote nothing back: zb is zc\'s cell and its own older one',
+       a.column('w', b'ro#r', 'cf', b'zb') == want and not a.column('w', b'ro#r', 'cf', b'zc') and
+       b'REPLACED' not in a.cells.values(), describe(b, a))
+    sees('... zb reads zc\'s content', d + '/zb', b'zc', tsc)
+    # the file open for writing is new (never written back)
+    write(d + '/zd', b'zd')
+    b = snap()
+    tsd = max(b.column('w', b'ro#r', 'cf', b'zd'))
+    fd = os.open(d + '/zn', os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, b'REPLACED')
+        os.rename(d + '/zd', d + '/zn')
+    finally:
+        e = errno_of(os.close, fd)
+    ok('rename onto a new file open for writing, then close: succeeds', e == 0, ename(e))
+    expect('... the new file\'s handle wrote nothing back', b, snap(),
+           added={('w', b'ro#r', 'cf', b'zn', tsd): b'zd'}, removed=[('w', b'ro#r', 'cf', b'zd', tsd)])
+    sees('... zn reads zd\'s content', d + '/zn', b'zd', tsd)
+    # a new file renamed onto a file of the store open for writing
+    write(d + '/ze', b'ze old')
+    b = snap()
+    fw = os.open(d + '/ze', os.O_WRONLY)
+    fn = os.open(d + '/ze.tmp', os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        os.write(fw, b'REPLACED')
+        os.write(fn, b'winner')
+        os.rename(d + '/ze.tmp', d + '/ze')
+        t0 = now_us()
+    finally:
+        os.close(fn)
+        e = errno_of(os.close, fw)
+    ok('a new file renamed onto a file open for writing: the replaced handle\'s close succeeds', e == 0, ename(e))
+    new_cell('... only the renamed file is written back', b, snap(), 'w', b'ro#r', 'cf', b'ze', b'winner', t0,
+             now_us())
+
+
+@scenario
+def reopen_new_file():
+    """A file created and not written back yet opens for reading by name, with what its writer has written
+    so far (Python's NamedTemporaryFile reopened by name)."""
+    d = M('w/nt/r/cf')
+    os.makedirs(d)
+    b = snap()
+    try:
+        with tempfile.NamedTemporaryFile(dir=d) as f:
+            f.write(b'so far')
+            f.flush()
+            try:
+                with open(f.name, 'rb') as g:
+                    got = g.read()
+            except OSError as e:
+                got = 'error %s' % ename(e.errno)
+            ok('NamedTemporaryFile reopened by name: reads what was written so far', got == b'so far', short(got))
+    except OSError as e:
+        ok('NamedTemporaryFile: works', False, str(e))
+    same('NamedTemporaryFile: nothing written back', b, snap())
+    fd = os.open(d + '/n', os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, b'abc')
+        try:
+            r = os.open(d + '/n', os.O_RDONLY)
+            try:
+                os.write(fd, b'def')
+                got = os.read(r, 100)
+            finally:
+                os.close(r)
+        except OSError as e:
+            got = 'error %s' % ename(e.errno)
+        ok('open(O_RDONLY) of a new file: reads a copy of what was written before it opened', got == b'abc',
+           short(got))
+        t0 = now_us()
+    finally:
+        os.close(fd)
+    new_cell('... the writer\'s close writes back all it wrote', b, snap(), 'w', b'nt#r', 'cf', b'n', b'abcdef', t0,
+             now_us())
+    b = snap()
+    fd = os.open(d + '/m', os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, b'first ')
+        try:
+            with open(d + '/m', 'ab') as g:
+                g.write(b'appended')
+            e = 0
+        except OSError as x:
+            e = x.errno
+        ok('open(O_APPEND) of a new file by name: succeeds', e == 0, ename(e))
+        a = snap()
+        ok('... its close writes back what the writer had written, and its own', [v for k, v in delta(b, a)[0].items()
+           if k[3] == b'm'] == [b'first appended'], describe(b, a))
+    finally:
+        os.close(fd)
 
 
 @scenario
