@@ -629,14 +629,14 @@ int btr_unary(btr_conn *c, int api, const char *method, const ProtobufCMessage *
 	grpc_byte_buffer_destroy(bb);
 	if (code == GRPC_STATUS_DEADLINE_EXCEEDED || (code == GRPC_STATUS_UNAVAILABLE && spent))
 		went_quiet(c);
+	else if (code != GRPC_STATUS_UNAVAILABLE)
+		answered(c); /* (the service said something) */
 	if (code == GRPC_STATUS_DEADLINE_EXCEEDED && st && gpr_time_cmp(gpr_now(GPR_CLOCK_MONOTONIC), deadline) >= 0) {
 		char msg[sizeof(st->message)];
 		snprintf(msg, sizeof(msg), "%s: no answer within the deadline (%u ms)", st->message,
 			 call_deadline_ms(c, api, method));
 		status_set(st, code, msg);
 	}
-	else if (code != GRPC_STATUS_UNAVAILABLE)
-		answered(c); /* (the service said something) */
 	if (code != GRPC_STATUS_OK)
 		return btr_errno(code);
 	if (!reply) {
