@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "fileh.h"
@@ -28,6 +29,7 @@ struct conf {
 	int strict_schema;
 	char *delimiter;
 	char *asof;               /* -o asof=TIME, as given */
+	char *timeout;            /* -o timeout=DURATION, as given */
 	unsigned cache_ttl;
 	bool ro, allow_other;
 	int uring;                /* -o uring: 1, -o nouring: -1, neither: 0 (io_uring where it can) */
@@ -45,6 +47,7 @@ static const struct fuse_opt conf_opts[] = {
 	{ "delimiter=%s", offsetof(struct conf, delimiter), 0 },
 	{ "asof=%s", offsetof(struct conf, asof), 0 },
 	{ "cache_ttl=%u", offsetof(struct conf, cache_ttl), 0 },
+	{ "timeout=%s", offsetof(struct conf, timeout), 0 },
 	FUSE_OPT_KEY("ro", KEY_RO),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_KEY("uring", KEY_URING),
@@ -102,6 +105,8 @@ static void usage(const char *prog)
 	       "  -o delimiter=C  the row-key delimiter of tables made with mkdir (default '#')\n"
 	       "  -o cache_ttl=N  a remote store (bigtable://): keep listings and attributes N seconds\n"
 	       "                (default 5); other clients' writes show within that time\n"
+	       "  -o timeout=DURATION  a remote store: how long a call to it may take before the request\n"
+	       "                fails with EIO (cbt's -timeout: 30s, 500ms, 1m30s; default 30s)\n"
 	       "  -o allow_other  let other users in (needs user_allow_other in /etc/fuse.conf)\n"
 	       "  -o uring      requests over io_uring (the default where the kernel offers it: as root,\n"
 	       "                echo 1 > /sys/module/fuse/parameters/enable_uring); else /dev/fuse\n"
@@ -116,11 +121,11 @@ static void usage(const char *prog)
  * that time (CS_OPEN_ASOF; RO must be set too). Returns 0 or -errno with a message printed; says on
  * stderr when it made the store (SAY_NEW). */
 static int open_store(const char *path, bool create, bool ro, const int64_t *asof, bool say_new, unsigned ttl,
-		      cs_store **st)
+		      unsigned deadline_ms, cs_store **st)
 {
 	cs_open_opts o = { .flags = (ro ? CS_OPEN_RDONLY : CS_OPEN_BG_SYNC) | (create && !ro ? CS_OPEN_CREATE : 0) |
 				    (asof ? CS_OPEN_ASOF : 0) | CS_OPEN_CACHE,
-			   .version_ttl_ms = ttl * 1000, .asof = asof ? *asof : 0 };
+			   .version_ttl_ms = ttl * 1000, .asof = asof ? *asof : 0, .deadline_ms = deadline_ms };
 	bool is_new = false;
 	cs_txn *t = NULL;
 	char *data;
@@ -134,14 +139,14 @@ static int open_store(const char *path, bool create, bool ro, const int64_t *aso
 	}
 	rc = cs_store_open(path, &o, st);
 	if (rc == -ENOENT && ro)
-		fprintf(stderr, "cellfs: no store at \"%s\" (a read-only mount cannot create one)\n", path);
+		fuse_log(FUSE_LOG_ERR, "cellfs: no store at \"%s\" (a read-only mount cannot create one)\n", path);
 	else if (rc == -ENOENT)
-		fprintf(stderr, "cellfs: no store at \"%s\"\n", path);
+		fuse_log(FUSE_LOG_ERR, "cellfs: no store at \"%s\"\n", path);
 	else if (rc == -ENOTEMPTY)
-		fprintf(stderr, "cellfs: \"%s\" is not a cellfs store (it holds other files)\n", path);
+		fuse_log(FUSE_LOG_ERR, "cellfs: \"%s\" is not a cellfs store (it holds other files)\n", path);
 	else if (rc)
-		fprintf(stderr, "cellfs: cannot open store \"%s\": %s\n", path,
-			cs_last_error() ? cs_last_error() : strerror(-rc));
+		fuse_log(FUSE_LOG_ERR, "cellfs: cannot open store \"%s\": %s\n", path,
+			 cs_last_error() ? cs_last_error() : strerror(-rc));
 	if (rc)
 		return rc;
 	{ /* (a remote store: the first call is the first contact, so a dead instance fails here) */
@@ -153,13 +158,13 @@ static int open_store(const char *path, bool create, bool ro, const int64_t *aso
 		cs_txn_abort(t);
 	}
 	if (rc) {
-		fprintf(stderr, "cellfs: cannot read store \"%s\": %s\n", path,
-			cs_last_error() ? cs_last_error() : strerror(-rc));
+		fuse_log(FUSE_LOG_ERR, "cellfs: cannot read store \"%s\": %s\n", path,
+			 cs_last_error() ? cs_last_error() : strerror(-rc));
 		cs_store_close(*st);
 		return rc;
 	}
 	if (is_new && say_new)
-		fprintf(stderr, "cellfs: created a new store at \"%s\"\n", path);
+		fuse_log(FUSE_LOG_NOTICE, "cellfs: created a new store at \"%s\"\n", path);
 	return 0;
 }
 
@@ -168,14 +173,15 @@ static int open_store(const char *path, bool create, bool ro, const int64_t *aso
  * threads could hold a lock (the allocator's, under ASan) at the fork and leave the daemon's own open
  * waiting for it. A remote store is therefore checked in a child process, which says what is wrong
  * itself. Returns 0, or nonzero with a message printed. */
-static int check_store(const char *path, bool ro, const int64_t *asof, bool say_new, unsigned ttl)
+static int check_store(const char *path, bool ro, const int64_t *asof, bool say_new, unsigned ttl,
+		       unsigned deadline_ms)
 {
 	cs_store *st;
 	pid_t pid;
 	int status;
 
 	if (!strstr(path, "://")) {
-		if (open_store(path, true, ro, asof, say_new, ttl, &st))
+		if (open_store(path, true, ro, asof, say_new, ttl, deadline_ms, &st))
 			return -1;
 		cs_store_close(st);
 		return 0;
@@ -186,7 +192,7 @@ static int check_store(const char *path, bool ro, const int64_t *asof, bool say_
 		return -1;
 	}
 	if (!pid) {
-		int rc = open_store(path, true, ro, asof, say_new, ttl, &st);
+		int rc = open_store(path, true, ro, asof, say_new, ttl, deadline_ms, &st);
 		if (!rc)
 			cs_store_close(st);
 		fflush(stderr);
@@ -252,10 +258,28 @@ free_copies:
 static void fault_report(void)
 {
 	if (cs_fault_fired())
-		fprintf(stderr, "cellfs: CELLFS_FAULT=%s fired\n", getenv("CELLFS_FAULT"));
+		fuse_log(FUSE_LOG_NOTICE, "cellfs: CELLFS_FAULT=%s fired\n", getenv("CELLFS_FAULT"));
 	else
-		fprintf(stderr, "cellfs: CELLFS_FAULT=%s did not fire: %llu calls\n", getenv("CELLFS_FAULT"),
-			(unsigned long long)cs_fault_calls());
+		fuse_log(FUSE_LOG_NOTICE, "cellfs: CELLFS_FAULT=%s did not fire: %llu calls\n", getenv("CELLFS_FAULT"),
+			 (unsigned long long)cs_fault_calls());
+}
+
+/* Where the daemon's log lines go once it is in the background, where stderr is /dev/null: syslog
+ * (journald where systemd runs), as the daemon "cellfs" with its pid, facility daemon, each line at its
+ * fuse_log level (the same numbers as syslog's). In the foreground (-f, -d) they stay on stderr. */
+static void log_syslog(enum fuse_log_level level, const char *fmt, va_list ap)
+{
+	char line[1024];
+	const char *text = line;
+	size_t n;
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	while (n && line[n - 1] == '\n')
+		line[--n] = '\0';
+	if (!strncmp(text, "cellfs: ", 8)) /* (the ident says it) */
+		text += 8;
+	syslog((int)level, "%s", text);
 }
 
 int main(int argc, char *argv[])
@@ -270,6 +294,8 @@ int main(int argc, char *argv[])
 	struct stat sb;
 	bool is_default;
 	int64_t asof_us = 0;
+	unsigned deadline_ms = 0;
+	const char *why;
 	int ret = 1, ret2;
 
 	/* A damaged store must cost EIO for what it cannot read, never the mount (before threads start). */
@@ -293,7 +319,6 @@ int main(int argc, char *argv[])
 	}
 	cs_fault_arm(0, 0); /* armed below, when the mount is ready */
 	if (conf.asof) {
-		const char *why;
 		if (cs_time_parse(conf.asof, &asof_us, &why)) {
 			fprintf(stderr, "cellfs: -o asof=%s: %s (give RFC 3339, as 2026-11-26T05:34:38Z, or "
 				"microseconds since the epoch)\n", conf.asof, why);
@@ -302,6 +327,11 @@ int main(int argc, char *argv[])
 		/* read-only for the kernel too: writes are EROFS before they reach the daemon */
 		if (fuse_opt_add_arg(&args, "-oro"))
 			goto free_args;
+	}
+	if (conf.timeout && cs_duration_parse(conf.timeout, &deadline_ms, &why)) {
+		fprintf(stderr, "cellfs: -o timeout=%s: %s (give a duration as cbt's -timeout takes it: 30s, 500ms, "
+			"1m30s)\n", conf.timeout, why);
+		goto free_args;
 	}
 	if (conf.npos < 1 || conf.npos > 2) {
 		fprintf(stderr, conf.npos ? "cellfs: too many arguments: \"%s\"\n" : "cellfs: no mountpoint given%s\n",
@@ -341,7 +371,8 @@ int main(int argc, char *argv[])
 	/* Check the store before going to the background; it is opened again after daemonising. A new store
 	 * is made here, unless the mount point is missing (libfuse says so below; nothing is left behind). */
 	if (!stat(opts.mountpoint, &sb) &&
-	    check_store(store, fs.ro, conf.asof ? &asof_us : NULL, !is_default, conf.cache_ttl ? conf.cache_ttl : 5))
+	    check_store(store, fs.ro, conf.asof ? &asof_us : NULL, !is_default, conf.cache_ttl ? conf.cache_ttl : 5,
+			deadline_ms))
 		goto free_opts;
 
 	fs.uid = getuid();
@@ -362,7 +393,12 @@ int main(int argc, char *argv[])
 		goto remove_handlers;
 	if (fuse_daemonize(opts.foreground))
 		goto unmount;
-	if (open_store(store, true, fs.ro, conf.asof ? &asof_us : NULL, false, conf.cache_ttl ? conf.cache_ttl : 5, &fs.st))
+	if (!opts.foreground) {
+		openlog("cellfs", LOG_PID, LOG_DAEMON);
+		fuse_set_log_func(log_syslog);
+	}
+	if (open_store(store, true, fs.ro, conf.asof ? &asof_us : NULL, false, conf.cache_ttl ? conf.cache_ttl : 5,
+		       deadline_ms, &fs.st))
 		goto unmount;
 	if (watch_start(&fs))
 		goto close_store;
@@ -381,7 +417,7 @@ int main(int argc, char *argv[])
 	ret = opts.singlethread ? fuse_session_loop(fs.se) : loop_run(fs.se, ring);
 	watch_stop(&fs);
 	if (!fs.ro && (ret2 = cs_store_sync(fs.st))) /* what was closed in the last 5 s, on the disk too */
-		fprintf(stderr, "cellfs: could not sync the store at unmount: %s\n", strerror(-ret2));
+		fuse_log(FUSE_LOG_ERR, "cellfs: could not sync the store at unmount: %s\n", strerror(-ret2));
 close_store:
 	cs_store_close(fs.st);
 unmount:
@@ -404,5 +440,6 @@ free_args:
 	free(fsname);
 	free(conf.delimiter);
 	free(conf.asof);
+	free(conf.timeout);
 	return ret ? 1 : 0;
 }

@@ -355,7 +355,7 @@ void fileh_release(struct fs *fs, struct fileh *h, uint64_t ino)
 			uring_inval_dir(fs->se, h->parent);
 		}
 		else if (rc && rc != h->reported) /* (an error close() returned already is not news) */
-			fprintf(stderr, "cellfs: writing back %s on release: %s\n", h->id.table, strerror(-rc));
+			fuse_log(FUSE_LOG_ERR, "cellfs: writing back %s on release: %s\n", h->id.table, strerror(-rc));
 	}
 	if (h->cached)
 		node_close_file(&fs->nodes, ino, true);

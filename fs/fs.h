@@ -58,7 +58,8 @@ struct fs {
 	} *inval;
 	size_t ninval, capinval;
 	/* the daemon's own writes, so the watcher need not drop every cache for them (watch.h: WATCH_OWN) */
-	pthread_mutex_t wlock;    /* held around each write transaction of the daemon's */
+	pthread_mutex_t wlock;    /* held around each write transaction of the daemon's (a remote store's: only
+	                           * around its accounting, watch.c) */
 	uint64_t acct;            /* (under wlock) the newest store version accounted for (seen by the
 	                           * watcher, or ours) */
 	bool foreign;             /* (under wlock) another process changed the store since the watcher

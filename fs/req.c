@@ -35,7 +35,10 @@ void req_reply_err(fuse_req_t req, int err)
 	static _Atomic uint64_t eios;
 	if (err == EIO) {
 		uint64_t n = atomic_fetch_add_explicit(&eios, 1, memory_order_relaxed);
-		if (n < 20 || n % 1000 == 0)
+		if ((n < 20 || n % 1000 == 0) && !(cs_store_caps(req_fs(req)->st) & CS_CAP_MAINT)) /* a service */
+			fuse_log(FUSE_LOG_ERR, "cellfs: %s: input/output error: %s (%llu so far)\n", op_names[cur_op],
+				 cs_last_error() ? cs_last_error() : "the store's service failed", (unsigned long long)n + 1);
+		else if (n < 20 || n % 1000 == 0)
 			fuse_log(FUSE_LOG_ERR, "cellfs: %s: input/output error: the store is damaged "
 				 "(%llu so far; cellctl verify names what)\n", op_names[cur_op], (unsigned long long)n + 1);
 	}

@@ -117,6 +117,16 @@ static void inval_queued(struct fs *fs)
 	free(v);
 }
 
+/* A store whose writes are calls to a service (no CS_CAP_TXN: Bigtable) is not held locked across them:
+ * a write waiting for an instance that does not answer must not hold up every other write (and the
+ * watcher) for its deadline. Two writes of the daemon's at once then count as another process's, which
+ * costs one dropping of the caches; such a store drops them every cache_ttl anyway. A local store's
+ * writers queue in LMDB whatever we do, so there the lock costs nothing and keeps the count exact. */
+static bool held_across(const struct fs *fs)
+{
+	return cs_store_caps(fs->st) & CS_CAP_TXN;
+}
+
 uint64_t watch_write_begin(struct fs *fs)
 {
 	uint64_t v;
@@ -124,11 +134,15 @@ uint64_t watch_write_begin(struct fs *fs)
 	v = cs_store_version(fs->st);
 	if (v != fs->acct) /* someone else wrote since */
 		fs->foreign = true;
+	if (!held_across(fs))
+		pthread_mutex_unlock(&fs->wlock);
 	return v;
 }
 
 void watch_write_end(struct fs *fs, uint64_t before)
 {
+	if (!held_across(fs))
+		pthread_mutex_lock(&fs->wlock);
 	uint64_t v = cs_store_version(fs->st);
 	if (v != before && v != before + 1) /* more than our one transaction */
 		fs->foreign = true;
@@ -222,7 +236,8 @@ static void *watch_main(void *arg)
 		if (v == fs->version_seen)
 			continue;
 		pthread_mutex_lock(&fs->wlock);
-		v = cs_store_version(fs->st); /* no write of the daemon's is half done while the lock is held */
+		v = cs_store_version(fs->st); /* no write of the daemon's is half done while the lock is held
+		                               * (on a local store: held_across) */
 		ours = !fs->foreign && v == fs->acct;
 		fs->foreign = false;
 		fs->acct = v;

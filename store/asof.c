@@ -172,3 +172,83 @@ void asof_read_opts(const cs_store *st, const cs_read_opts *o, cs_read_opts *out
 		out->ts_end = end;
 	/* ts_end >= 1 unless the caller's range was already empty ([S, 0) with S > 0): (0, 0) never results */
 }
+
+int cs_duration_parse(const char *text, unsigned *ms, const char **why)
+{
+	static const struct {
+		const char *name;
+		uint64_t ns;
+	} units[] = { { "ns", 1 }, { "us", 1000 }, { "\xc2\xb5s", 1000 }, { "\xce\xbcs", 1000 }, { "ms", 1000000 },
+		      { "s", 1000000000ull }, { "m", 60000000000ull }, { "h", 3600000000000ull } };
+	const uint64_t max_ns = 86400000000000ull; /* 24 h */
+	const char *spare, *p = text;
+	uint64_t total = 0;
+
+	if (!why)
+		why = &spare;
+	if (!p || !*p) {
+		*why = "empty";
+		return -EINVAL;
+	}
+	if (*p == '+')
+		p++;
+	else if (*p == '-') {
+		*why = "negative: a deadline must be positive";
+		return -EINVAL;
+	}
+	if (!strcmp(p, "0")) {
+		*why = "zero: a deadline must be positive";
+		return -EINVAL;
+	}
+	while (*p) {
+		uint64_t whole = 0, frac = 0, scale = 1;
+		bool digits = false;
+		size_t best = 0, u = 0;
+
+		for (; *p >= '0' && *p <= '9'; p++, digits = true) {
+			if (whole > max_ns / 10) {
+				*why = "over 24h";
+				return -EINVAL;
+			}
+			whole = whole * 10 + (uint64_t)(*p - '0');
+		}
+		if (*p == '.') {
+			for (p++; *p >= '0' && *p <= '9'; p++, digits = true)
+				if (scale < 1000000000000000000ull / 10) { /* (finer digits cannot matter) */
+					frac = frac * 10 + (uint64_t)(*p - '0');
+					scale *= 10;
+				}
+		}
+		if (!digits) {
+			*why = "not a duration";
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+			size_t n = strlen(units[i].name);
+			if (!strncmp(p, units[i].name, n) && n > best)
+				best = n, u = i;
+		}
+		if (!best) {
+			*why = *p ? "unknown unit (ns, us, ms, s, m or h)" : "a number needs a unit";
+			return -EINVAL;
+		}
+		p += best;
+		if (whole > max_ns / units[u].ns) {
+			*why = "over 24h";
+			return -EINVAL;
+		}
+		/* the fraction's nanoseconds, rounded up: frac / scale of a unit */
+		uint64_t fns = (uint64_t)((frac * (long double)units[u].ns + (long double)scale - 1) / scale);
+		total += whole * units[u].ns + fns;
+		if (total > max_ns) {
+			*why = "over 24h";
+			return -EINVAL;
+		}
+	}
+	if (!total) {
+		*why = "zero: a deadline must be positive";
+		return -EINVAL;
+	}
+	*ms = (unsigned)((total + 999999) / 1000000);
+	return 0;
+}

@@ -410,6 +410,9 @@ int cc_store_error(cs_txn *txn, int err, const char *what, const char *table, co
 
 /* ---- The store ---------------------------------------------------------------------------------- */
 
+/* --timeout: each call to a remote store's service may take this long (ms; 0: the store's default). */
+static unsigned deadline_ms;
+
 /* What cs_store_open() of PATH returned, RC, in words: CC_OK, or CC_FAIL with the error printed. */
 static int open_status(int rc, const char *path)
 {
@@ -427,7 +430,7 @@ static int open_status(int rc, const char *path)
 int cellctl_open(struct cellctl *cc)
 {
 	const char *env = getenv("CELLFS_DB");
-	cs_open_opts opts = { 0 };
+	cs_open_opts opts = { .deadline_ms = deadline_ms };
 	char *path;
 	bool is_default = false;
 	int rc, status;
@@ -468,7 +471,7 @@ int cellctl_open(struct cellctl *cc)
 
 int cc_store_open(const char *path, unsigned flags, cs_store **st)
 {
-	cs_open_opts opts = { .flags = flags };
+	cs_open_opts opts = { .flags = flags, .deadline_ms = deadline_ms };
 
 	return open_status(cs_store_open(path, &opts, st), path);
 }
@@ -529,6 +532,9 @@ static void usage(FILE *f)
 	      "    --format FMT    What ls, read, lookup, count and keyviz print: text (cbt's output,\n"
 	      "                    the default) or json (JSON lines: one object per row, table,\n"
 	      "                    family, count or report)\n"
+	      "    --timeout DURATION  On bigtable://: how long each call to Bigtable may take\n"
+	      "                    before the command fails (cbt's -timeout, also spelt so: 30s,\n"
+	      "                    500ms, 1m30s; default 30s, schema changes 60s)\n"
 	      "    --help, -h      Print this help\n"
 	      "    --version       Print cellctl's version\n"
 	      "\n"
@@ -615,6 +621,16 @@ int main(int argc, char **argv)
 				cc.format = CC_FORMAT_TEXT;
 			else
 				return cc_error("unknown format %s for --format (want text or json)", cc_qs(fmt));
+		} else if (!strcmp(a, "--timeout") || !strncmp(a, "--timeout=", 10) || !strcmp(a, "-timeout") ||
+			   !strncmp(a, "-timeout=", 9)) {
+			const char *eq = strchr(a, '='), *why;
+			const char *val = eq ? eq + 1 : (++i < argc ? argv[i] : NULL);
+
+			if (!val)
+				return cc_error("option %s needs a DURATION (30s, 500ms, 1m30s)", a);
+			if (cs_duration_parse(val, &deadline_ms, &why))
+				return cc_error("option --timeout=%s: %s (give a duration as cbt's -timeout takes "
+						"it: 30s, 500ms, 1m30s)", val, why);
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			return finish(CC_OK);

@@ -145,6 +145,8 @@ static int bt_open(const char *name, const cs_open_opts *opts, void **out, const
 		free(st);
 		return rc;
 	}
+	if (opts->deadline_ms)
+		btr_set_deadline_ms(st->c, opts->deadline_ms);
 	*out = st;
 	return 0;
 }

@@ -620,6 +620,10 @@ static int send(struct bt_bulk *b, struct batch *q, btr_status *last)
 	for (unsigned attempt = 1; attempt <= BULK_ATTEMPTS; attempt++) {
 		if ((rc = send_once(b, q, &left, last)) || !left)
 			break;
+		if (btr_quiet(b->txn->st->c)) { /* (the instance did not answer in time: no resend) */
+			rc = -EIO;
+			break;
+		}
 		if (attempt == BULK_ATTEMPTS) { /* (the code is the last failure's) */
 			char was[sizeof(last->message)];
 			rc = -EIO;

@@ -33,6 +33,7 @@
 #define BACKOFF_FIRST_MS 50u
 #define BACKOFF_MAX_MS 2000u
 #define GRPC_STOP_WAIT_MS 2000u
+#define QUIET_MS 3000u /* how long after a call found the instance silent new calls fail at once */
 
 /* Open conns of the process: the last btr_close waits for gRPC to stop (btr_close). */
 static pthread_mutex_t conns_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -42,6 +43,9 @@ struct btr_conn {
 	grpc_channel *ch[2];     /* [BTR_DATA], [BTR_ADMIN]: the same channel for an emulator */
 	unsigned deadline_ms[2]; /* of a unary call, per API */
 	unsigned idle_ms;        /* a stream's wait for one message */
+	/* until when (bt_mono-style ms, CLOCK_MONOTONIC; 0: not) calls fail at once, because one ended at
+	 * its deadline without an answer just before (btr_quiet); any answer clears it. Atomic. */
+	int64_t quiet_until;
 	bool emulator;
 	char *emulator_host;     /* $BIGTABLE_EMULATOR_HOST as it was at btr_connect, or NULL */
 	char *app_profile;       /* "" for none */
@@ -58,6 +62,35 @@ static void quiet(gpr_log_func_args *args)
 static gpr_timespec after_ms(unsigned ms)
 {
 	return gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_millis(ms, GPR_TIMESPAN));
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A call waited its whole deadline (or idle limit) for the instance and had no answer: calls that start
+ * within the next QUIET_MS (at most the deadline) fail at once. The kernel sends a FUSE daemon one
+ * lookup of a name at a time, so three programs opening one file would otherwise wait a deadline each,
+ * one after the other. */
+static void went_quiet(btr_conn *c)
+{
+	unsigned hold = c->idle_ms < QUIET_MS ? c->idle_ms : QUIET_MS;
+	__atomic_store_n(&c->quiet_until, mono_ms() + hold, __ATOMIC_RELAXED);
+}
+
+static void answered(btr_conn *c)
+{
+	if (__atomic_load_n(&c->quiet_until, __ATOMIC_RELAXED))
+		__atomic_store_n(&c->quiet_until, 0, __ATOMIC_RELAXED);
+}
+
+int btr_quiet(btr_conn *c)
+{
+	int64_t until = __atomic_load_n(&c->quiet_until, __ATOMIC_RELAXED);
+	return until && mono_ms() < until;
 }
 
 static void status_setn(btr_status *st, grpc_status_code code, const char *msg, size_t len)
@@ -169,14 +202,15 @@ static void cq_destroy(grpc_completion_queue *cq)
 
 /* Waits for TAG until DEADLINE; past it, cancels the call with CODE/WHY (a cancelled call completes every
  * pending operation at once, and reports that status) and waits for TAG without limit. */
-static void pluck_or_cancel(grpc_completion_queue *cq, grpc_call *call, void *tag, gpr_timespec deadline,
+static bool pluck_or_cancel(grpc_completion_queue *cq, grpc_call *call, void *tag, gpr_timespec deadline,
 			    grpc_status_code code, const char *why)
 {
 	grpc_event ev = grpc_completion_queue_pluck(cq, tag, deadline, NULL);
 	if (ev.type != GRPC_QUEUE_TIMEOUT)
-		return;
+		return false;
 	grpc_call_cancel_with_status(call, code, why, NULL);
 	grpc_completion_queue_pluck(cq, tag, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL);
+	return true;
 }
 
 /* ---- status codes */
@@ -472,6 +506,26 @@ int btr_routing(const btr_conn *c, int api, const char *key, const char *value, 
 
 /* ---- unary calls */
 
+/* The deadline of a unary call to METHOD over API: the Admin API's only for what changes the schema
+ * (CreateTable, DeleteTable, ModifyColumnFamilies, DropRowRange: slow on the service); its reads
+ * (GetTable, ListTables) answer a mount's lookups and listings, which are bound by the data deadline. */
+static unsigned call_deadline_ms(const btr_conn *c, int api, const char *method)
+{
+	const char *op = strrchr(method, '/');
+	if (api == BTR_ADMIN && op && (!strcmp(op, "/GetTable") || !strcmp(op, "/ListTables")))
+		return c->deadline_ms[BTR_DATA];
+	return c->deadline_ms[api];
+}
+
+/* The status of a call not made because the instance just failed to answer another (btr_quiet). */
+static void quiet_status(const btr_conn *c, btr_status *st)
+{
+	char msg[200];
+	snprintf(msg, sizeof(msg), "the instance did not answer a call within its deadline (%u ms) a moment ago; "
+		 "not tried again yet", c->idle_ms);
+	status_set(st, GRPC_STATUS_DEADLINE_EXCEEDED, msg);
+}
+
 /* One attempt of a unary call, ending by DEADLINE. Returns its status code (in ST too) and, on OK, the
  * reply in *REPLY (the caller destroys it). REQ is left as it was (gRPC sends a copy). */
 static grpc_status_code unary_once(grpc_channel *ch, const char *method, grpc_byte_buffer *req,
@@ -565,21 +619,39 @@ int btr_unary(btr_conn *c, int api, const char *method, const ProtobufCMessage *
 		status_set(st, GRPC_STATUS_RESOURCE_EXHAUSTED, "request too large");
 		return err;
 	}
+	if (btr_quiet(c)) {
+		grpc_byte_buffer_destroy(bb);
+		quiet_status(c, st);
+		return -EIO;
+	}
 	grpc_channel *ch = c->ch[api];
-	gpr_timespec deadline = after_ms(c->deadline_ms[api]);
+	gpr_timespec deadline = after_ms(call_deadline_ms(c, api, method));
 	grpc_byte_buffer *reply = NULL;
 	grpc_status_code code;
+	bool spent = false; /* the deadline left no time for another attempt */
 	for (unsigned attempt = 1;; attempt++) {
 		code = unary_once(ch, method, bb, routing, deadline, &reply, st);
 		if (code == GRPC_STATUS_OK || !(flags & BTR_IDEMPOTENT) || !btr_retryable(code))
 			break;
-		if (!sleep_before(btr_backoff_ms(attempt), deadline))
+		if (!sleep_before(btr_backoff_ms(attempt), deadline)) {
+			spent = true;
 			break;
+		}
 		/* without this, gRPC's own reconnect backoff would fail the attempt unsent */
 		if (code == GRPC_STATUS_UNAVAILABLE)
 			grpc_channel_reset_connect_backoff(ch);
 	}
 	grpc_byte_buffer_destroy(bb);
+	if (code == GRPC_STATUS_DEADLINE_EXCEEDED || (code == GRPC_STATUS_UNAVAILABLE && spent))
+		went_quiet(c);
+	else if (code != GRPC_STATUS_UNAVAILABLE)
+		answered(c); /* (the service said something) */
+	if (code == GRPC_STATUS_DEADLINE_EXCEEDED && st && gpr_time_cmp(gpr_now(GPR_CLOCK_MONOTONIC), deadline) >= 0) {
+		char msg[sizeof(st->message)];
+		snprintf(msg, sizeof(msg), "%s: no answer within the deadline (%u ms)", st->message,
+			 call_deadline_ms(c, api, method));
+		status_set(st, code, msg);
+	}
 	if (code != GRPC_STATUS_OK)
 		return btr_errno(code);
 	if (!reply) {
@@ -638,6 +710,13 @@ static int stream_open(btr_conn *c, int api, const char *method, grpc_byte_buffe
 	s->details = grpc_empty_slice();
 	grpc_metadata_array_init(&s->initial);
 	grpc_metadata_array_init(&s->trailing);
+	if (btr_quiet(c)) { /* a stream that ended before it began, with the status saying why */
+		quiet_status(c, &s->st);
+		s->code = s->st.code;
+		s->end = -EIO;
+		*out = s;
+		return 0;
+	}
 	s->cq = grpc_completion_queue_create_for_pluck(NULL);
 	s->call = call_create(s->ch, s->cq, method, gpr_inf_future(GPR_CLOCK_MONOTONIC));
 	if (!s->call) {
@@ -724,7 +803,8 @@ static int recv_next(btr_stream *s)
 	static const char idle_why[] = "no message within the idle limit";
 
 	if (s->send_pending) {
-		pluck_or_cancel(s->cq, s->call, &s->tag_send, deadline, GRPC_STATUS_DEADLINE_EXCEEDED, idle_why);
+		if (pluck_or_cancel(s->cq, s->call, &s->tag_send, deadline, GRPC_STATUS_DEADLINE_EXCEEDED, idle_why))
+			went_quiet(s->conn);
 		s->send_pending = false;
 	}
 	if (!s->recv_pending) {
@@ -745,10 +825,12 @@ static int recv_next(btr_stream *s)
 		s->started_recv = true;
 		s->recv_pending = true;
 	}
-	pluck_or_cancel(s->cq, s->call, &s->tag_recv, deadline, GRPC_STATUS_DEADLINE_EXCEEDED, idle_why);
+	if (pluck_or_cancel(s->cq, s->call, &s->tag_recv, deadline, GRPC_STATUS_DEADLINE_EXCEEDED, idle_why))
+		went_quiet(s->conn);
 	s->recv_pending = false;
 	if (!s->reply)
 		return stream_finish(s, after_ms(s->conn->idle_ms));
+	answered(s->conn);
 	return 1;
 }
 

@@ -73,6 +73,16 @@ void btr_close(btr_conn *c);
  * MS as their idle limit. Not thread-safe: call it before sharing C. */
 void btr_set_deadline_ms(btr_conn *c, unsigned ms);
 
+/* btr_quiet — 1 while C is quiet, else 0. A call that waited its whole deadline without an answer (a
+ * unary call ending DEADLINE_EXCEEDED, or UNAVAILABLE with no time left for another attempt; a stream's
+ * message not arriving within the idle limit) makes C quiet for 3 s (at most the idle limit); any answer
+ * of the service ends it. While quiet, btr_unary fails at once (-EIO, DEADLINE_EXCEEDED, a message
+ * saying so) and btr_stream_open gives a stream that has already ended so, without sending anything:
+ * requests that queue behind one that timed out (the kernel sends a FUSE daemon one lookup of a name at
+ * a time) fail within their own deadline rather than waiting one each. Callers that resume or retry by
+ * themselves stop when it is 1. Thread-safe. */
+int btr_quiet(btr_conn *c);
+
 /* "projects/P/instances/I", valid until btr_close. */
 const char *btr_instance_name(const btr_conn *c);
 /* The app profile given to btr_connect, "" for none; valid until btr_close. */
@@ -99,13 +109,15 @@ int btr_routing(const btr_conn *c, int api, const char *key, const char *value, 
  * "/google.bigtable.admin.v2.BigtableTableAdmin/GetTable", ...) over API's channel with ROUTING (from
  * btr_routing; NULL or "" sends no routing header) as x-goog-request-params, and decodes the reply as
  * RESP_DESC.
- * Deadline: the call as a whole, retries included, ends within the conn's deadline for API. Without
+ * Deadline: the call as a whole, retries included, ends within the conn's deadline for API (the data
+ * deadline for the Admin API's reads, GetTable and ListTables: they answer a mount's lookups). Without
  * BTR_IDEMPOTENT there is one attempt. With it, an attempt that fails with UNAVAILABLE, ABORTED or
  * DEADLINE_EXCEEDED is sent again after an exponential backoff with jitter (50 ms doubling to 2 s), while
  * the backoff ends before the deadline; the last attempt's status is returned.
  * Returns 0 and *RESP (caller frees with protobuf_c_message_free_unpacked(*RESP, NULL)), or a negative
  * errno (*RESP is then NULL): the status as btr_errno maps it, -EIO for a reply that does not decode,
- * -EMSGSIZE for a REQ over BTR_MAX_MESSAGE (nothing sent), -EINVAL for an API other than BTR_DATA and
+ * -EMSGSIZE for a REQ over BTR_MAX_MESSAGE (nothing sent), -EIO at once while C is quiet (btr_quiet),
+ * -EINVAL for an API other than BTR_DATA and
  * BTR_ADMIN. ST, if not NULL, receives the status (for a reply that does not decode: INTERNAL and a
  * message saying so). */
 int btr_unary(btr_conn *c, int api, const char *method, const ProtobufCMessage *req,

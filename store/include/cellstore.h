@@ -71,6 +71,11 @@ typedef struct cs_open_opts {
 	unsigned version_ttl_ms; /* a store without CS_CAP_WATCH: how often cs_store_version() changes by
 	                          * itself, for callers that cache what they read (0 = 5000) */
 	int64_t asof;            /* CS_OPEN_ASOF: the time, µs since the epoch (>= 0; cs_time_parse()) */
+	unsigned deadline_ms;    /* a remote store: how long each call to the service may take, in ms,
+	                          * retries included (a stream: the wait for each message); 0 = the
+	                          * backend's default ($CELLFS_BT_DEADLINE_MS, else 30 s; schema changes
+	                          * 60 s); cs_duration_parse() reads cbt's -timeout syntax. Local stores
+	                          * ignore it. */
 } cs_open_opts;
 
 /* Open the store in directory DIR, or, for a DIR of the form bigtable://PROJECT/INSTANCE[?app_profile=ID],
@@ -120,6 +125,14 @@ int cs_store_name_kind(const char *name);
  * Errors: -EINVAL: *WHY (if WHY is not NULL) gets a static one-line reason ("month out of range",
  * "no time zone: ...", "before the epoch ..."), for a message that also names TEXT. *US is then unset. */
 int cs_time_parse(const char *text, int64_t *us, const char **why);
+
+/* Parse TEXT as a duration in Go's syntax (cbt's -timeout): a sequence of decimal numbers, each with an
+ * optional fraction and a unit, "ns", "us" (or "µs"), "ms", "s", "m" or "h" ("30s", "500ms", "1m30s",
+ * "1.5h"), into *MS, rounded up to whole milliseconds. For cs_open_opts.deadline_ms, so it must be more
+ * than 0 and at most 24 h. Prints nothing.
+ * Errors: -EINVAL: *WHY (if WHY is not NULL) gets a static one-line reason ("a number needs a unit",
+ * "zero: a deadline must be positive", "over 24h", ...), for a message that also names TEXT. */
+int cs_duration_parse(const char *text, unsigned *ms, const char **why);
 
 /* Why this thread's last call that failed on a remote store failed, in the service's own words, or why
  * its last cs_store_open() of a remote store failed; NULL when there is nothing to add to the errno (a

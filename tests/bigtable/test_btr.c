@@ -418,6 +418,14 @@ static int silent_listener(int *port)
 
 /* GetTable (unary, idempotent: retried) and ReadRows (a stream) against C's endpoint: both must end in
  * -EIO with a status that says the endpoint failed, rather than hang. */
+/* Wait until C is no longer quiet (btr_quiet: a call just timed out), so that the next call is sent. */
+static void quiet_over(btr_conn *c)
+{
+	for (int i = 0; i < 600 && btr_quiet(c); i++)
+		usleep(50000);
+	assert_int_equal(btr_quiet(c), 0);
+}
+
 static void assert_calls_fail_eio(btr_conn *c)
 {
 	btr_status st;
@@ -429,6 +437,7 @@ static void assert_calls_fail_eio(btr_conn *c)
 	assert_true(st.message[0] != '\0');
 
 	/* and once more without retries: a MutateRow that may not be repeated */
+	quiet_over(c);
 	Google__Bigtable__V2__ReadModifyWriteRowRequest rmw = GOOGLE__BIGTABLE__V2__READ_MODIFY_WRITE_ROW_REQUEST__INIT;
 	rmw.table_name = table_path(c, "t");
 	ProtobufCMessage *resp = NULL;
@@ -440,12 +449,59 @@ static void assert_calls_fail_eio(btr_conn *c)
 	assert_true(st.code == GRPC_STATUS_UNAVAILABLE || st.code == GRPC_STATUS_DEADLINE_EXCEEDED);
 
 	struct cells *cs;
+	quiet_over(c);
 	err = read_rows(c, "t", NULL, &cs, &st);
 	assert_int_equal(err, -EIO);
 	assert_int_equal(cs->n, 0);
 	assert_true(st.code == GRPC_STATUS_UNAVAILABLE || st.code == GRPC_STATUS_DEADLINE_EXCEEDED);
 	assert_true(st.message[0] != '\0');
 	cells_free(cs);
+}
+
+/* A call that waited its whole deadline makes the conn quiet: the calls and streams begun then fail at
+ * once, saying why, without being sent (programs queued behind one lookup fail within their own
+ * deadline); once the quiet ends, calls are sent again. */
+static void test_btr__quiet_after_a_call_without_answer(void **state)
+{
+	int port;
+	int fd = silent_listener(&port);
+	char host[64];
+	btr_status st;
+	int err;
+	snprintf(host, sizeof host, "127.0.0.1:%d", port);
+	setenv("BIGTABLE_EMULATOR_HOST", host, 1);
+	btr_conn *c = NULL;
+	assert_int_equal(btr_connect("p", "i", NULL, &c), 0);
+	btr_set_deadline_ms(c, 2000);
+	assert_int_equal(btr_quiet(c), 0);
+	/* (quiet for 2 s: should this process be held up that long between two lines, once more) */
+	bool seen = false;
+	for (int tries = 0; tries < 5 && !seen; tries++) {
+		assert_null(get_table(c, "t", &err, &st));
+		assert_int_equal(err, -EIO);
+		assert_non_null(strstr(st.message, "no answer within the deadline (2000 ms)"));
+		if (!btr_quiet(c))
+			continue;
+		assert_null(get_table(c, "t", &err, &st));
+		assert_int_equal(err, -EIO);
+		assert_int_equal(st.code, GRPC_STATUS_DEADLINE_EXCEEDED);
+		if (!strstr(st.message, "a moment ago"))
+			continue;
+		struct cells *cs;
+		err = read_rows(c, "t", NULL, &cs, &st);
+		assert_int_equal(err, -EIO);
+		assert_int_equal(st.code, GRPC_STATUS_DEADLINE_EXCEEDED);
+		seen = strstr(st.message, "a moment ago") != NULL;
+		cells_free(cs);
+	}
+	assert_true(seen);
+
+	quiet_over(c); /* and the next call is sent, and waits its deadline again */
+	assert_null(get_table(c, "t", &err, &st));
+	assert_int_equal(err, -EIO);
+	assert_non_null(strstr(st.message, "no answer within the deadline"));
+	btr_close(c);
+	close(fd);
 }
 
 /* ---- tests that need no emulator */
@@ -1153,6 +1209,7 @@ int main(void)
 		cmocka_unit_test(test_btr__connect_refuses_bad_names_and_deadlines),
 		cmocka_unit_test(test_btr__refused_endpoint_is_eio),
 		cmocka_unit_test(test_btr__silent_endpoint_is_eio_at_the_deadline),
+		cmocka_unit_test(test_btr__quiet_after_a_call_without_answer),
 	};
 	const struct CMUnitTest online[] = {
 		cmocka_unit_test(test_btr__create_get_list_tables),

@@ -1,4 +1,4 @@
-/* test_asof.c — as-of stores (CS_OPEN_ASOF, asof.c): cs_time_parse() against a table of texts, and a store
+/* test_asof.c — as-of stores (CS_OPEN_ASOF, asof.c): cs_time_parse() (and cs_duration_parse()) against tables of texts, and a store
  * opened as of several times: scans see only cells at or before the time (each column's newest then, rows
  * and families with only newer cells absent), within the caller's own timestamp range; GC policies judged
  * now; writes refused; table creation times, stats and compaction kept to the time. */
@@ -273,11 +273,47 @@ static void test_asof__creation_times_stats_and_compaction(void **state)
 	free(dir);
 }
 
+/* cs_duration_parse(): Go's duration syntax (cbt's -timeout), rounded up to whole ms, > 0, <= 24 h. */
+static void test_asof__parse_durations(void **state)
+{
+	static const struct {
+		const char *text;
+		unsigned ms;
+	} dgood[] = {
+		{ "30s", 30000 }, { "500ms", 500 }, { "1m30s", 90000 }, { "1.5h", 5400000 }, { "+2s", 2000 },
+		{ "1us", 1 }, { "1ns", 1 }, { "1500us", 2 }, { "1\xc2\xb5s", 1 }, { ".5s", 500 }, { "2.s", 2000 },
+		{ "24h", 86400000 }, { "1h59m60s", 7200000 }, { "0.0001s", 1 },
+	};
+	static const struct {
+		const char *text;
+		const char *why; /* a word of the reason */
+	} dbad[] = {
+		{ "", "empty" }, { "0", "zero" }, { "0s", "zero" }, { "-1s", "negative" }, { "5", "needs a unit" },
+		{ "1.5x", "unknown unit" }, { "s", "not a duration" }, { "25h", "over 24h" }, { "24h1ns", "over 24h" },
+		{ "99999999999999999999h", "over 24h" }, { "1s 2s", "not a duration" }, { ".s", "not a duration" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(dgood) / sizeof(dgood[0]); i++) {
+		unsigned ms = 0;
+		const char *why = NULL;
+		if (cs_duration_parse(dgood[i].text, &ms, &why) || ms != dgood[i].ms)
+			fail_msg("%s: %u ms, want %u (%s)", dgood[i].text, ms, dgood[i].ms, why ? why : "");
+	}
+	for (size_t i = 0; i < sizeof(dbad) / sizeof(dbad[0]); i++) {
+		unsigned ms = 7;
+		const char *why = NULL;
+		if (cs_duration_parse(dbad[i].text, &ms, &why) != -EINVAL || !why || !strstr(why, dbad[i].why) || ms != 7)
+			fail_msg("%s: not refused as \"%s\" (%s)", dbad[i].text, dbad[i].why, why ? why : "no reason");
+		assert_int_equal(cs_duration_parse(dbad[i].text, &ms, NULL), -EINVAL); /* WHY may be NULL */
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_asof__parse_good_times),
 		cmocka_unit_test(test_asof__parse_refuses_bad_times_saying_why),
+		cmocka_unit_test(test_asof__parse_durations),
 		cmocka_unit_test_setup_teardown(test_asof__scans_see_cells_up_to_the_time, setup, tu_store_teardown),
 		cmocka_unit_test_setup_teardown(test_asof__within_the_callers_timestamp_range, setup, tu_store_teardown),
 		cmocka_unit_test_setup_teardown(test_asof__refuses_writes, setup, tu_store_teardown),
