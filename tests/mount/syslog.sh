@@ -52,15 +52,15 @@ for s in fg bg; do
 done
 
 # ---- in the foreground: stderr (lib.sh's mount_store runs -f)
-mount_store "$TMP/fg" -o nouring
+mount_store "$TMP/fg"
 strip_transport wait
 unmount_store
 
 # ---- in the background: syslog, as cellfs[PID]
-"$CELLFS" "$TMP/bg" "$MNT" -o nouring 2>"$TMP/bg.err" || fail "the background mount failed: $(cat "$TMP/bg.err")"
+"$CELLFS" "$TMP/bg" "$MNT" ${transport_opts[@]+"${transport_opts[@]}"} 2>"$TMP/bg.err" || fail "the background mount failed: $(cat "$TMP/bg.err")"
 pid=$(daemon_pids | head -1)
 [ -n "$pid" ] || fail "no daemon serves $MNT"
-want="cellfs\[$pid\]: transport: /dev/fuse (-o nouring)"
+want="cellfs\[$pid\]: transport: "
 for _ in $(seq 600); do
 	read_log | grep -q "$want" && break
 	sleep 0.1
