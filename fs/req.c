@@ -47,14 +47,23 @@ void req_reply_err(fuse_req_t req, int err)
 
 int req_stats(struct fs *fs, char **val, size_t *len)
 {
-	char *b = malloc(OP_COUNT * 40 + 40);
-	size_t n = 0;
-	if (!b)
+	char *svc, *b;
+	size_t n = 0, svcn;
+	int rc;
+
+	if ((rc = cs_store_counters(fs->st, &svc, &svcn))) /* (what the store's service cost: Bigtable's calls) */
+		return rc;
+	if (!(b = malloc(OP_COUNT * 40 + 40 + svcn))) {
+		free(svc);
 		return -ENOMEM;
+	}
 	for (int i = 0; i < OP_COUNT; i++)
 		n += (size_t)sprintf(b + n, "%s %llu\n", op_names[i],
 				     (unsigned long long)atomic_load_explicit(&fs->nreq[i], memory_order_relaxed));
 	n += (size_t)sprintf(b + n, "inodes %zu\n", node_count(&fs->nodes));
+	memcpy(b + n, svc, svcn);
+	n += svcn;
+	free(svc);
 	*val = b;
 	*len = n;
 	return 0;

@@ -17,7 +17,7 @@
 
 #include "cellstore.h"
 
-#define CS_BACKEND_ABI 2
+#define CS_BACKEND_ABI 3
 #define CS_BACKEND_SYMBOL "cs_backend_table"
 
 struct cs_backend {
@@ -28,6 +28,7 @@ struct cs_backend {
 	int (*open)(const char *name, const cs_open_opts *opts, void **st, const char **why);
 	void (*close)(void *st);
 	uint64_t (*version)(void *st);
+	int (*counters)(void *st, char **text, size_t *len); /* cs_store_counters(); NULL: none */
 	/* Why the last failed call of this thread failed, in the service's words, or NULL. Borrowed: valid
 	 * until this thread's next call. */
 	const char *(*last_error)(void);

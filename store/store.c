@@ -490,6 +490,16 @@ uint64_t cs_store_version(cs_store *st)
 	return kv_env_version(st->kv);
 }
 
+int cs_store_counters(cs_store *st, char **text, size_t *len)
+{
+	if (st->be && st->be->counters)
+		return st->be->counters(st->impl, text, len);
+	if (!(*text = mem_strdup("")))
+		return -ENOMEM;
+	*len = 0;
+	return 0;
+}
+
 int store_txn_write_check(cs_txn *t)
 {
 	if (t->rdonly)

@@ -412,6 +412,8 @@ int cc_store_error(cs_txn *txn, int err, const char *what, const char *table, co
 
 /* --timeout: each call to a remote store's service may take this long (ms; 0: the store's default). */
 static unsigned deadline_ms;
+/* --stats: print what each store's service cost as it is closed (cc_store_close). */
+static bool print_stats;
 
 /* What cs_store_open() of PATH returned, RC, in words: CC_OK, or CC_FAIL with the error printed. */
 static int open_status(int rc, const char *path)
@@ -476,6 +478,21 @@ int cc_store_open(const char *path, unsigned flags, cs_store **st)
 	return open_status(cs_store_open(path, &opts, st), path);
 }
 
+void cc_store_close(cs_store *st, const char *name)
+{
+	char *text;
+	size_t len;
+
+	if (st && print_stats && !cs_store_counters(st, &text, &len)) {
+		if (len) {
+			fflush(stdout); /* (the command's output first, when both go to one place) */
+			fprintf(stderr, "# stats of %s\n%s", name, text);
+		}
+		free(text);
+	}
+	cs_store_close(st);
+}
+
 int cc_asof(struct cellctl *cc, const char *val)
 {
 	const char *why;
@@ -535,6 +552,9 @@ static void usage(FILE *f)
 	      "    --timeout DURATION  On bigtable://: how long each call to Bigtable may take\n"
 	      "                    before the command fails (cbt's -timeout, also spelt so: 30s,\n"
 	      "                    500ms, 1m30s; default 30s, schema changes 60s)\n"
+	      "    --stats         On bigtable://: print to stderr, at the end, the calls made to\n"
+	      "                    Bigtable by method, retries, and the bytes, rows and cells\n"
+	      "                    received\n"
 	      "    --help, -h      Print this help\n"
 	      "    --version       Print cellctl's version\n"
 	      "\n"
@@ -631,6 +651,8 @@ int main(int argc, char **argv)
 			if (cs_duration_parse(val, &deadline_ms, &why))
 				return cc_error("option --timeout=%s: %s (give a duration as cbt's -timeout takes "
 						"it: 30s, 500ms, 1m30s)", val, why);
+		} else if (!strcmp(a, "--stats")) {
+			print_stats = true;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			return finish(CC_OK);
@@ -667,6 +689,7 @@ int main(int argc, char **argv)
 		if (rc < 0)
 			status = cc_error("the write is committed but could not be flushed to disk: %s", strerror(-rc));
 	}
-	cs_store_close(cc.st);
+	cc_store_close(cc.st, cc.db ? cc.db : getenv("CELLFS_DB") && *getenv("CELLFS_DB") ? getenv("CELLFS_DB") :
+			      "the default store");
 	return finish(status);
 }

@@ -62,6 +62,11 @@ int cellctl_open(struct cellctl *cc);
  * (copy). Prints the error as cellctl_open() does ("no store at ..."). Returns CC_OK or CC_FAIL. */
 int cc_store_open(const char *path, unsigned flags, cs_store **st);
 
+/* Close store ST (NULL: nothing), named NAME for --stats: with --stats, first print to stderr what its
+ * service cost (cs_store_counters(): "# stats of NAME", then a "COUNTER VALUE" line each; nothing for a
+ * local store). */
+void cc_store_close(cs_store *st, const char *name);
+
 /* A reading subcommand's asof=TIME argument VAL (NULL or empty: none): parsed with cs_time_parse() into
  * CC, so that cellctl_open() opens the store as of that time (every read sees only cells at or before
  * it). Call before the store is opened. Prints the error. Returns CC_OK or CC_FAIL. */

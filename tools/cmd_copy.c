@@ -528,7 +528,7 @@ out:
 		cs_strv_free(cp.tables, cp.ntables);
 	else
 		free(cp.tables);
-	cs_store_close(cp.dst);
-	cs_store_close(cp.src);
+	cc_store_close(cp.dst, cp.dst_name);
+	cc_store_close(cp.src, cp.src_name);
 	return status;
 }

@@ -220,12 +220,18 @@ int bt_wrote(bt_txn *t, int rc)
 	return rc;
 }
 
+static int bt_counters(void *st, char **text, size_t *len)
+{
+	return btr_counters_text(((bt_store *)st)->c, text, len);
+}
+
 static const struct cs_backend table = {
 	.abi = CS_BACKEND_ABI,
 	.caps = 0, /* none: see cellstore.h, and store/bigtable/README.md for what each lack means */
 	.open = bt_open,
 	.close = bt_close,
 	.version = bt_version,
+	.counters = bt_counters,
 	.last_error = last_error,
 	.txn_begin = bt_txn_begin,
 	.txn_commit = bt_txn_commit,

@@ -458,8 +458,10 @@ static int next_merged(struct bt_scan *s, const btm_row **row)
 			rc = btw_rr_next(&s->rr, &ch);
 			if (rc == 1) {
 				rc = btm_feed(s->m, &ch, row);
-				if (rc == 1)
+				if (rc == 1) {
 					s->breaks = 0, s->stream_rows++;
+					btr_count_rows(s->st->c, 1, (*row)->ncells);
+				}
 				if (rc)
 					return rc < 0 ? bt_fail(rc, NULL, btm_error(s->m)) : 1;
 				continue;
@@ -499,6 +501,7 @@ static int next_merged(struct bt_scan *s, const btm_row **row)
 			const btr_status *st = btr_stream_status(s->s);
 			if (!btr_retryable(st->code) || ++s->breaks > RESUMES || btr_quiet(s->st->c))
 				return bt_fail(rc, st, NULL);
+			btr_count_retry(s->st->c);
 			stream_drop(s);
 			btm_restart(s->m);
 			struct timespec ts = { 0, (long)btr_backoff_ms(s->breaks) * 1000000L };

@@ -389,6 +389,7 @@ static int meta_read(bt_store *st, const char *table, char *delim, int64_t *crea
 			bt_chunk(c, &ch);
 			const btm_row *row;
 			if ((rc = btm_feed(m, &ch, &row)) == 1) {
+				btr_count_rows(st->c, 1, row->ncells);
 				for (size_t j = 0; j < row->ncells; j++) {
 					const btm_cell *cell = &row->cells[j];
 					if (cell->qualifier_len == 5 && !memcmp(cell->qualifier, "delim", 5) && cell->value_len == 1)

@@ -39,6 +39,8 @@
 static pthread_mutex_t conns_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned conns;
 
+#define BTR_COUNTED_METHODS 24 /* more methods than btr's callers use; others count as the last */
+
 struct btr_conn {
 	grpc_channel *ch[2];     /* [BTR_DATA], [BTR_ADMIN]: the same channel for an emulator */
 	unsigned deadline_ms[2]; /* of a unary call, per API */
@@ -49,10 +51,90 @@ struct btr_conn {
 	bool emulator;
 	char *emulator_host;     /* $BIGTABLE_EMULATOR_HOST as it was at btr_connect, or NULL */
 	char *app_profile;       /* "" for none */
+	/* btr_counters_text's counters, under count_lock (a call's cost dwarfs the lock's); calls[] by method,
+	 * NAME the method's last path element (a static string of the caller's) */
+	pthread_mutex_t count_lock;
+	struct { const char *name; uint64_t n; } calls[BTR_COUNTED_METHODS];
+	uint64_t retries, msgs_in, bytes_in, bytes_out, rows_in, cells_in;
 	char instance_name[];    /* projects/P/instances/I */
 };
 
 /* ---- small helpers */
+
+/* One call of METHOD sent with SENT bytes, counted. */
+static void count_call(btr_conn *c, const char *method, size_t sent)
+{
+	const char *name = strrchr(method, '/') ? strrchr(method, '/') + 1 : method;
+	size_t i;
+
+	pthread_mutex_lock(&c->count_lock);
+	for (i = 0; i < BTR_COUNTED_METHODS - 1 && c->calls[i].name && strcmp(c->calls[i].name, name); i++)
+		;
+	if (!c->calls[i].name)
+		c->calls[i].name = i < BTR_COUNTED_METHODS - 1 ? name : "other";
+	c->calls[i].n++;
+	c->bytes_out += sent;
+	pthread_mutex_unlock(&c->count_lock);
+}
+
+/* A message of LEN bytes received, counted. */
+static void count_received(btr_conn *c, size_t len)
+{
+	pthread_mutex_lock(&c->count_lock);
+	c->msgs_in++;
+	c->bytes_in += len;
+	pthread_mutex_unlock(&c->count_lock);
+}
+
+void btr_count_retry(btr_conn *c)
+{
+	pthread_mutex_lock(&c->count_lock);
+	c->retries++;
+	pthread_mutex_unlock(&c->count_lock);
+}
+
+void btr_count_rows(btr_conn *c, uint64_t rows, uint64_t cells)
+{
+	pthread_mutex_lock(&c->count_lock);
+	c->rows_in += rows;
+	c->cells_in += cells;
+	pthread_mutex_unlock(&c->count_lock);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int btr_counters_text(btr_conn *c, char **out, size_t *len)
+{
+	struct { const char *name; uint64_t n; } calls[BTR_COUNTED_METHODS];
+	uint64_t v[6];
+	static const char *const names[6] = { "retries", "messages_received", "bytes_received", "bytes_sent",
+					      "rows_received", "cells_received" };
+	size_t ncalls = 0, cap = 64 * (BTR_COUNTED_METHODS + 6), n = 0;
+	char *b;
+
+	pthread_mutex_lock(&c->count_lock);
+	for (; ncalls < BTR_COUNTED_METHODS && c->calls[ncalls].name; ncalls++) {
+		calls[ncalls].name = c->calls[ncalls].name;
+		calls[ncalls].n = c->calls[ncalls].n;
+	}
+	v[0] = c->retries, v[1] = c->msgs_in, v[2] = c->bytes_in, v[3] = c->bytes_out, v[4] = c->rows_in;
+	v[5] = c->cells_in;
+	pthread_mutex_unlock(&c->count_lock);
+	qsort(calls, ncalls, sizeof calls[0], by_name); /* (the name is the struct's first member) */
+	if (!(b = malloc(cap)))
+		return -ENOMEM;
+	for (size_t i = 0; i < ncalls; i++)
+		n += (size_t)snprintf(b + n, cap - n, "bigtable.calls.%.40s %llu\n", calls[i].name,
+				      (unsigned long long)calls[i].n);
+	for (size_t i = 0; i < 6; i++)
+		n += (size_t)snprintf(b + n, cap - n, "bigtable.%s %llu\n", names[i], (unsigned long long)v[i]);
+	*out = b;
+	*len = n;
+	return 0;
+}
 
 static void quiet(gpr_log_func_args *args)
 {
@@ -332,6 +414,7 @@ int btr_connect(const char *project, const char *instance, const char *app_profi
 	btr_conn *c = calloc(1, sizeof *c + n);
 	if (!c)
 		return -ENOMEM;
+	pthread_mutex_init(&c->count_lock, NULL);
 	snprintf(c->instance_name, n, "projects/%s/instances/%s", project, instance);
 	c->app_profile = strdup(app_profile ? app_profile : "");
 	if (!c->app_profile) {
@@ -393,6 +476,7 @@ void btr_close(btr_conn *c)
 		grpc_channel_destroy(c->ch[BTR_DATA]);
 	free(c->app_profile);
 	free(c->emulator_host);
+	pthread_mutex_destroy(&c->count_lock);
 	free(c);
 	grpc_shutdown();
 
@@ -630,6 +714,9 @@ int btr_unary(btr_conn *c, int api, const char *method, const ProtobufCMessage *
 	grpc_status_code code;
 	bool spent = false; /* the deadline left no time for another attempt */
 	for (unsigned attempt = 1;; attempt++) {
+		if (attempt > 1)
+			btr_count_retry(c);
+		count_call(c, method, grpc_byte_buffer_length(bb));
 		code = unary_once(ch, method, bb, routing, deadline, &reply, st);
 		if (code == GRPC_STATUS_OK || !(flags & BTR_IDEMPOTENT) || !btr_retryable(code))
 			break;
@@ -658,6 +745,7 @@ int btr_unary(btr_conn *c, int api, const char *method, const ProtobufCMessage *
 		status_set(st, GRPC_STATUS_INTERNAL, "no reply message");
 		return -EIO;
 	}
+	count_received(c, grpc_byte_buffer_length(reply));
 	*resp = unpack(reply, resp_desc);
 	grpc_byte_buffer_destroy(reply);
 	if (!*resp) {
@@ -717,6 +805,7 @@ static int stream_open(btr_conn *c, int api, const char *method, grpc_byte_buffe
 		*out = s;
 		return 0;
 	}
+	count_call(c, method, grpc_byte_buffer_length(req));
 	s->cq = grpc_completion_queue_create_for_pluck(NULL);
 	s->call = call_create(s->ch, s->cq, method, gpr_inf_future(GPR_CLOCK_MONOTONIC));
 	if (!s->call) {
@@ -831,6 +920,7 @@ static int recv_next(btr_stream *s)
 	if (!s->reply)
 		return stream_finish(s, after_ms(s->conn->idle_ms));
 	answered(s->conn);
+	count_received(s->conn, grpc_byte_buffer_length(s->reply));
 	return 1;
 }
 

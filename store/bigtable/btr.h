@@ -83,6 +83,19 @@ void btr_set_deadline_ms(btr_conn *c, unsigned ms);
  * themselves stop when it is 1. Thread-safe. */
 int btr_quiet(btr_conn *c);
 
+/* btr_count_* — what C's calls cost, for btr_counters_text: a read's resume after a broken stream (a
+ * retry the caller made: btr_unary counts its own), and rows and cells a read took from the service.
+ * Thread-safe. */
+void btr_count_retry(btr_conn *c);
+void btr_count_rows(btr_conn *c, uint64_t rows, uint64_t cells);
+
+/* btr_counters_text — C's counters since btr_connect, one "bigtable.NAME VALUE\n" line each: calls made,
+ * by method ("bigtable.calls.ReadRows": every attempt of a unary call, every stream opened; none for a
+ * call failed at once while quiet), in the methods' name order, then retries, messages_received,
+ * bytes_received, bytes_sent (serialized messages), rows_received, cells_received. *OUT (NUL-terminated,
+ * *LEN bytes before the NUL) is the caller's to free(). Returns 0 or -ENOMEM. Thread-safe. */
+int btr_counters_text(btr_conn *c, char **out, size_t *len);
+
 /* "projects/P/instances/I", valid until btr_close. */
 const char *btr_instance_name(const btr_conn *c);
 /* The app profile given to btr_connect, "" for none; valid until btr_close. */

@@ -247,6 +247,13 @@ void cs_txn_reset(cs_txn *txn);
  * Cheap: no transaction. */
 uint64_t cs_store_version(cs_store *st);
 
+/* What the store's service cost this handle since it was opened, as text: one "NAME VALUE\n" line per
+ * counter, names fixed by the backend (Bigtable: "bigtable.calls.METHOD" for each method called, then
+ * retries, messages, bytes and rows and cells received; store/bigtable/README.md). A store with no service
+ * (a local one) has none: *TEXT is "". *TEXT is NUL-terminated, *LEN bytes before the NUL, and the
+ * caller's to free(). Errors: -ENOMEM. Thread-safe. */
+int cs_store_counters(cs_store *st, char **text, size_t *len);
+
 /* ---- Schema --------------------------------------------------------------------------------------- */
 
 /* A family's value type (fixed when the family is created). A plain family holds bytes; an aggregate
