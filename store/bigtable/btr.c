@@ -51,8 +51,9 @@ struct btr_conn {
 	bool emulator;
 	char *emulator_host;     /* $BIGTABLE_EMULATOR_HOST as it was at btr_connect, or NULL */
 	char *app_profile;       /* "" for none */
-	/* btr_counters_text's counters, under count_lock (a call's cost dwarfs the lock's); calls[] by method,
-	 * NAME the method's last path element (a static string of the caller's) */
+	/* btr_counters_text's counters, added to with relaxed atomics (a read counts every row it takes);
+	 * count_lock only guards claiming a slot of calls[] for a new method, NAME the method's last path
+	 * element (a static string of the caller's) */
 	pthread_mutex_t count_lock;
 	struct { const char *name; uint64_t n; } calls[BTR_COUNTED_METHODS];
 	uint64_t retries, msgs_in, bytes_in, bytes_out, rows_in, cells_in;
@@ -60,6 +61,8 @@ struct btr_conn {
 };
 
 /* ---- small helpers */
+
+#define COUNT(field, n) __atomic_add_fetch(&(field), (n), __ATOMIC_RELAXED)
 
 /* One call of METHOD sent with SENT bytes, counted. */
 static void count_call(btr_conn *c, const char *method, size_t sent)
@@ -71,34 +74,28 @@ static void count_call(btr_conn *c, const char *method, size_t sent)
 	for (i = 0; i < BTR_COUNTED_METHODS - 1 && c->calls[i].name && strcmp(c->calls[i].name, name); i++)
 		;
 	if (!c->calls[i].name)
-		c->calls[i].name = i < BTR_COUNTED_METHODS - 1 ? name : "other";
-	c->calls[i].n++;
-	c->bytes_out += sent;
+		__atomic_store_n(&c->calls[i].name, i < BTR_COUNTED_METHODS - 1 ? name : "other", __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&c->count_lock);
+	COUNT(c->calls[i].n, 1);
+	COUNT(c->bytes_out, sent);
 }
 
 /* A message of LEN bytes received, counted. */
 static void count_received(btr_conn *c, size_t len)
 {
-	pthread_mutex_lock(&c->count_lock);
-	c->msgs_in++;
-	c->bytes_in += len;
-	pthread_mutex_unlock(&c->count_lock);
+	COUNT(c->msgs_in, 1);
+	COUNT(c->bytes_in, len);
 }
 
 void btr_count_retry(btr_conn *c)
 {
-	pthread_mutex_lock(&c->count_lock);
-	c->retries++;
-	pthread_mutex_unlock(&c->count_lock);
+	COUNT(c->retries, 1);
 }
 
 void btr_count_rows(btr_conn *c, uint64_t rows, uint64_t cells)
 {
-	pthread_mutex_lock(&c->count_lock);
-	c->rows_in += rows;
-	c->cells_in += cells;
-	pthread_mutex_unlock(&c->count_lock);
+	COUNT(c->rows_in, rows);
+	COUNT(c->cells_in, cells);
 }
 
 static int by_name(const void *a, const void *b)
@@ -115,14 +112,17 @@ int btr_counters_text(btr_conn *c, char **out, size_t *len)
 	size_t ncalls = 0, cap = 64 * (BTR_COUNTED_METHODS + 6), n = 0;
 	char *b;
 
-	pthread_mutex_lock(&c->count_lock);
-	for (; ncalls < BTR_COUNTED_METHODS && c->calls[ncalls].name; ncalls++) {
-		calls[ncalls].name = c->calls[ncalls].name;
-		calls[ncalls].n = c->calls[ncalls].n;
+	for (; ncalls < BTR_COUNTED_METHODS; ncalls++) {
+		if (!(calls[ncalls].name = __atomic_load_n(&c->calls[ncalls].name, __ATOMIC_ACQUIRE)))
+			break;
+		calls[ncalls].n = __atomic_load_n(&c->calls[ncalls].n, __ATOMIC_RELAXED);
 	}
-	v[0] = c->retries, v[1] = c->msgs_in, v[2] = c->bytes_in, v[3] = c->bytes_out, v[4] = c->rows_in;
-	v[5] = c->cells_in;
-	pthread_mutex_unlock(&c->count_lock);
+	v[0] = __atomic_load_n(&c->retries, __ATOMIC_RELAXED);
+	v[1] = __atomic_load_n(&c->msgs_in, __ATOMIC_RELAXED);
+	v[2] = __atomic_load_n(&c->bytes_in, __ATOMIC_RELAXED);
+	v[3] = __atomic_load_n(&c->bytes_out, __ATOMIC_RELAXED);
+	v[4] = __atomic_load_n(&c->rows_in, __ATOMIC_RELAXED);
+	v[5] = __atomic_load_n(&c->cells_in, __ATOMIC_RELAXED);
 	qsort(calls, ncalls, sizeof calls[0], by_name); /* (the name is the struct's first member) */
 	if (!(b = malloc(cap)))
 		return -ENOMEM;
