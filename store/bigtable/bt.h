@@ -40,6 +40,8 @@ typedef struct bt_store {
 	uint64_t writes;            /* atomic: this process's write transactions that wrote */
 	struct bt_cache *cache;
 	struct bt_rows *rows;       /* CS_OPEN_CACHE: rows read whole, kept for ttl_ms; else NULL */
+	size_t prefetch;            /* with rows: the bytes they may take (cs_open_opts.prefetch_bytes); a
+	                             * range whose rows take at most half of it is read whole */
 } bt_store;
 
 typedef struct bt_txn {
@@ -101,7 +103,8 @@ int bt_drop_prefix(void *txn, const char *table, cs_bytes prefix);
 
 /* ---- bt_rows.c (every call a no-op, or a miss, when the store keeps no rows) */
 
-int bt_rows_new(struct bt_rows **out);
+/* Rows kept in at most BUDGET bytes (a row over BUDGET / 16 is not kept). */
+int bt_rows_new(size_t budget, struct bt_rows **out);
 void bt_rows_free(struct bt_rows *c);
 /* Keep row KEY of TABLE as R has it (every cell of the row: only rows read whole), or as absent (R
  * NULL), for the store's TTL. Nothing is kept when memory is short or the row is large. */
@@ -111,21 +114,40 @@ void bt_rows_put(bt_store *st, const char *table, const void *key, size_t keyn, 
 int bt_rows_get(bt_store *st, const char *table, const void *key, size_t keyn, struct bt_cached **out,
 		const btm_row **row);
 void bt_rows_release(struct bt_cached *e); /* accepts NULL */
-/* Forget row KEY of TABLE (KEY NULL: every row of TABLE), after this process wrote it. */
+/* Forget row KEY of TABLE (KEY NULL: every row of TABLE), after this process wrote it in a way not
+ * applied here (bt_rows_apply), or a write failed (it may have been applied). The ranges read whole
+ * that hold it are forgotten too. */
 void bt_rows_forget(bt_store *st, const char *table, const void *key, size_t keyn);
+/* This process wrote row KEY of TABLE with the N mutations MP, and Bigtable acknowledged them (the
+ * timestamps resolved, as sent): the kept row, or a row known absent inside a range read whole, is
+ * changed as Bigtable changed it, keeping its age; a row made there joins the range's rows. A mutation
+ * that cannot be applied here (AddToCell: the server merges) forgets the row instead. */
+struct Google__Bigtable__V2__Mutation;
+void bt_rows_apply(bt_store *st, const char *table, const void *key, size_t keyn,
+		   struct Google__Bigtable__V2__Mutation *const *mp, size_t n);
+/* The bytes the kept rows take. */
+size_t bt_rows_bytes(bt_store *st);
 
 /* A range read whole: the rows it held, to answer a later read inside it without a call (the mount lists
  * a directory's rows, then each row's own subdirectories, which lie inside). Any write of this process
  * to the table drops its covers. */
 struct bt_cover;
-/* Note that [LO, HI) (HI NULL: to the end) of TABLE held the NKEYS rows whose keys are at BLOB + OFF[I],
- * LEN[I] bytes, in key order. Copies what it keeps; nothing on ENOMEM. */
+/* Note that [LO, HI) (HI NULL: to the end) of TABLE, as read from READ_AT (bt_mono_ms()), held the
+ * NKEYS rows whose keys are at BLOB + OFF[I], LEN[I] bytes, in key order. Copies what it keeps; nothing
+ * on ENOMEM. */
 void bt_rows_cover(bt_store *st, const char *table, const void *lo, size_t lon, const void *hi, size_t hin,
-		   const uint8_t *blob, size_t blobn, const size_t *off, const size_t *len, size_t nkeys);
+		   const uint8_t *blob, size_t blobn, const size_t *off, const size_t *len, size_t nkeys,
+		   int64_t read_at);
+/* Note that [LO, HI) of TABLE did not fit the budget when read whole: bt_rows_too_big() says so for
+ * the ranges inside it, for the TTL. */
+void bt_rows_mark_big(bt_store *st, const char *table, const void *lo, size_t lon, const void *hi, size_t hin);
+bool bt_rows_too_big(bt_store *st, const char *table, const void *lo, size_t lon, const void *hi, size_t hin);
 /* A fresh cover of TABLE holding all of [LO, HI), or NULL; release it with bt_rows_cover_release(). */
 struct bt_cover *bt_rows_covered(bt_store *st, const char *table, const void *lo, size_t lon, const void *hi,
 				 size_t hin);
 void bt_rows_cover_release(struct bt_cover *v); /* accepts NULL */
+/* Whether row KEY of TABLE is known absent: a fresh cover holds it and did not list it. */
+bool bt_rows_absent(bt_store *st, const char *table, const void *key, size_t keyn);
 /* The index of the first key >= KEY; the number of keys; key I. */
 size_t bt_cover_find(const struct bt_cover *v, const void *key, size_t n);
 size_t bt_cover_count(const struct bt_cover *v);
