@@ -52,7 +52,10 @@ void bt_samples_put(struct bt_samples *s);
  * The largest gap rather than the mean because the emulator samples rows at random (about 1 in 100):
  * gaps vary, the tail is then one row, and a gap is many; an estimate too high only costs a range read
  * level by level instead of whole. An empty list (an empty table), or HI <= LO: 0. Pure: no I/O. Returns
- * 0 and *BYTES. */
+ * 0 and *BYTES.
+ * The bytes are as the server counts them: real Bigtable its storage (compressed; keys included), the
+ * emulator the values alone (bttest's row size: no keys, families or qualifiers). A caller weighing a
+ * range against memory adds what its own copy costs per cell. */
 int bt_samples_bound(const struct bt_samples *s, const void *lo, size_t lon, const void *hi, size_t hin,
 		     uint64_t *bytes);
 
