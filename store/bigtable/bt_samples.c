@@ -22,7 +22,8 @@ struct bt_samples {
 
 static int key_cmp(const void *a, size_t an, const void *b, size_t bn)
 {
-	int c = memcmp(a, b, an < bn ? an : bn);
+	size_t n = an < bn ? an : bn;
+	int c = n ? memcmp(a, b, n) : 0; /* (an empty key's bytes may be NULL) */
 	if (c)
 		return c;
 	return an < bn ? -1 : an > bn;

@@ -185,6 +185,16 @@ static void test_bt_samples__sorted_and_sane_whatever_is_sent(void **state)
 	assert_int_equal(b, 200 - 50);
 	bt_samples_put(s);
 	bt_samples_put(NULL);
+
+	/* protobuf-c gives an empty bytes field as NULL, 0: the end marker */
+	struct bt_sample marker[] = { { "m", 1, 10 }, { NULL, 0, 70 } };
+	s = NULL;
+	assert_int_equal(bt_samples_new(marker, 2, 0, &s), 0);
+	assert_true(bt_samples_has_end(s));
+	assert_int_equal(bt_samples_count(s), 1);
+	assert_int_equal(bt_samples_bound(s, "m", 1, NULL, 0, &b), 0);
+	assert_int_equal(b, 60);
+	bt_samples_put(s);
 }
 
 /* The keys are copies: the caller's buffers may go; references count. */
