@@ -235,7 +235,7 @@ static int fetch(bt_store *st, const struct bt_target *to, struct bt_samples **o
 	Google__Bigtable__V2__SampleRowKeysRequest req = GOOGLE__BIGTABLE__V2__SAMPLE_ROW_KEYS_REQUEST__INIT;
 	Google__Bigtable__V2__SampleRowKeysResponse **msg = NULL;
 	struct bt_sample *in = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, keys = 0;
 	btr_stream *s = NULL;
 	int rc;
 
@@ -247,20 +247,6 @@ static int fetch(bt_store *st, const struct bt_target *to, struct bt_samples **o
 	}
 	for (;;) {
 		ProtobufCMessage *m;
-		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 64;
-			void *p;
-			if (n >= BT_SAMPLES_MAX) {
-				rc = bt_fail(-EIO, NULL, "SampleRowKeys: the server sent more samples than any table has");
-				goto out;
-			}
-			if (!(p = realloc(msg, ncap * sizeof(*msg)))) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			msg = p;
-			cap = ncap;
-		}
 		rc = btr_stream_next(s, &google__bigtable__v2__sample_row_keys_response__descriptor, &m);
 		if (rc < 0) {
 			rc = bt_fail(rc, btr_stream_status(s), NULL);
@@ -268,7 +254,24 @@ static int fetch(bt_store *st, const struct bt_target *to, struct bt_samples **o
 		}
 		if (rc == 0)
 			break;
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 64;
+			void *p = n < BT_SAMPLES_MAX ? realloc(msg, ncap * sizeof(*msg)) : NULL;
+			if (!p) {
+				protobuf_c_message_free_unpacked(m, NULL);
+				rc = n < BT_SAMPLES_MAX ? -ENOMEM
+							: bt_fail(-EIO, NULL, "SampleRowKeys: the server sent more samples "
+									      "than any table has");
+				goto out;
+			}
+			msg = p;
+			cap = ncap;
+		}
 		msg[n++] = (Google__Bigtable__V2__SampleRowKeysResponse *)m;
+		if ((keys += msg[n - 1]->row_key.len) > BT_SAMPLES_MAX_KEYS) {
+			rc = bt_fail(-EIO, NULL, "SampleRowKeys: the server sent more bytes of keys than any table has");
+			goto out;
+		}
 	}
 	if (n && !(in = malloc(n * sizeof(*in)))) {
 		rc = -ENOMEM;
@@ -276,9 +279,7 @@ static int fetch(bt_store *st, const struct bt_target *to, struct bt_samples **o
 	}
 	for (size_t i = 0; i < n; i++)
 		in[i] = (struct bt_sample){ msg[i]->row_key.data, msg[i]->row_key.len, msg[i]->offset_bytes };
-	rc = bt_samples_new(in, n, bt_mono_ms(), out);
-	if (rc == -EIO)
-		bt_fail(rc, NULL, "SampleRowKeys: the server sent more sample keys than any table has");
+	rc = bt_samples_new(in, n, bt_mono_ms(), out); /* (within its limits: checked above) */
 out:
 	btr_stream_close(s);
 	for (size_t i = 0; i < n; i++)
