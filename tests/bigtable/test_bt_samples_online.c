@@ -2,8 +2,9 @@
  * (store/bigtable/bt_samples.c, linked with the module's sources): the bound of the whole table and of
  * each prefix's range against the bytes loaded there, the per-store cache (a second get within the
  * minute makes no SampleRowKeys call; bt_samples_forget, and deleting and making the table again, make
- * the next get call), errors, and threads sharing the cache. Skips (77) without the emulator. */
+ * the next get call), errors (a missing table, an instance that cannot be reached), and threads sharing the cache. Skips (77) without the emulator. */
 #include <errno.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -12,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -201,6 +204,45 @@ static void test_bt_samples__errors(void **state)
 	assert_int_equal(calls(), n + 2);
 }
 
+/* A loopback port where nothing listens. */
+static int dead_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+/* An instance that cannot be reached: -EIO, the error naming the address and UNAVAILABLE; nothing kept,
+ * so the next get calls again. */
+static void test_bt_samples__unreachable_instance_is_eio(void **state)
+{
+	(void)state;
+	cs_open_opts opts = { .deadline_ms = 5000 };
+	char addr[64];
+	const char *why = NULL;
+	void *p;
+	struct bt_samples *s;
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", dead_port());
+	setenv("BIGTABLE_EMULATOR_HOST", addr, 1);
+	assert_int_equal(be->open("bigtable://proj/inst", &opts, &p, &why), 0);
+	setenv("BIGTABLE_EMULATOR_HOST", emu.addr, 1);
+	bt_store *dead = p;
+	for (int i = 0; i < 2; i++) {
+		bt_clear_error();
+		assert_int_equal(bt_samples_get(dead, "sized", &s), -EIO);
+		const char *msg = be->last_error();
+		assert_non_null(msg);
+		if (!strstr(msg, addr) || (!strstr(msg, "UNAVAILABLE") && !strstr(msg, "DEADLINE_EXCEEDED")))
+			fail_msg("the error says: %s", msg);
+	}
+	be->close(dead);
+}
+
 #define THREADS 4
 #define ROUNDS 100
 
@@ -268,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_bt_samples__bound_holds_a_loaded_table),
 		cmocka_unit_test(test_bt_samples__cached_until_forgotten),
 		cmocka_unit_test(test_bt_samples__errors),
+		cmocka_unit_test(test_bt_samples__unreachable_instance_is_eio),
 		cmocka_unit_test(test_bt_samples__threads_share_the_cache),
 	};
 	unsetenv("CELLFS_BT_DEADLINE_MS");
