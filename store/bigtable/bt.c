@@ -132,9 +132,10 @@ static int bt_open(const char *name, const cs_open_opts *opts, void **out, const
 	st->max_value = opts->max_value ? opts->max_value : CS_DEFAULT_MAX_VALUE;
 	st->ttl_ms = opts->version_ttl_ms ? opts->version_ttl_ms : 5000;
 	st->prefetch = opts->prefetch_bytes ? opts->prefetch_bytes : CS_DEFAULT_PREFETCH;
-	if ((rc = bt_cache_new(&st->cache)) ||
+	if ((rc = bt_cache_new(&st->cache)) || (rc = bt_samples_cache_new(&st->samples)) ||
 	    ((opts->flags & CS_OPEN_CACHE) && (rc = bt_rows_new(st->prefetch, &st->rows)))) {
 		bt_cache_free(st->cache);
+		bt_samples_cache_free(st->samples);
 		free(st);
 		return rc;
 	}
@@ -143,6 +144,7 @@ static int bt_open(const char *name, const cs_open_opts *opts, void **out, const
 			*fault = "no Application Default Credentials (set GOOGLE_APPLICATION_CREDENTIALS, run `gcloud auth "
 				 "application-default login`, or set BIGTABLE_EMULATOR_HOST for the emulator)";
 		bt_cache_free(st->cache);
+		bt_samples_cache_free(st->samples);
 		bt_rows_free(st->rows);
 		free(st);
 		return rc;
@@ -158,6 +160,7 @@ static void bt_close(void *p)
 	bt_store *st = p;
 	btr_close(st->c);
 	bt_cache_free(st->cache);
+	bt_samples_cache_free(st->samples);
 	bt_rows_free(st->rows);
 	free(st);
 }

@@ -11,6 +11,7 @@
 #include "backend.h"
 #include "btm.h"
 #include "btr.h"
+#include "bt_samples.h"
 #include "cellstore.h"
 #include "gcpolicy.h"
 
@@ -30,6 +31,7 @@ struct bt_schema {
 
 struct bt_cache; /* bt_schema.c: the schema cache */
 struct bt_rows;  /* bt_rows.c: rows read whole */
+struct bt_samples_cache; /* bt_samples.c: each table's row-key samples */
 struct bt_cached;
 
 typedef struct bt_store {
@@ -42,6 +44,7 @@ typedef struct bt_store {
 	struct bt_rows *rows;       /* CS_OPEN_CACHE: rows read whole, kept for ttl_ms; else NULL */
 	size_t prefetch;            /* with rows: the bytes they may take (cs_open_opts.prefetch_bytes); a
 	                             * range whose rows take at most half of it is read whole */
+	struct bt_samples_cache *samples;
 } bt_store;
 
 typedef struct bt_txn {
@@ -152,6 +155,24 @@ bool bt_rows_absent(bt_store *st, const char *table, const void *key, size_t key
 size_t bt_cover_find(const struct bt_cover *v, const void *key, size_t n);
 size_t bt_cover_count(const struct bt_cover *v);
 const uint8_t *bt_cover_key(const struct bt_cover *v, size_t i, size_t *n);
+
+/* ---- bt_samples.c (the list itself, its bound and its keys: bt_samples.h) */
+
+/* How long a table's samples are used (monotonic ms): sizes change slowly, and a read that trusts the
+ * estimate enforces its memory budget itself. */
+#define BT_SAMPLES_TTL_MS 60000
+
+int bt_samples_cache_new(struct bt_samples_cache **out);
+void bt_samples_cache_free(struct bt_samples_cache *c); /* accepts NULL */
+/* TABLE's row-key samples: from the store's cache while younger than BT_SAMPLES_TTL_MS, else from one
+ * SampleRowKeys stream (routed and with the app profile as reads are; each message within the data
+ * deadline, the stream's idle limit; not retried: a caller that cannot get them lists level by level).
+ * Thread-safe; threads asking at once for a table not cached may each make the call. Returns 0 and *OUT,
+ * a reference (give it back with bt_samples_put()), or -EINVAL (not a table name), -ENAMETOOLONG, the
+ * call's error (-ENOENT: no such table; -EIO, ...; bt_fail()'d, for cs_last_error()), -ENOMEM. */
+int bt_samples_get(bt_store *st, const char *table, struct bt_samples **out);
+/* Forget TABLE's samples (after it was deleted or made again); a fetch under way is not kept. */
+void bt_samples_forget(bt_store *st, const char *table);
 
 /* ---- bt_read.c */
 

@@ -687,11 +687,19 @@ static size_t kept_bytes(const btm_row *r)
 	return n;
 }
 
-/* Whether [lo, hi) of S's table takes at most LIMIT bytes, by the table's samples: 1, 0, or an error. */
+/* Whether [lo, hi) of S's table takes at most LIMIT bytes, by the table's samples (SampleRowKeys, kept a
+ * minute): 1, 0, or the call's error. (The samples count stored bytes, the emulator's only values: the
+ * read itself stops at LIMIT of memory.) */
 static int fits(struct bt_scan *s, size_t limit)
 {
-	(void)s, (void)limit;
-	return 1; /* TODO samples */
+	struct bt_samples *sm;
+	uint64_t bound;
+	int rc = bt_samples_get(s->st, s->table, &sm);
+	if (rc)
+		return rc;
+	rc = bt_samples_bound(sm, s->lo, s->lon, s->hi, s->hin, &bound);
+	bt_samples_put(sm);
+	return rc ? rc : bound <= limit;
 }
 
 /* A listing's range not kept: read it whole, every cell, into the kept rows and a cover, in one stream,
