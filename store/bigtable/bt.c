@@ -133,9 +133,11 @@ static int bt_open(const char *name, const cs_open_opts *opts, void **out, const
 	st->ttl_ms = opts->version_ttl_ms ? opts->version_ttl_ms : 5000;
 	st->prefetch = opts->prefetch_bytes ? opts->prefetch_bytes : CS_DEFAULT_PREFETCH;
 	if ((rc = bt_cache_new(&st->cache)) || (rc = bt_samples_cache_new(&st->samples)) ||
-	    ((opts->flags & CS_OPEN_CACHE) && (rc = bt_rows_new(st->prefetch, &st->rows)))) {
+	    ((opts->flags & CS_OPEN_CACHE) &&
+	     ((rc = bt_rows_new(st->prefetch, &st->rows)) || (rc = bt_ahead_new(st, &st->ahead))))) {
 		bt_cache_free(st->cache);
 		bt_samples_cache_free(st->samples);
+		bt_rows_free(st->rows);
 		free(st);
 		return rc;
 	}
@@ -145,6 +147,7 @@ static int bt_open(const char *name, const cs_open_opts *opts, void **out, const
 				 "application-default login`, or set BIGTABLE_EMULATOR_HOST for the emulator)";
 		bt_cache_free(st->cache);
 		bt_samples_cache_free(st->samples);
+		bt_ahead_free(st->ahead);
 		bt_rows_free(st->rows);
 		free(st);
 		return rc;
@@ -158,6 +161,7 @@ static int bt_open(const char *name, const cs_open_opts *opts, void **out, const
 static void bt_close(void *p)
 {
 	bt_store *st = p;
+	bt_ahead_free(st->ahead); /* (its threads call: first) */
 	btr_close(st->c);
 	bt_cache_free(st->cache);
 	bt_samples_cache_free(st->samples);

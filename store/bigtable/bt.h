@@ -33,6 +33,7 @@ struct bt_cache; /* bt_schema.c: the schema cache */
 struct bt_rows;  /* bt_rows.c: rows read whole */
 struct bt_samples_cache; /* bt_samples.c: each table's row-key samples */
 struct bt_cached;
+struct bt_ahead; /* bt_ahead.c: reading ahead of a walk */
 
 typedef struct bt_store {
 	btr_conn *c;
@@ -45,6 +46,7 @@ typedef struct bt_store {
 	size_t prefetch;            /* with rows: the bytes they may take (cs_open_opts.prefetch_bytes); a
 	                             * range whose rows take at most half of it is read whole */
 	struct bt_samples_cache *samples;
+	struct bt_ahead *ahead;     /* with rows: reading ahead of a walk (bt_ahead.c); else NULL */
 } bt_store;
 
 typedef struct bt_txn {
@@ -142,7 +144,7 @@ void bt_rows_cover(bt_store *st, const char *table, const void *lo, size_t lon, 
 		   const uint8_t *blob, size_t blobn, const size_t *off, const size_t *len, size_t nkeys,
 		   int64_t read_at);
 /* Note that [LO, HI) of TABLE did not fit the budget when read whole: bt_rows_too_big() says so for
- * the ranges inside it, for the TTL. */
+ * it and the ranges holding it, for the TTL. */
 void bt_rows_mark_big(bt_store *st, const char *table, const void *lo, size_t lon, const void *hi, size_t hin);
 bool bt_rows_too_big(bt_store *st, const char *table, const void *lo, size_t lon, const void *hi, size_t hin);
 /* A fresh cover of TABLE holding all of [LO, HI), or NULL; release it with bt_rows_cover_release(). */
@@ -174,11 +176,35 @@ int bt_samples_get(bt_store *st, const char *table, struct bt_samples **out);
 /* Forget TABLE's samples (after it was deleted or made again); a fetch under way is not kept. */
 void bt_samples_forget(bt_store *st, const char *table);
 
+/* ---- bt_ahead.c: reading ahead of a walk (every call a no-op when the store keeps no rows) */
+
+/* Errors: -ENOMEM. Threads are made on first use; bt_ahead_free() (accepts NULL) stops and joins them. */
+int bt_ahead_new(bt_store *st, struct bt_ahead **out);
+void bt_ahead_free(struct bt_ahead *a);
+/* A listing of TABLE jumped over the N ranges [KEY 2I, KEY 2I+1) (keys at BLOB + OFF[], LEN[] bytes), in
+ * key order: a directory's subdirectories, kept for the TTL (a list that ends before the first of them
+ * is continued: a listing resumed). Copies what it keeps. */
+void bt_ahead_children(bt_store *st, const char *table, const uint8_t *blob, const size_t *off, const size_t *len,
+		       size_t n);
+/* A scan is about to read [LO, HI) of TABLE (calls going to TO): if it is one of a kept list's ranges,
+ * the next ones (up to 4) that are not kept are read whole in the background; if it is being read so
+ * itself, wait until it is. */
+void bt_ahead_reading(bt_store *st, const char *table, const struct bt_target *to, const void *lo, size_t lon,
+		      const void *hi, size_t hin);
+
 /* ---- bt_read.c */
 
 struct Google__Bigtable__V2__ReadRowsResponse__CellChunk;
 /* The merger's view of protobuf chunk C (borrowing its bytes). */
 void bt_chunk(const struct Google__Bigtable__V2__ReadRowsResponse__CellChunk *c, btm_chunk *out);
+
+/* Read [LO, HI) of TABLE (HI NULL: to the end) whole, every cell, into the kept rows and a cover, in one
+ * ReadRows stream to TO, when the table's samples bound it within LIMIT (at most half the store's
+ * prefetch budget) and it is not marked too big; a range found larger than LIMIT on the way stops there
+ * and is marked (bt_rows_mark_big). Returns 1 (read and covered), 0 (not: too big, or the store keeps
+ * no rows), or the calls' error. */
+int bt_read_whole(bt_store *st, const char *table, const struct bt_target *to, const void *lo, size_t lon,
+		  const void *hi, size_t hin, uint64_t limit);
 
 int bt_scan_open(void *txn, const char *table, const cs_read_opts *opts, void **scan);
 int bt_scan_next(void *scan, const cs_row **row);

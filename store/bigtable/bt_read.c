@@ -15,6 +15,12 @@
 #define READ_ROWS "/google.bigtable.v2.Bigtable/ReadRows"
 #define RESUMES 8 /* stream breaks survived without a committed row in between */
 
+/* Keys one after another in one buffer: key I is blob[off[I] .. + len[I]). */
+struct keys {
+	uint8_t *blob;
+	size_t n, cap, *off, *len, count, ocap;
+};
+
 struct bt_scan {
 	bt_txn *txn;
 	bt_store *st;
@@ -48,10 +54,11 @@ struct bt_scan {
 	size_t covi;
 	bool cov_checked;
 	/* this range being read whole: the keys seen, for bt_rows_cover() at its end */
+	struct keys seen;
+	/* the ranges a skip scan jumped over (pairs: from, to), for bt_ahead_children() at close */
+	struct keys kids;
 	bool record;
 	int64_t opened; /* bt_mono_ms() at open: what the range held is as old as that */
-	uint8_t *seen;
-	size_t seenn, seencap, *soff, *slen, nseen, scap;
 	/* where it stands */
 	btr_stream *s;
 	btw_rr rr;      /* the message being read (held by the stream) */
@@ -649,33 +656,41 @@ static int take_row(struct bt_scan *s, const btm_row *r)
 	return 1;
 }
 
-/* Note a key of the range being read whole. */
-static int note_seen(struct bt_scan *s, const uint8_t *k, size_t n)
+/* Add key K (N bytes) to L. 0 or -ENOMEM. */
+static int keys_add(struct keys *l, const uint8_t *k, size_t n)
 {
-	if (s->seenn + n > s->seencap) {
-		size_t cap = s->seencap ? 2 * s->seencap : 4096;
+	if (l->n + n > l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 4096;
 		uint8_t *b;
-		while (cap < s->seenn + n)
+		while (cap < l->n + n)
 			cap *= 2;
-		if (!(b = realloc(s->seen, cap)))
+		if (!(b = realloc(l->blob, cap)))
 			return -ENOMEM;
-		s->seen = b;
-		s->seencap = cap;
+		l->blob = b;
+		l->cap = cap;
 	}
-	if (s->nseen == s->scap) {
-		size_t cap = s->scap ? 2 * s->scap : 256, *o = realloc(s->soff, cap * sizeof(*o)), *l;
+	if (l->count == l->ocap) {
+		size_t cap = l->ocap ? 2 * l->ocap : 256, *o = realloc(l->off, cap * sizeof(*o)), *e;
 		if (o)
-			s->soff = o;
-		if (!o || !(l = realloc(s->slen, cap * sizeof(*l))))
+			l->off = o;
+		if (!o || !(e = realloc(l->len, cap * sizeof(*e))))
 			return -ENOMEM;
-		s->slen = l;
-		s->scap = cap;
+		l->len = e;
+		l->ocap = cap;
 	}
-	memcpy(s->seen + s->seenn, k, n);
-	s->soff[s->nseen] = s->seenn;
-	s->slen[s->nseen++] = n;
-	s->seenn += n;
+	if (n)
+		memcpy(l->blob + l->n, k, n);
+	l->off[l->count] = l->n;
+	l->len[l->count++] = n;
+	l->n += n;
 	return 0;
+}
+
+static void keys_free(struct keys *l)
+{
+	free(l->blob);
+	free(l->off);
+	free(l->len);
 }
 
 /* The bytes row R takes when kept (about: bt_rows.c's count, without the table name). */
@@ -687,34 +702,34 @@ static size_t kept_bytes(const btm_row *r)
 	return n;
 }
 
-/* Whether [lo, hi) of S's table takes at most LIMIT bytes, by the table's samples (SampleRowKeys, kept a
+/* Whether [LO, HI) of TABLE takes at most LIMIT bytes, by the table's samples (SampleRowKeys, kept a
  * minute): 1, 0, or the call's error. (The samples count stored bytes, the emulator's only values: the
  * read itself stops at LIMIT of memory.) */
-static int fits(struct bt_scan *s, size_t limit)
+static int fits(bt_store *st, const char *table, const void *lo, size_t lon, const void *hi, size_t hin,
+		uint64_t limit)
 {
 	struct bt_samples *sm;
 	uint64_t bound;
-	int rc = bt_samples_get(s->st, s->table, &sm);
+	int rc = bt_samples_get(st, table, &sm);
 	if (rc)
 		return rc;
-	rc = bt_samples_bound(sm, s->lo, s->lon, s->hi, s->hin, &bound);
+	rc = bt_samples_bound(sm, lo, lon, hi, hin, &bound);
 	bt_samples_put(sm);
 	return rc ? rc : bound <= limit;
 }
 
-/* A listing's range not kept: read it whole, every cell, into the kept rows and a cover, in one stream,
- * when the table's samples say it fits half the budget; a range found larger on the way is marked so
- * (bt_rows_too_big) and the listing goes on without it. 0, or the read's error. */
-static int read_whole(struct bt_scan *s)
+int bt_read_whole(bt_store *st, const char *table, const struct bt_target *to, const void *lo, size_t lon,
+		  const void *hi, size_t hin, uint64_t limit)
 {
-	bt_store *st = s->st;
-	struct bt_scan w = { .st = st, .to = s->to, .lo = s->lo, .lon = s->lon, .hi = s->hi, .hin = s->hin };
-	size_t bytes = 0, limit = st->prefetch / 2;
+	struct bt_scan w = { .st = st, .to = *to, .lo = (uint8_t *)lo, .lon = lon, .hi = (uint8_t *)hi, .hin = hin };
+	size_t bytes = 0;
 	int64_t at = bt_mono_ms();
 	const btm_row *r;
 	int rc;
 
-	if (bt_rows_too_big(st, s->table, s->lo, s->lon, s->hi, s->hin) || (rc = fits(s, limit)) == 0)
+	if (limit > st->prefetch / 2)
+		limit = st->prefetch / 2;
+	if (!st->rows || bt_rows_too_big(st, table, lo, lon, hi, hin) || (rc = fits(st, table, lo, lon, hi, hin, limit)) == 0)
 		return 0;
 	if (rc < 0)
 		return rc;
@@ -722,23 +737,21 @@ static int read_whole(struct bt_scan *s)
 		return rc;
 	while ((rc = next_merged(&w, &r)) == 1) {
 		if ((bytes += kept_bytes(r)) > limit) {
-			bt_rows_mark_big(st, s->table, s->lo, s->lon, s->hi, s->hin);
+			bt_rows_mark_big(st, table, lo, lon, hi, hin);
 			rc = 1;
 			break;
 		}
-		bt_rows_put(st, s->table, r->key, r->key_len, r);
-		if ((rc = note_seen(&w, r->key, r->key_len)))
+		bt_rows_put(st, table, r->key, r->key_len, r);
+		if ((rc = keys_add(&w.seen, r->key, r->key_len)))
 			break;
 	}
 	if (rc == 0)
-		bt_rows_cover(st, s->table, s->lo, s->lon, s->hi, s->hin, w.seen, w.seenn, w.soff, w.slen, w.nseen, at);
+		bt_rows_cover(st, table, lo, lon, hi, hin, w.seen.blob, w.seen.n, w.seen.off, w.seen.len, w.seen.count, at);
 	stream_drop(&w);
 	btw_rr_free(&w.rr);
 	btm_free(w.m);
-	free(w.seen);
-	free(w.soff);
-	free(w.slen);
-	return rc < 0 ? rc : 0;
+	keys_free(&w.seen);
+	return rc < 0 ? rc : rc ? 0 : 1;
 }
 
 /* Before the scan's first row or seek: whether a range read whole holds the scan's (read whole first
@@ -749,9 +762,11 @@ static int find_kept(struct bt_scan *s)
 	s->cov_checked = true;
 	if (s->single || !s->exact || s->reversed || s->empty)
 		return 0;
+	if (s->whole_ok && !s->lo_open && !s->hi_closed) /* (a walk's next directories, read ahead) */
+		bt_ahead_reading(s->st, s->table, &s->to, s->lo, s->lon, s->hi, s->hin);
 	s->cov = bt_rows_covered(s->st, s->table, s->lo, s->lon, s->hi, s->hin);
 	if (!s->cov && s->whole_ok && !s->lo_open && !s->hi_closed) {
-		if ((rc = read_whole(s)) < 0)
+		if ((rc = bt_read_whole(s->st, s->table, &s->to, s->lo, s->lon, s->hi, s->hin, s->st->prefetch)) < 0)
 			return rc;
 		s->cov = bt_rows_covered(s->st, s->table, s->lo, s->lon, s->hi, s->hin);
 	}
@@ -834,14 +849,14 @@ int bt_scan_next(void *p, const cs_row **row)
 			else if (s->single && s->cache_rows && !s->merged)
 				bt_rows_put(s->st, s->table, s->lo, s->lon, NULL); /* (the row is absent) */
 			else if (s->record)
-				bt_rows_cover(s->st, s->table, s->lo, s->lon, s->hi, s->hin, s->seen, s->seenn, s->soff,
-					      s->slen, s->nseen, s->opened);
+				bt_rows_cover(s->st, s->table, s->lo, s->lon, s->hi, s->hin, s->seen.blob, s->seen.n,
+					      s->seen.off, s->seen.len, s->seen.count, s->opened);
 			return rc;
 		}
 		s->merged++;
 		if (s->cache_rows)
 			bt_rows_put(s->st, s->table, r->key, r->key_len, r);
-		if (s->record && (rc = note_seen(s, r->key, r->key_len)))
+		if (s->record && (rc = keys_add(&s->seen, r->key, r->key_len)))
 			return s->err = rc;
 		if ((rc = take_row(s, r)) < 0)
 			return s->err = rc;
@@ -868,6 +883,18 @@ int bt_scan_seek(void *p, cs_bytes row)
 		s->covi = bt_cover_find(s->cov, row.data, row.len);
 		s->done = false;
 		return 0;
+	}
+	if (s->st->ahead && s->rows_out && row.len && s->whole_ok) {
+		/* a jump over the rows of the last one's subdirectory (the mount's skip scan: from row K#s#x to
+		 * K#s$, past K#s#): that subdirectory, [K#s#, K#s$), for reading ahead of a walk */
+		const uint8_t *j = row.data;
+		uint8_t last = j[row.len - 1];
+		if (last && s->row.key.len >= row.len && !memcmp(s->row.key.data, j, row.len - 1) &&
+		    ((const uint8_t *)s->row.key.data)[row.len - 1] == (uint8_t)(last - 1) &&
+		    !keys_add(&s->kids, s->row.key.data, row.len) && keys_add(&s->kids, j, row.len)) {
+			s->kids.count--; /* (a pair or nothing) */
+			s->kids.n -= row.len;
+		}
 	}
 	if (key_cmp(row.data, row.len, s->lo, s->lon) <= 0 && !s->lo_open)
 		row = (cs_bytes){ s->lo, s->lon };
@@ -904,9 +931,10 @@ void bt_scan_close(void *p)
 	filter_free(s->filter);
 	bt_rows_release(s->held);
 	bt_rows_cover_release(s->cov);
-	free(s->seen);
-	free(s->soff);
-	free(s->slen);
+	if (s->kids.count)
+		bt_ahead_children(s->st, s->table, s->kids.blob, s->kids.off, s->kids.len, s->kids.count / 2);
+	keys_free(&s->seen);
+	keys_free(&s->kids);
 	for (size_t i = 0; i < s->nsel; i++) {
 		free(s->sel[i].family);
 		free(s->sel[i].q);

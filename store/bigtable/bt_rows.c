@@ -375,12 +375,22 @@ void bt_rows_mark_big(bt_store *st, const char *table, const void *lo, size_t lo
 }
 
 /* The first fresh cover (BIG: or mark) of TABLE holding all of [LO, HI), under the lock, or NULL. */
+/* Whether [ALO, AHI) holds all of [BLO, BHI) (a NULL end: unbounded). */
+static bool inside(const void *alo, size_t alon, const void *ahi, size_t ahin, const void *blo, size_t blon,
+		   const void *bhi, size_t bhin)
+{
+	return kcmp(alo, alon, blo, blon) <= 0 && (!ahi || (bhi && kcmp(bhi, bhin, ahi, ahin) <= 0));
+}
+
+/* A fresh cover of TABLE holding all of [LO, HI) (BIG false), or a mark of a range too big that
+ * [LO, HI) holds all of (BIG: then [LO, HI) is too big as well), under the lock, or NULL. */
 static struct bt_cover *covering(struct bt_rows *c, const char *table, const void *lo, size_t lon, const void *hi,
 				 size_t hin, bool big, int64_t now)
 {
 	for (struct bt_cover *v = c->covers; v; v = v->next)
-		if (v->big == big && v->expires > now && !strcmp(v->table, table) && kcmp(v->lo, v->lon, lo, lon) <= 0 &&
-		    (!v->hi || (hi && kcmp(hi, hin, v->hi, v->hin) <= 0)))
+		if (v->big == big && v->expires > now && !strcmp(v->table, table) &&
+		    (big ? inside(lo, lon, hi, hin, v->lo, v->lon, v->hi, v->hin)
+			 : inside(v->lo, v->lon, v->hi, v->hin, lo, lon, hi, hin)))
 			return v;
 	return NULL;
 }
