@@ -58,6 +58,7 @@ struct bt_scan {
 	/* the ranges a skip scan jumped over (pairs: from, to), for bt_ahead_children() at close */
 	struct keys kids;
 	bool record;
+	bool sought;    /* bt_scan_seek() was called */
 	int64_t opened; /* bt_mono_ms() at open: what the range held is as old as that */
 	/* where it stands */
 	btr_stream *s;
@@ -848,6 +849,11 @@ int bt_scan_next(void *p, const cs_row **row)
 				s->err = rc;
 			else if (s->single && s->cache_rows && !s->merged)
 				bt_rows_put(s->st, s->table, s->lo, s->lon, NULL); /* (the row is absent) */
+			else if (!s->merged && s->exact && !s->single && !s->nsel && !s->sought && !s->reversed &&
+				 !s->lo_open && !s->hi_closed && !s->ts_start && !s->ts_end)
+				/* a range with no row at all (no filter here drops a row: a lookup's "is there a
+				 * row under K#?"): known empty, so the names below it are absent without a call */
+				bt_rows_cover(s->st, s->table, s->lo, s->lon, s->hi, s->hin, NULL, 0, NULL, NULL, 0, s->opened);
 			else if (s->record)
 				bt_rows_cover(s->st, s->table, s->lo, s->lon, s->hi, s->hin, s->seen.blob, s->seen.n,
 					      s->seen.off, s->seen.len, s->seen.count, s->opened);
@@ -877,6 +883,7 @@ int bt_scan_seek(void *p, cs_bytes row)
 	if (!s->cov_checked && (rc = find_kept(s)) < 0)
 		return s->err = rc;
 	s->record = false; /* (the range is not read whole) */
+	s->sought = true;
 	if (s->cov) {
 		if (key_cmp(row.data, row.len, s->lo, s->lon) < 0)
 			row = (cs_bytes){ s->lo, s->lon };
