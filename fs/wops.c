@@ -382,7 +382,7 @@ static int unlink_found(struct fs *fs, const struct target_found *f, pid_t pid)
 		return -EISDIR;
 	if (f->id.kind == NODE_VERSION && pending_round_hit(&fs->pending, node_column_ino(&f->id), f->id.ts))
 		return -EINVAL; /* the bare name's newest, at a whole second it may have been rounded to */
-	WATCH_OWN(fs, rc, edit_delete(fs->st, &f->id));
+	WATCH_OWN(fs, rc, edit_delete(fs->st, &f->id, true)); /* (queued on Bigtable: fs/bigtable.md) */
 	if (rc)
 		return rc;
 	if (f->id.kind == NODE_COLUMN)

@@ -404,7 +404,10 @@ static int stream_open(struct bt_scan *s)
 	Google__Bigtable__V2__RowRange range = GOOGLE__BIGTABLE__V2__ROW_RANGE__INIT, *rp = &range;
 	size_t lastn;
 	const uint8_t *last = btm_last_key(s->m, &lastn);
+	int queued = bt_defer_flush_range(s->st, s->table, s->lo, s->lon, s->hi, s->hin); /* (queued writes first) */
 
+	if (queued)
+		return queued;
 	req.table_name = s->to.name;
 	req.app_profile_id = (char *)btr_app_profile(s->st->c);
 	req.filter = s->filter;
@@ -752,6 +755,8 @@ int bt_scan_next(void *p, const cs_row **row)
 					      s->slen, s->nseen);
 			return rc;
 		}
+		if (bt_defer_gone(s->st, s->table, r->key, r->key_len))
+			continue; /* (deleted by this process, the delete not sent yet) */
 		s->merged++;
 		if (s->cache_rows)
 			bt_rows_put(s->st, s->table, r->key, r->key_len, r);
