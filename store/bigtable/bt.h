@@ -214,6 +214,9 @@ int bt_defer_flush_range(bt_store *st, const char *table, const void *lo, size_t
  * cache, or a DeleteFromRow): a read passes over it (bt_scan_next), so that a read of a range holding it
  * needs no send first. Cheap when no such row is queued. */
 bool bt_defer_gone(bt_store *st, const char *table, const void *key, size_t keyn);
+/* Before a call on TABLE that may need no service (a read the row cache answers): the error a failed send
+ * left (as bt_defer_flush), once, after waiting for the send in flight; 0 if none. */
+int bt_defer_check(bt_store *st, const char *table);
 /* Send every table's queue and wait: 0, or the first error (as bt_defer_flush). cs_store_sync(). */
 int bt_defer_sync(bt_store *st);
 

@@ -538,6 +538,28 @@ int bt_defer_flush_range(bt_store *st, const char *table, const void *lo, size_t
 	return flush_table(st, table, false, lo, lon, hi, hin);
 }
 
+int bt_defer_check(bt_store *st, const char *table)
+{
+	struct bt_defer *d = st->defer;
+	struct dq *q;
+	int rc = 0;
+
+	if (!d)
+		return 0;
+	pthread_mutex_lock(&d->lock);
+	q = table_q(st, table, NULL, false);
+	if (q && q->sending) { /* (its outcome is this call's to report) */
+		pthread_mutex_unlock(&d->lock);
+		pthread_mutex_lock(&q->send);
+		pthread_mutex_unlock(&q->send);
+		pthread_mutex_lock(&d->lock);
+	}
+	if (q && q->err)
+		rc = take_error(q);
+	pthread_mutex_unlock(&d->lock);
+	return rc;
+}
+
 bool bt_defer_gone(bt_store *st, const char *table, const void *key, size_t keyn)
 {
 	struct bt_defer *d = st->defer;
