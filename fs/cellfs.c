@@ -30,6 +30,7 @@ struct conf {
 	char *delimiter;
 	char *asof;               /* -o asof=TIME, as given */
 	char *timeout;            /* -o timeout=DURATION, as given */
+	char *prefetch;           /* -o prefetch=SIZE, as given */
 	unsigned cache_ttl;
 	bool ro, allow_other;
 	int uring;                /* -o uring: 1, -o nouring: -1, neither: 0 (io_uring where it can) */
@@ -48,6 +49,7 @@ static const struct fuse_opt conf_opts[] = {
 	{ "asof=%s", offsetof(struct conf, asof), 0 },
 	{ "cache_ttl=%u", offsetof(struct conf, cache_ttl), 0 },
 	{ "timeout=%s", offsetof(struct conf, timeout), 0 },
+	{ "prefetch=%s", offsetof(struct conf, prefetch), 0 },
 	FUSE_OPT_KEY("ro", KEY_RO),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_KEY("uring", KEY_URING),
@@ -103,8 +105,10 @@ static void usage(const char *prog)
 	       "                or microseconds since the epoch)\n"
 	       "  -o strict_schema  refuse to create a family for a file written in an unknown one\n"
 	       "  -o delimiter=C  the row-key delimiter of tables made with mkdir (default '#')\n"
-	       "  -o cache_ttl=N  a remote store (bigtable://): keep listings and attributes N seconds\n"
-	       "                (default 5); other clients' writes show within that time\n"
+	       "  -o cache_ttl=N  a remote store (bigtable://): keep what was read N seconds, each entry\n"
+	       "                from when it was read (default 5); other clients' writes show within it\n"
+	       "  -o prefetch=SIZE  a remote store: the memory kept rows may take (default 64M: K, M, G\n"
+	       "                suffixes); a directory whose rows take at most half of it is read whole\n"
 	       "  -o timeout=DURATION  a remote store: how long a call to it may take before the request\n"
 	       "                fails with EIO (cbt's -timeout: 30s, 500ms, 1m30s; default 30s)\n"
 	       "  -o allow_other  let other users in (needs user_allow_other in /etc/fuse.conf)\n"
@@ -121,11 +125,12 @@ static void usage(const char *prog)
  * that time (CS_OPEN_ASOF; RO must be set too). Returns 0 or -errno with a message printed; says on
  * stderr when it made the store (SAY_NEW). */
 static int open_store(const char *path, bool create, bool ro, const int64_t *asof, bool say_new, unsigned ttl,
-		      unsigned deadline_ms, cs_store **st)
+		      unsigned deadline_ms, uint64_t prefetch, cs_store **st)
 {
 	cs_open_opts o = { .flags = (ro ? CS_OPEN_RDONLY : CS_OPEN_BG_SYNC) | (create && !ro ? CS_OPEN_CREATE : 0) |
 				    (asof ? CS_OPEN_ASOF : 0) | CS_OPEN_CACHE,
-			   .version_ttl_ms = ttl * 1000, .asof = asof ? *asof : 0, .deadline_ms = deadline_ms };
+			   .version_ttl_ms = ttl * 1000, .asof = asof ? *asof : 0, .deadline_ms = deadline_ms,
+			   .prefetch_bytes = prefetch };
 	bool is_new = false;
 	cs_txn *t = NULL;
 	char *data;
@@ -168,6 +173,32 @@ static int open_store(const char *path, bool create, bool ro, const int64_t *aso
 	return 0;
 }
 
+/* TEXT as a size: decimal bytes, or followed by K, M or G (KiB, MiB, GiB; "k", "MiB", "MB" too), at least
+ * 1 MiB. 0 or -EINVAL. */
+static int parse_size(const char *text, uint64_t *out)
+{
+	char *end;
+	unsigned shift = 0;
+	unsigned long long n;
+
+	if (*text < '0' || *text > '9')
+		return -EINVAL;
+	errno = 0;
+	n = strtoull(text, &end, 10);
+	switch (*end | 0x20) {
+	case 'k': shift = 10, end++; break;
+	case 'm': shift = 20, end++; break;
+	case 'g': shift = 30, end++; break;
+	default: break;
+	}
+	if (shift && (!strcmp(end, "iB") || !strcmp(end, "B") || !strcmp(end, "ib") || !strcmp(end, "b")))
+		end += strlen(end);
+	if (errno || *end || n > (UINT64_MAX >> shift) || (n << shift) < (1u << 20))
+		return -EINVAL;
+	*out = n << shift;
+	return 0;
+}
+
 /* Check the store as open_store does, before the daemon goes to the background (where errors could not
  * be seen), and leave nothing open: LMDB handles must not cross fork(), and neither may gRPC, whose
  * threads could hold a lock (the allocator's, under ASan) at the fork and leave the daemon's own open
@@ -181,7 +212,7 @@ static int check_store(const char *path, bool ro, const int64_t *asof, bool say_
 	int status;
 
 	if (!strstr(path, "://")) {
-		if (open_store(path, true, ro, asof, say_new, ttl, deadline_ms, &st))
+		if (open_store(path, true, ro, asof, say_new, ttl, deadline_ms, 0, &st))
 			return -1;
 		cs_store_close(st);
 		return 0;
@@ -192,7 +223,7 @@ static int check_store(const char *path, bool ro, const int64_t *asof, bool say_
 		return -1;
 	}
 	if (!pid) {
-		int rc = open_store(path, true, ro, asof, say_new, ttl, deadline_ms, &st);
+		int rc = open_store(path, true, ro, asof, say_new, ttl, deadline_ms, 0, &st);
 		if (!rc)
 			cs_store_close(st);
 		fflush(stderr);
@@ -295,6 +326,7 @@ int main(int argc, char *argv[])
 	bool is_default;
 	int64_t asof_us = 0;
 	unsigned deadline_ms = 0;
+	uint64_t prefetch = 0;
 	const char *why;
 	int ret = 1, ret2;
 
@@ -331,6 +363,11 @@ int main(int argc, char *argv[])
 	if (conf.timeout && cs_duration_parse(conf.timeout, &deadline_ms, &why)) {
 		fprintf(stderr, "cellfs: -o timeout=%s: %s (give a duration as cbt's -timeout takes it: 30s, 500ms, "
 			"1m30s)\n", conf.timeout, why);
+		goto free_args;
+	}
+	if (conf.prefetch && parse_size(conf.prefetch, &prefetch)) {
+		fprintf(stderr, "cellfs: -o prefetch=%s: not a size (bytes, or a number with K, M or G: 64M)\n",
+			conf.prefetch);
 		goto free_args;
 	}
 	if (conf.npos < 1 || conf.npos > 2) {
@@ -398,8 +435,16 @@ int main(int argc, char *argv[])
 		fuse_set_log_func(log_syslog);
 	}
 	if (open_store(store, true, fs.ro, conf.asof ? &asof_us : NULL, false, conf.cache_ttl ? conf.cache_ttl : 5,
-		       deadline_ms, &fs.st))
+		       deadline_ms, prefetch, &fs.st))
 		goto unmount;
+	if (!(cs_store_caps(fs.st) & CS_CAP_WATCH)) {
+		/* Nobody tells this store of other clients' writes: what the kernel holds expires as the store's
+		 * own kept rows do, each entry cache_ttl after it was read (listings too: watch_expire_later),
+		 * instead of all of it at once. */
+		fs.expiring = true;
+		fs.ttl_ms = (conf.cache_ttl ? conf.cache_ttl : 5) * 1000;
+		fs.entry_timeout = fs.attr_timeout = fs.neg_timeout = conf.cache_ttl ? conf.cache_ttl : 5;
+	}
 	if (watch_start(&fs))
 		goto close_store;
 	if (getenv("CELLFS_FAULT")) {
@@ -442,5 +487,6 @@ free_args:
 	free(conf.delimiter);
 	free(conf.asof);
 	free(conf.timeout);
+	free(conf.prefetch);
 	return ret ? 1 : 0;
 }

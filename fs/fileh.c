@@ -322,9 +322,22 @@ int fileh_commit(struct fs *fs, struct fileh *h)
  * (not after a rewrite in place: bash's `echo > f` writes back at its dup'd descriptor's close and again
  * at the real one, same version, same listing). Safe here: close() holds no directory lock, and the
  * directory's cached pages are locked only briefly. */
-int fileh_flush(struct fs *fs, struct fileh *h)
+int fileh_flush(struct fs *fs, struct fileh *h, bool at_close)
 {
-	int rc = fileh_commit(fs, h);
+	int rc;
+	if (at_close && fs->expiring) {
+		/* A file just made, with nothing written: bash's `echo v > f` closes its first descriptor
+		 * (dup'd to stdout) before it writes. On a store where each write-back is a call, the empty
+		 * version waits for the next write-back (the real close, or the release), not one of its own. */
+		bool bare;
+		pthread_mutex_lock(&h->lock);
+		bare = h->created && h->written_ts < 0 && !h->changed && h->set_ts < 0 && !h->len && !h->too_big &&
+		       !h->removed && !h->unnamed;
+		pthread_mutex_unlock(&h->lock);
+		if (bare)
+			return 0;
+	}
+	rc = fileh_commit(fs, h);
 	if (rc > 0) {
 		if (rc != FILEH_REWROTE)
 			uring_inval_dir(fs->se, h->parent);

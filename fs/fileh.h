@@ -73,10 +73,12 @@ int fileh_truncate(struct fs *fs, struct fileh *h, uint64_t size);
 #define FILEH_REWROTE 2
 int fileh_commit(struct fs *fs, struct fileh *h);
 
-/* The write-back of a close() or fsync(): fileh_commit(), the directory's listing dropped from the kernel
- * after a new version, and the error kept as the one returned (the release does not retry it).
- * Returns 0 or the error of fileh_commit(). */
-int fileh_flush(struct fs *fs, struct fileh *h);
+/* The write-back of a close() (AT_CLOSE) or fsync(): fileh_commit(), the directory's listing dropped from
+ * the kernel after a new version, and the error kept as the one returned (the release does not retry it).
+ * On a store whose data expires (fs->expiring: each write-back is a call to a service), a close() of a
+ * file made by this handle and not written yet writes nothing: the next write-back (a later close of a
+ * dup'd descriptor, fsync, or the release) makes the version. Returns 0 or the error of fileh_commit(). */
+int fileh_flush(struct fs *fs, struct fileh *h, bool at_close);
 
 /* The release of H on file INO: a writable handle writes back what it has not (unless close() returned
  * its error already) and leaves its node; then H is untracked and freed. Errors are logged. */

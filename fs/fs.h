@@ -37,6 +37,9 @@ struct fs {
 	struct pending_set pending; /* directories made through the mount, not yet in the store */
 	_Atomic size_t nnew;      /* files created and not yet written back (listed from their handles) */
 	atomic_bool no_opendir;   /* the kernel lists directories unopened (set at init) */
+	bool expiring;            /* a store without CS_CAP_WATCH: the kernel's entries and attributes expire
+	                           * cache_ttl after they were given, listings are dropped then (watch.c) */
+	unsigned ttl_ms;          /* -o cache_ttl, in ms */
 	/* every open file handle, so that those whose RELEASE never came (the daemon stopped first) are
 	 * freed at exit: fileh_release_all() */
 	pthread_mutex_t hlock;
@@ -57,6 +60,12 @@ struct fs {
 		char *name;
 	} *inval;
 	size_t ninval, capinval;
+	/* directories whose listings the kernel is to drop, in the order given (under hlock; a ring) */
+	struct fs_expiry {
+		uint64_t ino;
+		int64_t due_ms; /* monotonic */
+	} *expiry;
+	size_t nexpiry, capexpiry, expiry_head;
 	/* the daemon's own writes, so the watcher need not drop every cache for them (watch.h: WATCH_OWN) */
 	pthread_mutex_t wlock;    /* held around each write transaction of the daemon's (a remote store's: only
 	                           * around its accounting, watch.c) */

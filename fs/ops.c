@@ -21,6 +21,7 @@
 #include "name.h"
 #include "req.h"
 #include "view.h"
+#include "watch.h"
 #include "xattr.h"
 
 /* A view_emit_fn that takes a lookup on the entry found and fills E. */
@@ -413,6 +414,8 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 	char *buf;
 	size_t used;
 	int rc = fs_do_readdir(req, ino, size, off, plus, &buf, &used);
+	if (!rc && !off && req_fs(req)->expiring) /* (the kernel keeps the listing until told) */
+		watch_expire_later(req_fs(req), ino);
 	if (rc) {
 		req_reply_err(req, -rc);
 		return;

@@ -404,6 +404,30 @@ static int list_families(cs_txn *txn, const struct node_id *dir, struct view_pos
 	return 0;
 }
 
+/* The rows a segment listing's scan returned without a deeper segment that are prefixes of the row at
+ * hand (a chain: "a", "ab", "ab!"), so that a deeper row "ab#x" knows whether row "ab" was listed. */
+#define PLAIN_MAX 8
+struct plain_rows {
+	uint8_t *key[PLAIN_MAX];
+	size_t len[PLAIN_MAX];
+	size_t n;
+	bool lost; /* one was not kept (more than PLAIN_MAX, or no memory) */
+};
+
+/* Whether row KEY[0..N) was returned by the scan that started at START (rows >= START): 1 (it was, so its
+ * segment is listed), 0 (it does not exist: the scan would have returned it before the rows it is a prefix
+ * of), -1 (not known from the scan: it lies before START, or a row was not kept). */
+static int plain_seen(const struct plain_rows *p, const uint8_t *key, size_t n, const uint8_t *start, size_t startn)
+{
+	int c = memcmp(key, start, n < startn ? n : startn);
+	for (size_t i = 0; i < p->n; i++)
+		if (p->len[i] == n && !memcmp(p->key[i], key, n))
+			return 1;
+	if (c < 0 || (c == 0 && n < startn) || p->lost)
+		return -1;
+	return 0;
+}
+
 /* Phase 1 of a key directory: the next key segments under K#, each once, in key order. */
 static int list_segments(cs_txn *txn, const struct view_table *t, const struct node_id *dir, struct view_pos *pos,
 			 view_emit_fn emit, void *arg)
@@ -411,6 +435,7 @@ static int list_segments(cs_txn *txn, const struct view_table *t, const struct n
 	uint8_t delim = (uint8_t)t->info->delim, *pfx;
 	size_t pn = view_below_table(dir) ? dir->keyn + 1 : 0;
 	cs_read_opts o = { .keys_only = true, .cells_per_column = 1 };
+	struct plain_rows plain = { .n = 0 };
 	const cs_row *r;
 	cs_scan *s;
 	int rc;
@@ -434,14 +459,27 @@ static int list_segments(cs_txn *txn, const struct view_table *t, const struct n
 		d = memchr(rest, delim, restn);
 		segn = d ? (size_t)(d - rest) : restn;
 		childn = pn + segn;
+		while (plain.n && !(plain.len[plain.n - 1] <= r->key.len &&
+				    !memcmp(plain.key[plain.n - 1], key, plain.len[plain.n - 1])))
+			free(plain.key[--plain.n]); /* (only rows that are prefixes of this one stay) */
 		if (d) { /* a deeper row: its segment was listed already if row K#s exists */
-			int64_t ts;
-			int e = row_newest(txn, dir->table, key, childn, NULL, &ts); /* (-ENOENT if childn is 0) */
-			if (e && e != -ENOENT) {
-				rc = e;
-				break;
+			int e = plain_seen(&plain, key, childn, pos->resume_set ? pos->resume : pfx,
+					   pos->resume_set ? pos->resumen : pn);
+			if (e < 0) { /* not known from this scan: ask */
+				int64_t ts;
+				e = row_newest(txn, dir->table, key, childn, NULL, &ts); /* (-ENOENT if childn is 0) */
+				if (e && e != -ENOENT) {
+					rc = e;
+					break;
+				}
+				e = e == 0;
 			}
-			show = e == -ENOENT;
+			show = !e;
+		} else if (plain.n < PLAIN_MAX && (plain.key[plain.n] = malloc(r->key.len + 1))) {
+			memcpy(plain.key[plain.n], key, r->key.len);
+			plain.len[plain.n++] = r->key.len;
+		} else {
+			plain.lost = true;
 		}
 		if (show) {
 			struct node_id id = { .kind = NODE_DIR, .table = dir->table, .key = key, .keyn = childn,
@@ -491,6 +529,8 @@ static int list_segments(cs_txn *txn, const struct view_table *t, const struct n
 close:
 	cs_scan_close(s);
 out:
+	while (plain.n)
+		free(plain.key[--plain.n]);
 	free(pfx);
 	return rc < 0 ? rc : 0;
 }

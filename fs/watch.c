@@ -117,6 +117,55 @@ static void inval_queued(struct fs *fs)
 	free(v);
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void watch_expire_later(struct fs *fs, uint64_t ino)
+{
+	int64_t due = now_ms() + fs->ttl_ms;
+
+	pthread_mutex_lock(&fs->hlock);
+	if (fs->nexpiry == fs->capexpiry) {
+		size_t cap = fs->capexpiry ? 2 * fs->capexpiry : 256;
+		struct fs_expiry *v = malloc(cap * sizeof(*v));
+		if (!v) {
+			pthread_mutex_unlock(&fs->hlock);
+			return;
+		}
+		for (size_t i = 0; i < fs->nexpiry; i++) /* (unrolled from the ring) */
+			v[i] = fs->expiry[(fs->expiry_head + i) % fs->capexpiry];
+		free(fs->expiry);
+		fs->expiry = v;
+		fs->capexpiry = cap;
+		fs->expiry_head = 0;
+	}
+	fs->expiry[(fs->expiry_head + fs->nexpiry++) % fs->capexpiry] = (struct fs_expiry){ ino, due };
+	pthread_mutex_unlock(&fs->hlock);
+}
+
+/* The listings whose time has come, dropped from the kernel (outside any request). */
+static void expire_due(struct fs *fs)
+{
+	int64_t t = now_ms();
+	for (;;) {
+		uint64_t ino;
+		pthread_mutex_lock(&fs->hlock);
+		if (!fs->nexpiry || fs->expiry[fs->expiry_head].due_ms > t) {
+			pthread_mutex_unlock(&fs->hlock);
+			return;
+		}
+		ino = fs->expiry[fs->expiry_head].ino;
+		fs->expiry_head = (fs->expiry_head + 1) % fs->capexpiry;
+		fs->nexpiry--;
+		pthread_mutex_unlock(&fs->hlock);
+		fuse_lowlevel_notify_inval_inode(fs->se, ino, 0, 0); /* (-ENOENT: forgotten already) */
+	}
+}
+
 /* A store whose writes are calls to a service (no CS_CAP_TXN: Bigtable) is not held locked across them:
  * a write waiting for an instance that does not answer must not hold up every other write (and the
  * watcher) for its deadline. Two writes of the daemon's at once then count as another process's, which
@@ -150,12 +199,6 @@ void watch_write_end(struct fs *fs, uint64_t before)
 	pthread_mutex_unlock(&fs->wlock);
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* The file-backed and shared pages resident in the daemon (statm's third field): the store's file, which
  * LMDB maps whole, so that every page a listing touched counts in the daemon's RSS though the page cache
@@ -193,6 +236,8 @@ static void *watch_main(void *arg)
 		}
 		if (__atomic_load_n(&fs->ninval, __ATOMIC_RELAXED))
 			inval_queued(fs);
+		if (fs->expiring)
+			expire_due(fs);
 		v = cs_store_version(fs->st); /* (read again under the lock below, to decide) */
 		tick = v != last ? TICK_MS : POLL_MS; /* short ticks while the store is being written */
 		last = v;
@@ -272,4 +317,7 @@ void watch_stop(struct fs *fs)
 	free(fs->inval);
 	fs->inval = NULL;
 	fs->ninval = fs->capinval = 0;
+	free(fs->expiry);
+	fs->expiry = NULL;
+	fs->nexpiry = fs->capexpiry = fs->expiry_head = 0;
 }

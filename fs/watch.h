@@ -17,6 +17,12 @@ void watch_stop(struct fs *fs);
  * it within a tick. Out of memory, the name is not forgotten (the entry stays until it times out). */
 void watch_inval_later(struct fs *fs, uint64_t parent, const char *name);
 
+/* On a store whose data expires (fs->expiring): the listing of directory INO the kernel is being given now,
+ * which it keeps until told, is dropped from it cache_ttl from now (with its attributes), so that the
+ * next listing asks again, each directory when its own time comes. Out of memory, it is not (the
+ * listing stays until the directory's next invalidation). */
+void watch_expire_later(struct fs *fs, uint64_t ino);
+
 /* Around each write transaction of the daemon's: watch_write_begin() returns the store version before
  * it, watch_write_end() takes note of what changed, so that the watcher does not drop every cache for
  * the daemon's own writes. */

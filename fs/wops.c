@@ -191,7 +191,7 @@ static void fs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fileh *h = fileh_of(fi);
 
 	req_count(req, OP_FLUSH);
-	req_reply_err(req, h && h->writable ? -fileh_flush(fs, h) : 0);
+	req_reply_err(req, h && h->writable ? -fileh_flush(fs, h, true) : 0);
 	req_txn_idle(fs); /* (a write-back reads: it forgets the directories the store has now) */
 }
 
@@ -203,7 +203,7 @@ static void fs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 
 	req_count(req, OP_FSYNC);
 	if (h && h->writable)
-		rc = fileh_flush(fs, h);
+		rc = fileh_flush(fs, h, false);
 	if (!rc && !fs->ro) /* (a read-only store has nothing to sync: LMDB would say EACCES) */
 		rc = cs_store_sync(fs->st);
 	req_reply_err(req, -rc);

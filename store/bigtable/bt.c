@@ -140,9 +140,12 @@ static int bt_open(const char *name, const cs_open_opts *opts, void **out, const
 	st->rdonly = opts->flags & CS_OPEN_RDONLY;
 	st->max_value = opts->max_value ? opts->max_value : CS_DEFAULT_MAX_VALUE;
 	st->ttl_ms = opts->version_ttl_ms ? opts->version_ttl_ms : 5000;
-	if ((rc = bt_cache_new(&st->cache)) || ((opts->flags & CS_OPEN_CACHE) && (rc = bt_rows_new(&st->rows))) ||
+	st->prefetch = opts->prefetch_bytes ? opts->prefetch_bytes : CS_DEFAULT_PREFETCH;
+	if ((rc = bt_cache_new(&st->cache)) || (rc = bt_samples_cache_new(&st->samples)) ||
+	    ((opts->flags & CS_OPEN_CACHE) && (rc = bt_rows_new(st->prefetch, &st->rows))) ||
 	    (rc = bt_defer_new(&st->defer))) {
 		bt_cache_free(st->cache);
+		bt_samples_cache_free(st->samples);
 		bt_rows_free(st->rows);
 		free(st);
 		return rc;
@@ -153,6 +156,7 @@ static int bt_open(const char *name, const cs_open_opts *opts, void **out, const
 				 "application-default login`, or set BIGTABLE_EMULATOR_HOST for the emulator)";
 		bt_defer_free(st);
 		bt_cache_free(st->cache);
+		bt_samples_cache_free(st->samples);
 		bt_rows_free(st->rows);
 		free(st);
 		return rc;
@@ -169,17 +173,17 @@ static void bt_close(void *p)
 	bt_defer_free(st); /* (sends what is queued, and stops its thread: no fork with a thread of ours) */
 	btr_close(st->c);
 	bt_cache_free(st->cache);
+	bt_samples_cache_free(st->samples);
 	bt_rows_free(st->rows);
 	free(st);
 }
 
-/* This process's writes, and a tick every TTL: nobody tells us of other clients' writes, so callers that
- * cache what they read (the mount) drop it that often. */
+/* This process's writes. Nobody tells us of other clients' writes: what is kept expires on its own,
+ * each row and range TTL after it was read, and callers that cache keep nothing longer. */
 static uint64_t bt_version(void *p)
 {
 	bt_store *st = p;
-	uint64_t tick = (uint64_t)bt_mono_ms() / st->ttl_ms;
-	return (tick << 32) + __atomic_load_n(&st->writes, __ATOMIC_RELAXED);
+	return __atomic_load_n(&st->writes, __ATOMIC_RELAXED);
 }
 
 static int bt_txn_begin(void *p, unsigned flags, void **out)

@@ -13,6 +13,7 @@
 #include "btm.h"
 #include "btr.h"
 #include "btw.h"
+#include "bt_samples.h"
 #include "cellstore.h"
 #include "gcpolicy.h"
 
@@ -32,6 +33,7 @@ struct bt_schema {
 
 struct bt_cache; /* bt_schema.c: the schema cache */
 struct bt_rows;  /* bt_rows.c: rows read whole */
+struct bt_samples_cache; /* bt_samples.c: each table's row-key samples */
 struct bt_cached;
 struct bt_defer; /* bt_defer.c: row mutations queued, sent in batches */
 
@@ -43,6 +45,9 @@ typedef struct bt_store {
 	uint64_t writes;            /* atomic: this process's write transactions that wrote */
 	struct bt_cache *cache;
 	struct bt_rows *rows;       /* CS_OPEN_CACHE: rows read whole, kept for ttl_ms; else NULL */
+	size_t prefetch;            /* with rows: the bytes they may take (cs_open_opts.prefetch_bytes); a
+	                             * range whose rows take at most half of it is read whole */
+	struct bt_samples_cache *samples;
 	struct bt_defer *defer;     /* CS_TXN_DEFER's queue */
 } bt_store;
 
@@ -108,7 +113,8 @@ int bt_drop_prefix(void *txn, const char *table, cs_bytes prefix);
 
 /* ---- bt_rows.c (every call a no-op, or a miss, when the store keeps no rows) */
 
-int bt_rows_new(struct bt_rows **out);
+/* Rows kept in at most BUDGET bytes (a row over BUDGET / 16 is not kept). */
+int bt_rows_new(size_t budget, struct bt_rows **out);
 void bt_rows_free(struct bt_rows *c);
 /* Keep row KEY of TABLE as R has it (every cell of the row: only rows read whole), or as absent (R
  * NULL), for the store's TTL. Nothing is kept when memory is short or the row is large. */
@@ -118,25 +124,62 @@ void bt_rows_put(bt_store *st, const char *table, const void *key, size_t keyn, 
 int bt_rows_get(bt_store *st, const char *table, const void *key, size_t keyn, struct bt_cached **out,
 		const btm_row **row);
 void bt_rows_release(struct bt_cached *e); /* accepts NULL */
-/* Forget row KEY of TABLE (KEY NULL: every row of TABLE), after this process wrote it. */
+/* Forget row KEY of TABLE (KEY NULL: every row of TABLE), after this process wrote it in a way not
+ * applied here (bt_rows_apply), or a write failed (it may have been applied). The ranges read whole
+ * that hold it are forgotten too. */
 void bt_rows_forget(bt_store *st, const char *table, const void *key, size_t keyn);
+/* This process wrote row KEY of TABLE with the N mutations MP, and Bigtable acknowledged them (the
+ * timestamps resolved, as sent): the kept row, or a row known absent inside a range read whole, is
+ * changed as Bigtable changed it, keeping its age; a row made there joins the range's rows. A mutation
+ * that cannot be applied here (AddToCell: the server merges) forgets the row instead. */
+struct Google__Bigtable__V2__Mutation;
+void bt_rows_apply(bt_store *st, const char *table, const void *key, size_t keyn,
+		   struct Google__Bigtable__V2__Mutation *const *mp, size_t n);
+/* The bytes the kept rows take. */
+size_t bt_rows_bytes(bt_store *st);
 
 /* A range read whole: the rows it held, to answer a later read inside it without a call (the mount lists
  * a directory's rows, then each row's own subdirectories, which lie inside). Any write of this process
  * to the table drops its covers. */
 struct bt_cover;
-/* Note that [LO, HI) (HI NULL: to the end) of TABLE held the NKEYS rows whose keys are at BLOB + OFF[I],
- * LEN[I] bytes, in key order. Copies what it keeps; nothing on ENOMEM. */
+/* Note that [LO, HI) (HI NULL: to the end) of TABLE, as read from READ_AT (bt_mono_ms()), held the
+ * NKEYS rows whose keys are at BLOB + OFF[I], LEN[I] bytes, in key order. Copies what it keeps; nothing
+ * on ENOMEM. */
 void bt_rows_cover(bt_store *st, const char *table, const void *lo, size_t lon, const void *hi, size_t hin,
-		   const uint8_t *blob, size_t blobn, const size_t *off, const size_t *len, size_t nkeys);
+		   const uint8_t *blob, size_t blobn, const size_t *off, const size_t *len, size_t nkeys,
+		   int64_t read_at);
+/* Note that [LO, HI) of TABLE did not fit the budget when read whole: bt_rows_too_big() says so for
+ * the ranges inside it, for the TTL. */
+void bt_rows_mark_big(bt_store *st, const char *table, const void *lo, size_t lon, const void *hi, size_t hin);
+bool bt_rows_too_big(bt_store *st, const char *table, const void *lo, size_t lon, const void *hi, size_t hin);
 /* A fresh cover of TABLE holding all of [LO, HI), or NULL; release it with bt_rows_cover_release(). */
 struct bt_cover *bt_rows_covered(bt_store *st, const char *table, const void *lo, size_t lon, const void *hi,
 				 size_t hin);
 void bt_rows_cover_release(struct bt_cover *v); /* accepts NULL */
+/* Whether row KEY of TABLE is known absent: a fresh cover holds it and did not list it. */
+bool bt_rows_absent(bt_store *st, const char *table, const void *key, size_t keyn);
 /* The index of the first key >= KEY; the number of keys; key I. */
 size_t bt_cover_find(const struct bt_cover *v, const void *key, size_t n);
 size_t bt_cover_count(const struct bt_cover *v);
 const uint8_t *bt_cover_key(const struct bt_cover *v, size_t i, size_t *n);
+
+/* ---- bt_samples.c (the list itself, its bound and its keys: bt_samples.h) */
+
+/* How long a table's samples are used (monotonic ms): sizes change slowly, and a read that trusts the
+ * estimate enforces its memory budget itself. */
+#define BT_SAMPLES_TTL_MS 60000
+
+int bt_samples_cache_new(struct bt_samples_cache **out);
+void bt_samples_cache_free(struct bt_samples_cache *c); /* accepts NULL */
+/* TABLE's row-key samples: from the store's cache while younger than BT_SAMPLES_TTL_MS, else from one
+ * SampleRowKeys stream (routed and with the app profile as reads are; each message within the data
+ * deadline, the stream's idle limit; not retried: a caller that cannot get them lists level by level).
+ * Thread-safe; threads asking at once for a table not cached may each make the call. Returns 0 and *OUT,
+ * a reference (give it back with bt_samples_put()), or -EINVAL (not a table name), -ENAMETOOLONG, the
+ * call's error (-ENOENT: no such table; -EIO, ...; bt_fail()'d, for cs_last_error()), -ENOMEM. */
+int bt_samples_get(bt_store *st, const char *table, struct bt_samples **out);
+/* Forget TABLE's samples (after it was deleted or made again); a fetch under way is not kept. */
+void bt_samples_forget(bt_store *st, const char *table);
 
 /* ---- bt_read.c */
 
@@ -206,14 +249,9 @@ int bt_defer_add(bt_store *st, const char *table, const struct bt_target *to, co
  * Cheap when nothing is queued. */
 int bt_defer_flush(bt_store *st, const char *table);
 /* The same before a read of TABLE's rows [LO, HI] (LON 0: from its first row; HI NULL: to its last): only
- * when one of them is queued and not bt_defer_gone() (or a send is in flight, or an error kept), so that
- * the reads around each unlink of an rm -rf (of other rows, or whether a directory still holds a row) do
+ * when one of them is queued (or a send is in flight, or an error kept), so that reads of other rows do
  * not break up the batch. */
 int bt_defer_flush_range(bt_store *st, const char *table, const void *lo, size_t lon, const void *hi, size_t hin);
-/* Whether row KEY of TABLE holds nothing once the deletes queued for it are applied (known from the row
- * cache, or a DeleteFromRow): a read passes over it (bt_scan_next), so that a read of a range holding it
- * needs no send first. Cheap when no such row is queued. */
-bool bt_defer_gone(bt_store *st, const char *table, const void *key, size_t keyn);
 /* Before a call on TABLE that may need no service (a read the row cache answers): the error a failed send
  * left (as bt_defer_flush), once, after waiting for the send in flight; 0 if none. */
 int bt_defer_check(bt_store *st, const char *table);

@@ -25,7 +25,6 @@ struct dentry {
 	size_t koff, keyn; /* the key's bytes in P */
 	bool ok;           /* acknowledged */
 	bool deletes;      /* only deletes (for the words of a failure) */
-	bool gone;         /* the row holds nothing once they are applied (as far as this process knows) */
 };
 
 struct dbatch {
@@ -57,7 +56,6 @@ struct bt_defer {
 	pthread_t th;
 	bool started, closing;  /* under lock */
 	struct dq *tables;      /* under lock */
-	int ngone;              /* atomic: entries queued or being sent with GONE (0: bt_defer_gone() is cheap) */
 };
 
 static uint32_t hash(const void *key, size_t n)
@@ -81,22 +79,19 @@ static size_t find_slot(const struct dbatch *b, const void *key, size_t keyn)
 	return i;
 }
 
-static void batch_reset(struct bt_defer *d, struct dbatch *b)
+static void batch_reset(struct dbatch *b)
 {
-	for (size_t i = 0; i < b->nents; i++) {
-		if (b->ents[i].gone)
-			__atomic_sub_fetch(&d->ngone, 1, __ATOMIC_RELAXED);
+	for (size_t i = 0; i < b->nents; i++)
 		free(b->ents[i].p);
-	}
 	b->nents = b->bytes = b->nmut = 0;
 	memset(b->slot, 0, sizeof(b->slot));
 }
 
-static void batch_free(struct bt_defer *d, struct dbatch *b)
+static void batch_free(struct dbatch *b)
 {
 	if (!b)
 		return;
-	batch_reset(d, b);
+	batch_reset(b);
 	free(b->ents);
 	free(b);
 }
@@ -118,10 +113,9 @@ static int append(struct dentry *e, const void *p, size_t n)
 	return 0;
 }
 
-/* Queue row KEY's encoded mutations M (N of them: only deletes if DELETES; leaving the row empty if GONE)
- * in B, after the row's earlier ones. */
-static int batch_add(struct bt_defer *d, struct dbatch *b, const void *key, size_t keyn, const btw_buf *m,
-		     size_t n, bool deletes, bool gone)
+/* Queue row KEY's encoded mutations M (N of them: only deletes if DELETES) in B, after the row's earlier
+ * ones. */
+static int batch_add(struct dbatch *b, const void *key, size_t keyn, const btw_buf *m, size_t n, bool deletes)
 {
 	size_t i = find_slot(b, key, keyn);
 	struct dentry *e;
@@ -154,10 +148,6 @@ static int batch_add(struct bt_defer *d, struct dbatch *b, const void *key, size
 	if (append(e, m->p, m->n))
 		return -ENOMEM; /* (the row's entry stays as it was) */
 	e->deletes = e->deletes && deletes;
-	gone = deletes && (gone || e->gone);
-	if (gone != e->gone)
-		__atomic_add_fetch(&d->ngone, gone ? 1 : -1, __ATOMIC_RELAXED);
-	e->gone = gone;
 	b->bytes += m->n;
 	b->nmut += n;
 	return 0;
@@ -257,7 +247,7 @@ static int flush_q(bt_store *st, struct dq *q, bool keep)
 		}
 	}
 	pthread_mutex_lock(&d->lock);
-	batch_reset(d, q->out); /* (under the lock: bt_defer_gone() looks at it) */
+	batch_reset(q->out);
 	q->sending = false;
 	pthread_mutex_unlock(&d->lock);
 	pthread_mutex_unlock(&q->send);
@@ -324,8 +314,8 @@ void bt_defer_free(bt_store *st)
 	for (q = d->tables; q; q = next) {
 		next = q->next;
 		flush_q(st, q, true);
-		batch_free(d, q->cur);
-		batch_free(d, q->out);
+		batch_free(q->cur);
+		batch_free(q->out);
 		btw_buf_free(&q->req);
 		pthread_mutex_destroy(&q->send);
 		free(q);
@@ -361,73 +351,6 @@ static struct dq *table_q(bt_store *st, const char *table, const struct bt_targe
 	return q;
 }
 
-/* Whether the deletes MP (N) remove cell C. */
-static bool deleted(const btm_cell *c, struct Google__Bigtable__V2__Mutation *const *mp, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		const Google__Bigtable__V2__Mutation *m = mp[i];
-		const Google__Bigtable__V2__Mutation__DeleteFromColumn *dc = m->delete_from_column;
-		switch (m->mutation_case) {
-		case GOOGLE__BIGTABLE__V2__MUTATION__MUTATION_DELETE_FROM_ROW:
-			return true;
-		case GOOGLE__BIGTABLE__V2__MUTATION__MUTATION_DELETE_FROM_FAMILY:
-			if (strlen(m->delete_from_family->family_name) == c->family_len &&
-			    !memcmp(m->delete_from_family->family_name, c->family, c->family_len))
-				return true;
-			break;
-		case GOOGLE__BIGTABLE__V2__MUTATION__MUTATION_DELETE_FROM_COLUMN:
-			if (strlen(dc->family_name) == c->family_len && !memcmp(dc->family_name, c->family, c->family_len) &&
-			    dc->column_qualifier.len == c->qualifier_len &&
-			    (!c->qualifier_len || !memcmp(dc->column_qualifier.data, c->qualifier, c->qualifier_len)) &&
-			    (!dc->time_range || (c->ts >= dc->time_range->start_timestamp_micros &&
-						 (!dc->time_range->end_timestamp_micros ||
-						  c->ts < dc->time_range->end_timestamp_micros))))
-				return true;
-			break;
-		default:
-			break;
-		}
-	}
-	return false;
-}
-
-/* Row KEY of TABLE in the row cache: kept with the deletes MP (N) applied when the cache has it and they
- * are only deletes (so that the reads around an unlink, of that row, need neither the service nor the
- * queue sent), else forgotten. (What bt_rows_apply() is to do for every write.) Returns whether the row
- * is known to hold nothing once they are applied. */
-static bool cache_apply(bt_store *st, const char *table, const void *key, size_t keyn,
-			struct Google__Bigtable__V2__Mutation *const *mp, size_t n, bool deletes)
-{
-	struct bt_cached *e = NULL;
-	const btm_row *r;
-	btm_cell *cells;
-	size_t k = 0;
-
-	for (size_t i = 0; deletes && i < n; i++)
-		if (mp[i]->mutation_case == GOOGLE__BIGTABLE__V2__MUTATION__MUTATION_DELETE_FROM_ROW) {
-			bt_rows_forget(st, table, key, keyn);
-			bt_rows_put(st, table, key, keyn, NULL);
-			return true;
-		}
-	if (!deletes || !bt_rows_get(st, table, key, keyn, &e, &r)) {
-		bt_rows_forget(st, table, key, keyn);
-		return false;
-	}
-	if (!(cells = malloc((r->ncells ? r->ncells : 1) * sizeof(*cells)))) {
-		bt_rows_forget(st, table, key, keyn);
-		bt_rows_release(e);
-		return false;
-	}
-	for (size_t i = 0; i < r->ncells; i++)
-		if (!deleted(&r->cells[i], mp, n))
-			cells[k++] = r->cells[i];
-	bt_rows_forget(st, table, key, keyn); /* (and the ranges read whole: a row may have gone from them) */
-	bt_rows_put(st, table, key, keyn, k ? &(btm_row){ .key = key, .key_len = keyn, .cells = cells, .ncells = k } : NULL);
-	bt_rows_release(e);
-	free(cells);
-	return k == 0;
-}
-
 int bt_defer_add(bt_store *st, const char *table, const struct bt_target *to, const void *key, size_t keyn,
 		 struct Google__Bigtable__V2__Mutation *const *mp, size_t n)
 {
@@ -435,7 +358,7 @@ int bt_defer_add(bt_store *st, const char *table, const struct bt_target *to, co
 	btw_buf m = { 0 };
 	uint8_t *tmp = NULL;
 	size_t tmpcap = 0;
-	bool deletes = true, gone;
+	bool deletes = true;
 	struct dq *q;
 	int rc = 0;
 
@@ -466,7 +389,9 @@ int bt_defer_add(bt_store *st, const char *table, const struct bt_target *to, co
 		btw_buf_free(&m);
 		return -E2BIG;
 	}
-	gone = cache_apply(st, table, key, keyn, mp, n, deletes); /* (undone below if not queued) */
+	/* the row kept changed as Bigtable will change it, so that the reads around an unlink, of that row,
+	 * need neither the service nor the queue sent (undone below if not queued) */
+	bt_rows_apply(st, table, key, keyn, mp, n);
 	pthread_mutex_lock(&d->lock);
 	if (!(q = table_q(st, table, to, true)))
 		rc = -ENOMEM;
@@ -479,7 +404,7 @@ int bt_defer_add(bt_store *st, const char *table, const struct bt_target *to, co
 		}
 		if (b->bytes + m.n + keyn + 16 <= DEFER_BYTES && b->nmut + n <= DEFER_MUTATIONS &&
 		    (b->nents < DEFER_ROWS || b->slot[find_slot(b, key, keyn)])) {
-			if ((rc = batch_add(d, b, key, keyn, &m, n, deletes, gone)))
+			if ((rc = batch_add(b, key, keyn, &m, n, deletes)))
 				break;
 			if (!had) {
 				q->since = bt_mono_ms();
@@ -515,13 +440,12 @@ static int kcmp(const void *a, size_t an, const void *b, size_t bn)
 	return r ? r : (an > bn) - (an < bn);
 }
 
-/* Whether B holds a row in [LO, HI] (LON 0: from the first; HI NULL: to the last) that a read must see
- * the service apply (GONE rows a read passes over: bt_defer_gone). */
+/* Whether B holds a row in [LO, HI] (LON 0: from the first; HI NULL: to the last). */
 static bool batch_has(const struct dbatch *b, const void *lo, size_t lon, const void *hi, size_t hin)
 {
 	for (size_t i = 0; i < b->nents; i++) {
 		const struct dentry *e = &b->ents[i];
-		if (!e->gone && (!lon || kcmp(e->p + e->koff, e->keyn, lo, lon) >= 0) &&
+		if ((!lon || kcmp(e->p + e->koff, e->keyn, lo, lon) >= 0) &&
 		    (!hi || kcmp(e->p + e->koff, e->keyn, hi, hin) <= 0))
 			return true;
 	}
@@ -558,24 +482,6 @@ int bt_defer_check(bt_store *st, const char *table)
 		rc = take_error(q);
 	pthread_mutex_unlock(&d->lock);
 	return rc;
-}
-
-bool bt_defer_gone(bt_store *st, const char *table, const void *key, size_t keyn)
-{
-	struct bt_defer *d = st->defer;
-	struct dq *q;
-	bool gone = false;
-
-	if (!d || !__atomic_load_n(&d->ngone, __ATOMIC_RELAXED))
-		return false;
-	pthread_mutex_lock(&d->lock);
-	if ((q = table_q(st, table, NULL, false))) {
-		size_t i = find_slot(q->cur, key, keyn), j = find_slot(q->out, key, keyn);
-		gone = (q->cur->slot[i] && q->cur->ents[q->cur->slot[i] - 1].gone) ||
-		       (q->out->slot[j] && q->out->ents[q->out->slot[j] - 1].gone);
-	}
-	pthread_mutex_unlock(&d->lock);
-	return gone;
 }
 
 /* bt_defer_flush() if ALL, else bt_defer_flush_range(). */

@@ -35,8 +35,10 @@ struct bt_scan {
 	int64_t ts_start, ts_end, now;
 	Google__Bigtable__V2__RowFilter *filter; /* NULL: every cell */
 	char *table;
-	/* one row, read whole (from the store's kept rows when it has it) and its columns chosen here */
-	bool single, served, cache_rows;
+	/* columns named exactly: chosen here (SEL), so that kept rows can answer (EXACT); one row (SINGLE) is
+	 * always read whole, from the store's kept rows when it has it */
+	bool exact, single, served, cache_rows;
+	bool whole_ok; /* a listing (no row limit), forward: its range may be read whole first */
 	size_t nsel;
 	struct sel { char *family; uint8_t *q; size_t qn; bool has_q; } *sel;
 	struct bt_cached *held;
@@ -47,6 +49,7 @@ struct bt_scan {
 	bool cov_checked;
 	/* this range being read whole: the keys seen, for bt_rows_cover() at its end */
 	bool record;
+	int64_t opened; /* bt_mono_ms() at open: what the range held is as old as that */
 	uint8_t *seen;
 	size_t seenn, seencap, *soff, *slen, nseen, scap;
 	/* where it stands */
@@ -678,6 +681,91 @@ static int note_seen(struct bt_scan *s, const uint8_t *k, size_t n)
 	return 0;
 }
 
+/* The bytes row R takes when kept (about: bt_rows.c's count, without the table name). */
+static size_t kept_bytes(const btm_row *r)
+{
+	size_t n = 96 + r->key_len;
+	for (size_t i = 0; i < r->ncells; i++)
+		n += sizeof(btm_cell) + r->cells[i].family_len + 1 + r->cells[i].qualifier_len + r->cells[i].value_len;
+	return n;
+}
+
+/* Whether [lo, hi) of S's table takes at most LIMIT bytes, by the table's samples (SampleRowKeys, kept a
+ * minute): 1, 0, or the call's error. (The samples count stored bytes, the emulator's only values: the
+ * read itself stops at LIMIT of memory.) */
+static int fits(struct bt_scan *s, size_t limit)
+{
+	struct bt_samples *sm;
+	uint64_t bound;
+	int rc = bt_samples_get(s->st, s->table, &sm);
+	if (rc)
+		return rc;
+	rc = bt_samples_bound(sm, s->lo, s->lon, s->hi, s->hin, &bound);
+	bt_samples_put(sm);
+	return rc ? rc : bound <= limit;
+}
+
+/* A listing's range not kept: read it whole, every cell, into the kept rows and a cover, in one stream,
+ * when the table's samples say it fits half the budget; a range found larger on the way is marked so
+ * (bt_rows_too_big) and the listing goes on without it. 0, or the read's error. */
+static int read_whole(struct bt_scan *s)
+{
+	bt_store *st = s->st;
+	struct bt_scan w = { .st = st, .to = s->to, .table = s->table, .lo = s->lo, .lon = s->lon, .hi = s->hi,
+			     .hin = s->hin };
+	size_t bytes = 0, limit = st->prefetch / 2;
+	int64_t at = bt_mono_ms();
+	const btm_row *r;
+	int rc;
+
+	if (bt_rows_too_big(st, s->table, s->lo, s->lon, s->hi, s->hin) || (rc = fits(s, limit)) == 0)
+		return 0;
+	if (rc < 0)
+		return rc;
+	if ((rc = btm_new(&w.m, false)))
+		return rc;
+	while ((rc = next_merged(&w, &r)) == 1) {
+		if ((bytes += kept_bytes(r)) > limit) {
+			bt_rows_mark_big(st, s->table, s->lo, s->lon, s->hi, s->hin);
+			rc = 1;
+			break;
+		}
+		bt_rows_put(st, s->table, r->key, r->key_len, r);
+		if ((rc = note_seen(&w, r->key, r->key_len)))
+			break;
+	}
+	if (rc == 0)
+		bt_rows_cover(st, s->table, s->lo, s->lon, s->hi, s->hin, w.seen, w.seenn, w.soff, w.slen, w.nseen, at);
+	stream_drop(&w);
+	btw_rr_free(&w.rr);
+	btm_free(w.m);
+	free(w.seen);
+	free(w.soff);
+	free(w.slen);
+	return rc < 0 ? rc : 0;
+}
+
+/* Before the scan's first row or seek: whether a range read whole holds the scan's (read whole first
+ * if it may be), so that the rows kept answer it; else whether this scan reads its range whole. */
+static int find_kept(struct bt_scan *s)
+{
+	int rc;
+	s->cov_checked = true;
+	if (s->single || !s->exact || s->reversed || s->empty)
+		return 0;
+	s->cov = bt_rows_covered(s->st, s->table, s->lo, s->lon, s->hi, s->hin);
+	if (!s->cov && s->whole_ok && !s->lo_open && !s->hi_closed) {
+		if ((rc = read_whole(s)) < 0)
+			return rc;
+		s->cov = bt_rows_covered(s->st, s->table, s->lo, s->lon, s->hi, s->hin);
+	}
+	if (s->cov)
+		s->covi = bt_cover_find(s->cov, s->lo, s->lon);
+	else
+		s->record = s->cache_rows && !s->lo_open && !s->hi_closed;
+	return 0;
+}
+
 int bt_scan_next(void *p, const cs_row **row)
 {
 	struct bt_scan *s = p;
@@ -689,13 +777,8 @@ int bt_scan_next(void *p, const cs_row **row)
 		return s->err;
 	if (s->empty || s->done || (s->limit && s->rows_out >= s->limit))
 		return 0;
-	if (!s->single && s->cache_rows && !s->reversed && !s->cov_checked) {
-		s->cov_checked = true;
-		if ((s->cov = bt_rows_covered(s->st, s->table, s->lo, s->lon, s->hi, s->hin)))
-			s->covi = bt_cover_find(s->cov, s->lo, s->lon);
-		else
-			s->record = !s->lo_open && !s->hi_closed;
-	}
+	if (!s->cov_checked && (rc = find_kept(s)) < 0)
+		return s->err = rc;
 	if (s->cov) {
 		while (s->covi < bt_cover_count(s->cov)) {
 			struct bt_cached *e;
@@ -733,6 +816,10 @@ int bt_scan_next(void *p, const cs_row **row)
 	}
 	if (s->single && !s->served) {
 		s->served = true;
+		if (bt_rows_absent(s->st, s->table, s->lo, s->lon)) {
+			s->done = true;
+			return 0;
+		}
 		if (bt_rows_get(s->st, s->table, s->lo, s->lon, &s->held, &r)) {
 			s->done = true;
 			if (!r->ncells || (rc = take_row(s, r)) == 0)
@@ -752,11 +839,9 @@ int bt_scan_next(void *p, const cs_row **row)
 				bt_rows_put(s->st, s->table, s->lo, s->lon, NULL); /* (the row is absent) */
 			else if (s->record)
 				bt_rows_cover(s->st, s->table, s->lo, s->lon, s->hi, s->hin, s->seen, s->seenn, s->soff,
-					      s->slen, s->nseen);
+					      s->slen, s->nseen, s->opened);
 			return rc;
 		}
-		if (bt_defer_gone(s->st, s->table, r->key, r->key_len))
-			continue; /* (deleted by this process, the delete not sent yet) */
 		s->merged++;
 		if (s->cache_rows)
 			bt_rows_put(s->st, s->table, r->key, r->key_len, r);
@@ -775,10 +860,12 @@ int bt_scan_next(void *p, const cs_row **row)
 int bt_scan_seek(void *p, cs_bytes row)
 {
 	struct bt_scan *s = p;
+	int rc;
 	if (s->reversed)
 		return -EINVAL;
+	if (!s->cov_checked && (rc = find_kept(s)) < 0)
+		return s->err = rc;
 	s->record = false; /* (the range is not read whole) */
-	s->cov_checked = true;
 	if (s->cov) {
 		if (key_cmp(row.data, row.len, s->lo, s->lon) < 0)
 			row = (cs_bytes){ s->lo, s->lon };
@@ -855,6 +942,7 @@ int bt_scan_open(void *txn, const char *table, const cs_read_opts *opts, void **
 		return -ENOMEM;
 	s->txn = t;
 	s->st = t->st;
+	s->opened = bt_mono_ms();
 	if ((rc = bt_schema_get(t->st, table, &s->sch)))
 		goto fail;
 	if (!(s->table = strdup(table)) || (rc = bt_target(t->st, table, &s->to)) ||
@@ -862,12 +950,15 @@ int bt_scan_open(void *txn, const char *table, const cs_read_opts *opts, void **
 		rc = rc ? rc : -ENOMEM;
 		goto fail;
 	}
-	/* One row, its columns named exactly (the mount's reads): read whole, kept, chosen here. */
-	s->single = t->st->rows && opts->row && !opts->row_regex && !s->empty;
-	for (size_t i = 0; s->single && i < opts->ncolumns; i++)
+	/* Columns named exactly (the mount's reads): chosen here, so that kept rows can answer; one such row
+	 * is read whole and kept. */
+	s->exact = t->st->rows && !opts->row_regex && !s->empty;
+	for (size_t i = 0; s->exact && i < opts->ncolumns; i++)
 		if (!opts->columns[i].family || opts->columns[i].family_regex || opts->columns[i].qualifier_regex)
-			s->single = false;
-	if (s->single && opts->ncolumns) {
+			s->exact = false;
+	s->single = s->exact && opts->row;
+	s->whole_ok = s->exact && !opts->limit && !opts->reversed;
+	if (s->exact && opts->ncolumns) {
 		if (!(s->sel = calloc(opts->ncolumns, sizeof(*s->sel)))) {
 			rc = -ENOMEM;
 			goto fail;

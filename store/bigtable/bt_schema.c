@@ -777,6 +777,7 @@ static int create(bt_txn *t, const char *table, const cs_family_info *fams, size
 	rc = bt_wrote(t, admin(t->st, ADMIN "CreateTable", "parent", req.parent, &req.base,
 			       &google__bigtable__admin__v2__table__descriptor, NULL, 0));
 	bt_schema_forget(t->st, table);
+	bt_samples_forget(t->st, table);
 	if (!rc && ((delim && delim != CS_DEFAULT_DELIM) || created))
 		rc = bt_wrote(t, meta_write(t->st, table, delim ? delim : CS_DEFAULT_DELIM, created));
 out:
@@ -810,6 +811,7 @@ int bt_table_delete(void *txn, const char *table)
 	rc = bt_wrote(t, admin(t->st, ADMIN "DeleteTable", "name", name, &req.base,
 			       &google__protobuf__empty__descriptor, NULL, 0));
 	bt_schema_forget(t->st, table);
+	bt_samples_forget(t->st, table);
 	if (!rc)
 		rc = bt_wrote(t, meta_write(t->st, table, 0, 0));
 	return rc;

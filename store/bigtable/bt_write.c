@@ -298,7 +298,10 @@ int bt_row_mutate(void *txn, const char *table, cs_bytes row, const cs_mutation 
 	req.n_mutations = g.n;
 	req.mutations = g.mp;
 	rc = data_call(t->st, &to, DATA "MutateRow", &req.base, &google__bigtable__v2__mutate_row_response__descriptor, NULL, g.idempotent);
-	bt_rows_forget(t->st, table, row.data, row.len); /* (also on failure: it may have been applied) */
+	if (rc)
+		bt_rows_forget(t->st, table, row.data, row.len); /* (it may have been applied) */
+	else
+		bt_rows_apply(t->st, table, row.data, row.len, g.mp, g.n);
 	msgs_free(&g);
 	return bt_wrote(t, rc);
 }

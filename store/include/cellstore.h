@@ -59,7 +59,8 @@ enum {
 	                           * thread of its own), so that commits do not wait for the disk */
 	CS_OPEN_CACHE = 1 << 3,   /* the caller reads the same rows again and again (the mount): a store
 	                           * without CS_CAP_WATCH may keep what it read for version_ttl_ms (its own
-	                           * writes still show at once) */
+	                           * writes still show at once), and read a listed range whole in advance
+	                           * (cs_open_opts.prefetch_bytes) */
 	CS_OPEN_ASOF = 1 << 4,    /* an as-of view (cs_open_opts.asof): read-only, and every read through the
 	                           * store (scans, dumps, stats, tables' creation times) sees it as it was at
 	                           * that time: only cells whose timestamps are at or before it */
@@ -68,15 +69,23 @@ enum {
 typedef struct cs_open_opts {
 	unsigned flags;     /* CS_OPEN_* */
 	uint64_t max_value; /* value size limit in bytes; 0 = CS_DEFAULT_MAX_VALUE */
-	unsigned version_ttl_ms; /* a store without CS_CAP_WATCH: how often cs_store_version() changes by
-	                          * itself, for callers that cache what they read (0 = 5000) */
+	unsigned version_ttl_ms; /* a store without CS_CAP_WATCH opened CS_OPEN_CACHE: how long what it read
+	                          * is kept, each row and range from when it was read (0 = 5000); callers
+	                          * that cache what they read keep it no longer (cs_store_version() does
+	                          * not tell them of other clients' writes) */
 	int64_t asof;            /* CS_OPEN_ASOF: the time, µs since the epoch (>= 0; cs_time_parse()) */
 	unsigned deadline_ms;    /* a remote store: how long each call to the service may take, in ms,
 	                          * retries included (a stream: the wait for each message); 0 = the
 	                          * backend's default ($CELLFS_BT_DEADLINE_MS, else 30 s; schema changes
 	                          * 60 s); cs_duration_parse() reads cbt's -timeout syntax. Local stores
 	                          * ignore it. */
+	uint64_t prefetch_bytes; /* a store without CS_CAP_WATCH opened CS_OPEN_CACHE: the memory what it
+	                          * keeps may take (0 = CS_DEFAULT_PREFETCH); a key range a scan asks
+	                          * for whose rows take at most half of it is read whole in one call
+	                          * and later scans inside it are answered from memory */
 } cs_open_opts;
+
+#define CS_DEFAULT_PREFETCH (64ull << 20)
 
 /* Open the store in directory DIR, or, for a DIR of the form bigtable://PROJECT/INSTANCE[?app_profile=ID],
  * the Cloud Bigtable instance (store/bigtable/README.md: with $BIGTABLE_EMULATOR_HOST set, the emulator
