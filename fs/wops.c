@@ -78,19 +78,23 @@ static void reply_new_entry(fuse_req_t req, struct fs *fs, fuse_ino_t parent, co
 }
 
 /* After a removal in directory N: the directories the store no longer has (it held nothing else) stay,
- * held by the daemon, until rmdir removes them, as directories do. */
-static void keep_emptied(struct fs *fs, struct node *n)
+ * held by the daemon, until rmdir removes them, as directories do. Returns 0, or the error of reading
+ * whether one is there (on Bigtable it may be that of the unlinks queued for the table, this one's too:
+ * the removal's own error then). */
+static int keep_emptied(struct fs *fs, struct node *n)
 {
 	struct node up;
 	cs_txn *txn;
+	int rc = 0;
 
 	while (n && n->id.kind != NODE_ROOT && !is_table_dir(&n->id)) {
-		if (req_txn(fs, &txn) || view_exists(txn, &n->id) != 0)
+		if (req_txn(fs, &txn) || (rc = view_exists(txn, &n->id)) != 0)
 			break;
 		if (pending_add(&fs->pending, &n->id, n->parent, n->name, cs_now_us()))
 			break;
 		n = node_get(&fs->nodes, n->parent, &up);
 	}
+	return rc < 0 ? rc : 0;
 }
 
 /* ---- files: create, write, flush, fsync ---- */
@@ -422,7 +426,7 @@ static int fs_do_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 		rc = 0;
 	}
 	if (!rc)
-		keep_emptied(fs, p);
+		rc = keep_emptied(fs, p);
 	node_id_free(&f.id);
 	node_id_free(&eff);
 	return rc;
@@ -599,7 +603,7 @@ static int fs_do_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fus
 	if (p->id.kind == NODE_ROOT || np->id.kind == NODE_ROOT) /* tables: renamed in place */
 		return p->id.kind != np->id.kind ? -EXDEV : move_table(fs, name, newparent, newname, flags);
 	if (!(rc = move_entry(fs, p, parent, name, np, newparent, newname, flags)))
-		keep_emptied(fs, p);
+		keep_emptied(fs, p); /* (a rename reports its own errors only) */
 	return rc;
 }
 
