@@ -78,9 +78,10 @@ static void reply_new_entry(fuse_req_t req, struct fs *fs, fuse_ino_t parent, co
 }
 
 /* After a removal in directory N: the directories the store no longer has (it held nothing else) stay,
- * held by the daemon, until rmdir removes them, as directories do. Returns 0, or the error of reading
- * whether one is there (on Bigtable it may be that of the unlinks queued for the table, this one's too:
- * the removal's own error then). */
+ * held by the daemon, until rmdir removes them, as directories do. Returns 0, or, on a store without
+ * CS_CAP_TXN, the error of reading whether one is there: on Bigtable the read may have had to send the
+ * table's queued unlinks (CS_TXN_DEFER), this one's too, and their failure is then the removal's own
+ * (on a store with transactions the removal is committed whatever a read says afterwards). */
 static int keep_emptied(struct fs *fs, struct node *n)
 {
 	struct node up;
@@ -94,7 +95,7 @@ static int keep_emptied(struct fs *fs, struct node *n)
 			break;
 		n = node_get(&fs->nodes, n->parent, &up);
 	}
-	return rc < 0 ? rc : 0;
+	return rc < 0 && !(cs_store_caps(fs->st) & CS_CAP_TXN) ? rc : 0;
 }
 
 /* ---- files: create, write, flush, fsync ---- */
