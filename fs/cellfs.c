@@ -461,8 +461,9 @@ int main(int argc, char *argv[])
 	}
 	ret = opts.singlethread ? fuse_session_loop(fs.se) : loop_run(fs.se, ring);
 	watch_stop(&fs);
-	if (!fs.ro && (ret2 = cs_store_sync(fs.st))) /* what was closed in the last 5 s, on the disk too */
-		fuse_log(FUSE_LOG_ERR, "cellfs: could not sync the store at unmount: %s\n", strerror(-ret2));
+	if (!fs.ro && (ret2 = cs_store_sync(fs.st))) /* what was closed in the last 5 s, on the disk too; unlinks queued */
+		fuse_log(FUSE_LOG_ERR, "cellfs: could not sync the store at unmount: %s%s%s\n", strerror(-ret2),
+			 cs_last_error() ? ": " : "", cs_last_error() ? cs_last_error() : "");
 close_store:
 	cs_store_close(fs.st);
 unmount:

@@ -285,7 +285,7 @@ int edit_restamp(cs_store *st, const struct node_id *id, int64_t ts)
 	return finish(txn, rc);
 }
 
-int edit_delete(cs_store *st, const struct node_id *id)
+int edit_delete(cs_store *st, const struct node_id *id, bool defer)
 {
 	cs_mutation m = { .op = CS_DELETE_COLUMN, .family = id->family, .qualifier = { id->qual, id->qualn } };
 	cs_txn *txn;
@@ -297,7 +297,7 @@ int edit_delete(cs_store *st, const struct node_id *id)
 		m.ts_start = id->ts;
 		m.ts_end = id->ts == INT64_MAX ? CS_TS_MAX : id->ts + 1;
 	}
-	if ((rc = cs_txn_begin(st, 0, &txn)))
+	if ((rc = cs_txn_begin(st, defer ? CS_TXN_DEFER : 0, &txn)))
 		return rc;
 	rc = cs_row_mutate(txn, id->table, (cs_bytes){ id->key, id->keyn }, &m, 1);
 	return finish(txn, rc);

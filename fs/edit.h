@@ -46,9 +46,11 @@ int edit_put(cs_store *st, const struct node_id *id, int64_t ts, const void *val
  * newer than TS: the bare name would show that one), as edit_put(). */
 int edit_restamp(cs_store *st, const struct node_id *id, int64_t ts);
 
-/* Delete file ID: every cell of a column (NODE_COLUMN), or the one cell (NODE_VERSION).
- * Errors: -ENOENT, -EROFS, -ENOSPC, -EIO, -ENOMEM. */
-int edit_delete(cs_store *st, const struct node_id *id);
+/* Delete file ID: every cell of a column (NODE_COLUMN), or the one cell (NODE_VERSION). DEFER: the
+ * transaction is CS_TXN_DEFER (an unlink: on Bigtable the delete is queued and sent in a batch, a failure
+ * reported by the next call on the table; cellstore.h).
+ * Errors: -ENOENT, -EROFS, -ENOSPC, -EIO, -ENOMEM; with DEFER, a failure of earlier queued mutations. */
+int edit_delete(cs_store *st, const struct node_id *id, bool defer);
 
 /* Rename file FROM to TO in the same table (mv), in one transaction: every cell of FROM (a column's, or
  * the one of a version) becomes TO's at its own timestamp, replacing TO's cell at that timestamp, and FROM

@@ -230,7 +230,7 @@ static int commit_too_big(struct fs *fs, struct fileh *h)
 		struct node_id v = h->id;
 		v.kind = NODE_VERSION;
 		v.ts = h->written_ts;
-		WATCH_OWN(fs, rc, edit_delete(fs->st, &v));
+		WATCH_OWN(fs, rc, edit_delete(fs->st, &v, false));
 		if (rc && rc != -ENOENT)
 			return rc;
 		h->written_ts = -1;

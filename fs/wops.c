@@ -78,19 +78,24 @@ static void reply_new_entry(fuse_req_t req, struct fs *fs, fuse_ino_t parent, co
 }
 
 /* After a removal in directory N: the directories the store no longer has (it held nothing else) stay,
- * held by the daemon, until rmdir removes them, as directories do. */
-static void keep_emptied(struct fs *fs, struct node *n)
+ * held by the daemon, until rmdir removes them, as directories do. Returns 0, or, on a store without
+ * CS_CAP_TXN, the error of reading whether one is there: on Bigtable the read may have had to send the
+ * table's queued unlinks (CS_TXN_DEFER), this one's too, and their failure is then the removal's own
+ * (on a store with transactions the removal is committed whatever a read says afterwards). */
+static int keep_emptied(struct fs *fs, struct node *n)
 {
 	struct node up;
 	cs_txn *txn;
+	int rc = 0;
 
 	while (n && n->id.kind != NODE_ROOT && !is_table_dir(&n->id)) {
-		if (req_txn(fs, &txn) || view_exists(txn, &n->id) != 0)
+		if (req_txn(fs, &txn) || (rc = view_exists(txn, &n->id)) != 0)
 			break;
 		if (pending_add(&fs->pending, &n->id, n->parent, n->name, cs_now_us()))
 			break;
 		n = node_get(&fs->nodes, n->parent, &up);
 	}
+	return rc < 0 && !(cs_store_caps(fs->st) & CS_CAP_TXN) ? rc : 0;
 }
 
 /* ---- files: create, write, flush, fsync ---- */
@@ -382,7 +387,7 @@ static int unlink_found(struct fs *fs, const struct target_found *f, pid_t pid)
 		return -EISDIR;
 	if (f->id.kind == NODE_VERSION && pending_round_hit(&fs->pending, node_column_ino(&f->id), f->id.ts))
 		return -EINVAL; /* the bare name's newest, at a whole second it may have been rounded to */
-	WATCH_OWN(fs, rc, edit_delete(fs->st, &f->id));
+	WATCH_OWN(fs, rc, edit_delete(fs->st, &f->id, true)); /* (queued on Bigtable: fs/bigtable.md) */
 	if (rc)
 		return rc;
 	if (f->id.kind == NODE_COLUMN)
@@ -422,7 +427,7 @@ static int fs_do_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 		rc = 0;
 	}
 	if (!rc)
-		keep_emptied(fs, p);
+		rc = keep_emptied(fs, p);
 	node_id_free(&f.id);
 	node_id_free(&eff);
 	return rc;
@@ -599,7 +604,7 @@ static int fs_do_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fus
 	if (p->id.kind == NODE_ROOT || np->id.kind == NODE_ROOT) /* tables: renamed in place */
 		return p->id.kind != np->id.kind ? -EXDEV : move_table(fs, name, newparent, newname, flags);
 	if (!(rc = move_entry(fs, p, parent, name, np, newparent, newname, flags)))
-		keep_emptied(fs, p);
+		keep_emptied(fs, p); /* (a rename reports its own errors only) */
 	return rc;
 }
 

@@ -26,7 +26,8 @@ struct cs_backend {
 	/* Open the store NAME (the whole name, scheme included). Errors: as cs_store_open(); -EINVAL for a
 	 * name the backend cannot parse (*WHY, if not NULL, a static reason). */
 	int (*open)(const char *name, const cs_open_opts *opts, void **st, const char **why);
-	void (*close)(void *st);
+	void (*close)(void *st); /* (sends what CS_TXN_DEFER left, and waits) */
+	int (*sync)(void *st);   /* cs_store_sync(): what CS_TXN_DEFER left sent, and waited for; NULL: 0 */
 	uint64_t (*version)(void *st);
 	int (*counters)(void *st, char **text, size_t *len); /* cs_store_counters(); NULL: none */
 	/* Why the last failed call of this thread failed, in the service's words, or NULL. Borrowed: valid

@@ -110,8 +110,8 @@ void cs_store_close(cs_store *st)
 
 int cs_store_sync(cs_store *st)
 {
-	if (st->be) /* (no CS_CAP_SYNC: every commit is acknowledged by the service) */
-		return 0;
+	if (st->be) /* (no CS_CAP_SYNC: every commit is acknowledged by the service, but CS_TXN_DEFER's) */
+		return st->be->sync ? st->be->sync(st->impl) : 0;
 	return kv_env_sync(st->kv);
 }
 

@@ -11,15 +11,24 @@
 
 static __thread char why[600];
 
+void bt_status_text(const btr_status *status, char *buf, size_t size)
+{
+	/* "127.0.0.1:8086: UNAVAILABLE: failed to connect ...": where, gRPC's code, the service's words */
+	const char *code = status->code != GRPC_STATUS_OK ? btr_code_name(status->code) : "";
+	if (status->code == GRPC_STATUS_OK && !status->message[0]) {
+		buf[0] = '\0';
+		return;
+	}
+	snprintf(buf, size, "%s%s%s%s%s", status->endpoint ? status->endpoint : "", status->endpoint ? ": " : "",
+		 code, *code && status->message[0] ? ": " : "", status->message);
+}
+
 int bt_fail(int rc, const btr_status *status, const char *what)
 {
 	if (rc >= 0)
 		return rc;
 	if (status && (status->code != GRPC_STATUS_OK || status->message[0])) {
-		/* "127.0.0.1:8086: UNAVAILABLE: failed to connect ...": where, gRPC's code, the service's words */
-		const char *code = status->code != GRPC_STATUS_OK ? btr_code_name(status->code) : "";
-		snprintf(why, sizeof(why), "%s%s%s%s%s", status->endpoint ? status->endpoint : "",
-			 status->endpoint ? ": " : "", code, *code && status->message[0] ? ": " : "", status->message);
+		bt_status_text(status, why, sizeof(why));
 	} else if (what) {
 		snprintf(why, sizeof(why), "%s", what);
 	}
@@ -134,9 +143,11 @@ static int bt_open(const char *name, const cs_open_opts *opts, void **out, const
 	st->prefetch = opts->prefetch_bytes ? opts->prefetch_bytes : CS_DEFAULT_PREFETCH;
 	if ((rc = bt_cache_new(&st->cache)) || (rc = bt_samples_cache_new(&st->samples)) ||
 	    ((opts->flags & CS_OPEN_CACHE) &&
-	     ((rc = bt_rows_new(st->prefetch, &st->rows)) || (rc = bt_ahead_new(st, &st->ahead))))) {
+	     ((rc = bt_rows_new(st->prefetch, &st->rows)) || (rc = bt_ahead_new(st, &st->ahead)))) ||
+	    (rc = bt_defer_new(&st->defer))) {
 		bt_cache_free(st->cache);
 		bt_samples_cache_free(st->samples);
+		bt_ahead_free(st->ahead);
 		bt_rows_free(st->rows);
 		free(st);
 		return rc;
@@ -145,6 +156,7 @@ static int bt_open(const char *name, const cs_open_opts *opts, void **out, const
 		if (rc == -EACCES)
 			*fault = "no Application Default Credentials (set GOOGLE_APPLICATION_CREDENTIALS, run `gcloud auth "
 				 "application-default login`, or set BIGTABLE_EMULATOR_HOST for the emulator)";
+		bt_defer_free(st);
 		bt_cache_free(st->cache);
 		bt_samples_cache_free(st->samples);
 		bt_ahead_free(st->ahead);
@@ -162,6 +174,7 @@ static void bt_close(void *p)
 {
 	bt_store *st = p;
 	bt_ahead_free(st->ahead); /* (its threads call: first) */
+	bt_defer_free(st); /* (sends what is queued, and stops its thread: no fork with a thread of ours) */
 	btr_close(st->c);
 	bt_cache_free(st->cache);
 	bt_samples_cache_free(st->samples);
@@ -188,6 +201,7 @@ static int bt_txn_begin(void *p, unsigned flags, void **out)
 		return -ENOMEM;
 	t->st = st;
 	t->rdonly = flags & CS_TXN_RDONLY;
+	t->defer = !t->rdonly && (flags & CS_TXN_DEFER);
 	*out = t;
 	return 0;
 }
@@ -228,6 +242,19 @@ int bt_wrote(bt_txn *t, int rc)
 	return rc;
 }
 
+static int bt_sync(void *st)
+{
+	return bt_defer_sync(st);
+}
+
+/* A scan reports what CS_TXN_DEFER's queue of its table failed to send, even one the row cache answers
+ * (bt_read.c sends the queue before its streams). */
+static int scan_open(void *txn, const char *table, const cs_read_opts *opts, void **scan)
+{
+	int rc = bt_defer_check(((bt_txn *)txn)->st, table);
+	return rc ? rc : bt_scan_open(txn, table, opts, scan);
+}
+
 static int bt_counters(void *st, char **text, size_t *len)
 {
 	return btr_counters_text(((bt_store *)st)->c, text, len);
@@ -238,6 +265,7 @@ static const struct cs_backend table = {
 	.caps = 0, /* none: see cellstore.h, and store/bigtable/README.md for what each lack means */
 	.open = bt_open,
 	.close = bt_close,
+	.sync = bt_sync,
 	.version = bt_version,
 	.counters = bt_counters,
 	.last_error = last_error,
@@ -261,7 +289,7 @@ static const struct cs_backend table = {
 	.bulk_get_stats = bt_bulk_get_stats,
 	.bulk_close = bt_bulk_close,
 	.bulk_flush = bt_bulk_flush,
-	.scan_open = bt_scan_open,
+	.scan_open = scan_open,
 	.scan_next = bt_scan_next,
 	.scan_seek = bt_scan_seek,
 	.scan_close = bt_scan_close,

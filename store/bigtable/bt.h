@@ -7,10 +7,12 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "backend.h"
 #include "btm.h"
 #include "btr.h"
+#include "btw.h"
 #include "bt_samples.h"
 #include "cellstore.h"
 #include "gcpolicy.h"
@@ -34,6 +36,7 @@ struct bt_rows;  /* bt_rows.c: rows read whole */
 struct bt_samples_cache; /* bt_samples.c: each table's row-key samples */
 struct bt_cached;
 struct bt_ahead; /* bt_ahead.c: reading ahead of a walk */
+struct bt_defer; /* bt_defer.c: row mutations queued, sent in batches */
 
 typedef struct bt_store {
 	btr_conn *c;
@@ -47,11 +50,13 @@ typedef struct bt_store {
 	                             * range whose rows take at most half of it is read whole */
 	struct bt_samples_cache *samples;
 	struct bt_ahead *ahead;     /* with rows: reading ahead of a walk (bt_ahead.c); else NULL */
+	struct bt_defer *defer;     /* CS_TXN_DEFER's queue */
 } bt_store;
 
 typedef struct bt_txn {
 	bt_store *st;
 	bool rdonly;
+	bool defer; /* CS_TXN_DEFER: its row mutations are queued (bt_defer_add) */
 	bool wrote;
 	int err; /* the first failed write's error: commit returns it */
 } bt_txn;
@@ -62,6 +67,8 @@ typedef struct bt_txn {
  * message) as "ENDPOINT: CODE: message" (the address the call went to, gRPC's status code name, the
  * service's words), else WHAT. Returns RC. */
 int bt_fail(int rc, const btr_status *status, const char *what);
+/* STATUS as "ENDPOINT: CODE: message" in BUF (SIZE bytes); "" for an OK status without words. */
+void bt_status_text(const btr_status *status, char *buf, size_t size);
 /* Forget the thread's last error (every public entry calls it first). */
 void bt_clear_error(void);
 /* Milliseconds on the monotonic clock. */
@@ -213,6 +220,24 @@ void bt_scan_close(void *scan);
 
 /* ---- bt_write.c */
 
+/* A MutateRows batch as bt_mutate_rows() sends it: entries kept by the caller (ARG), each sent until the
+ * service acknowledges it. Used from one thread at a time. */
+struct bt_mrows {
+	bt_store *st;
+	const char *routing; /* the table's routing header (bt_target) */
+	btw_buf *req;        /* where the request is encoded (reused) */
+	void *arg;
+	size_t (*pending)(void *arg); /* how many entries are not acknowledged yet */
+	/* The MutateRowsRequest of those entries into O (reset first); IDX[k] gets the caller's index of the
+	 * request's entry k. Returns how many, or -ENOMEM. */
+	ssize_t (*encode)(void *arg, btw_buf *o, size_t *idx);
+	bool (*ack)(void *arg, size_t i); /* entry I acknowledged: whether it was not already */
+};
+/* Send M's entries, again those that failed with UNAVAILABLE, ABORTED or DEADLINE_EXCEEDED (6 attempts,
+ * backing off; none while the conn is quiet). Returns 0 once every entry is acknowledged, else the error,
+ * *LAST the service's words (for bt_fail), the entries acknowledged so far marked by ACK. */
+int bt_mutate_rows(struct bt_mrows *m, btr_status *last);
+
 int bt_row_mutate(void *txn, const char *table, cs_bytes row, const cs_mutation *m, size_t n);
 int bt_rmw_append(void *txn, const char *table, cs_bytes row, const char *family, cs_bytes qualifier,
 		  cs_bytes suffix, int64_t *ts);
@@ -226,5 +251,37 @@ int bt_bulk_put(void *bulk, cs_bytes row, const char *family, cs_bytes qualifier
 void bt_bulk_get_stats(const void *bulk, cs_bulk_stats *stats);
 void bt_bulk_close(void *bulk);
 int bt_bulk_flush(void *bulk);
+
+/* ---- bt_defer.c: CS_TXN_DEFER's queue, one per table, sent as MutateRows. A table's queue is sent 100 ms
+ * after its oldest entry (by a thread of the store's, started on first use), when it is full (by the call
+ * that would add to it, which waits), by bt_defer_flush() (before any other call on the table goes to
+ * Bigtable), bt_defer_sync() and bt_defer_free(). Its rows' mutations are in the order they were queued
+ * (one entry per row). A queue that failed (after bt_mutate_rows()' retries) has its rows forgotten from
+ * the row cache and keeps the error for the next call on the table (bt_defer_flush, bt_defer_add). */
+
+int bt_defer_new(struct bt_defer **out);
+/* Send every queue and wait, stop the thread, free. Accepts NULL. A failure is lost: bt_defer_sync() first. */
+void bt_defer_free(bt_store *st);
+struct Google__Bigtable__V2__Mutation;
+/* Queue the N mutations MP (built and checked: idempotent) of row KEY of TABLE, whose target is TO, as
+ * encoded bytes (nothing of MP is kept), and forget the row from the row cache. Returns 0; the kept error
+ * of TABLE's queue (returned once); an error of sending the queue when it was full (then nothing was
+ * queued); -ENOMEM; -E2BIG (too large to queue: the caller sends it itself). Sets the thread's error. */
+int bt_defer_add(bt_store *st, const char *table, const struct bt_target *to, const void *key, size_t keyn,
+		 struct Google__Bigtable__V2__Mutation *const *mp, size_t n);
+/* Before a call that touches TABLE goes to Bigtable: send what TABLE's queue holds, or wait for the send in
+ * flight, and return 0 or the error of a failed send (kept from a send of the thread, or this one's),
+ * once, with the thread's error "N queued deletes (mutations) of table T failed: ADDRESS: CODE: message".
+ * Cheap when nothing is queued. */
+int bt_defer_flush(bt_store *st, const char *table);
+/* The same before a read of TABLE's rows [LO, HI] (LON 0: from its first row; HI NULL: to its last): only
+ * when one of them is queued (or a send is in flight, or an error kept), so that reads of other rows do
+ * not break up the batch. */
+int bt_defer_flush_range(bt_store *st, const char *table, const void *lo, size_t lon, const void *hi, size_t hin);
+/* Before a call on TABLE that may need no service (a read the row cache answers): the error a failed send
+ * left (as bt_defer_flush), once, after waiting for the send in flight; 0 if none. */
+int bt_defer_check(bt_store *st, const char *table);
+/* Send every table's queue and wait: 0, or the first error (as bt_defer_flush). cs_store_sync(). */
+int bt_defer_sync(bt_store *st);
 
 #endif

@@ -415,7 +415,10 @@ static int stream_open(struct bt_scan *s)
 	Google__Bigtable__V2__RowRange range = GOOGLE__BIGTABLE__V2__ROW_RANGE__INIT, *rp = &range;
 	size_t lastn;
 	const uint8_t *last = btm_last_key(s->m, &lastn);
+	int queued = bt_defer_flush_range(s->st, s->table, s->lo, s->lon, s->hi, s->hin); /* (queued writes first) */
 
+	if (queued)
+		return queued;
 	req.table_name = s->to.name;
 	req.app_profile_id = (char *)btr_app_profile(s->st->c);
 	req.filter = s->filter;
@@ -722,7 +725,8 @@ static int fits(bt_store *st, const char *table, const void *lo, size_t lon, con
 int bt_read_whole(bt_store *st, const char *table, const struct bt_target *to, const void *lo, size_t lon,
 		  const void *hi, size_t hin, uint64_t limit)
 {
-	struct bt_scan w = { .st = st, .to = *to, .lo = (uint8_t *)lo, .lon = lon, .hi = (uint8_t *)hi, .hin = hin };
+	struct bt_scan w = { .st = st, .to = *to, .table = (char *)table, .lo = (uint8_t *)lo, .lon = lon,
+			     .hi = (uint8_t *)hi, .hin = hin };
 	size_t bytes = 0;
 	int64_t at = bt_mono_ms();
 	const btm_row *r;

@@ -803,7 +803,7 @@ int bt_table_delete(void *txn, const char *table)
 	int rc;
 
 	bt_clear_error();
-	if ((rc = bt_write_check(t)))
+	if ((rc = bt_write_check(t)) || (rc = bt_defer_flush(t->st, table)))
 		return rc;
 	if (!strcmp(table, BT_META_TABLE) || (rc = table_name(t->st, table, name)))
 		return -ENOENT;
@@ -833,7 +833,7 @@ static int modify(bt_txn *t, const char *table, const char *family, bool create_
 	int rc, idx;
 
 	bt_clear_error();
-	if ((rc = bt_write_check(t)))
+	if ((rc = bt_write_check(t)) || (rc = bt_defer_flush(t->st, table)))
 		return rc;
 	if ((rc = bt_schema_get(t->st, table, &s)))
 		return rc;
@@ -899,7 +899,7 @@ int bt_drop_prefix(void *txn, const char *table, cs_bytes prefix)
 	int rc;
 
 	bt_clear_error();
-	if ((rc = bt_write_check(t)))
+	if ((rc = bt_write_check(t)) || (rc = bt_defer_flush(t->st, table)))
 		return rc;
 	if ((rc = bt_schema_get(t->st, table, &s)))
 		return rc;

@@ -242,12 +242,16 @@ static int data_call(bt_store *st, const struct bt_target *to, const char *metho
 	return 0;
 }
 
-/* Begin a write of TABLE: the checks every write makes first, the schema, where the call goes. */
-static int begin(bt_txn *t, const char *table, cs_bytes row, struct bt_schema **s, struct bt_target *to)
+/* Begin a write of TABLE: the checks every write makes first, the schema, where the call goes. Unless
+ * DEFER (a mutation that may be queued), what CS_TXN_DEFER queued for TABLE is sent first. */
+static int begin(bt_txn *t, const char *table, cs_bytes row, struct bt_schema **s, struct bt_target *to,
+		 bool defer)
 {
 	int rc;
 	bt_clear_error();
 	if ((rc = bt_write_check(t)))
+		return rc;
+	if (!defer && (rc = bt_defer_flush(t->st, table)))
 		return rc;
 	if ((rc = bt_schema_get(t->st, table, s)))
 		return rc;
@@ -267,7 +271,7 @@ int bt_row_mutate(void *txn, const char *table, cs_bytes row, const cs_mutation 
 	struct bt_target to;
 	int rc;
 
-	if ((rc = begin(t, table, row, &s, &to)))
+	if ((rc = begin(t, table, row, &s, &to, t->defer)))
 		return rc;
 	rc = build(t->st, s, m, n, &g);
 	bt_schema_put(s);
@@ -276,6 +280,17 @@ int bt_row_mutate(void *txn, const char *table, cs_bytes row, const cs_mutation 
 	if (g.n == 0) {
 		msgs_free(&g);
 		return 0;
+	}
+	if (t->defer && g.idempotent) { /* (AddToCell is not: a resend would add twice) */
+		rc = bt_defer_add(t->st, table, &to, row.data, row.len, g.mp, g.n);
+		if (rc != -E2BIG) {
+			msgs_free(&g);
+			return bt_wrote(t, rc);
+		}
+	}
+	if (t->defer && (rc = bt_defer_flush(t->st, table))) { /* (sent as without the flag) */
+		msgs_free(&g);
+		return rc;
 	}
 	req.table_name = to.name;
 	req.app_profile_id = (char *)btr_app_profile(t->st->c);
@@ -302,7 +317,7 @@ static int rmw(bt_txn *t, const char *table, cs_bytes row, const char *family, c
 	struct bt_target to;
 	int rc;
 
-	if ((rc = begin(t, table, row, &s, &to)))
+	if ((rc = begin(t, table, row, &s, &to, false)))
 		return rc;
 	rc = check_family(s, family, false);
 	bt_schema_put(s);
@@ -395,7 +410,7 @@ int bt_check_and_mutate(void *txn, const char *table, cs_bytes row, const cs_pre
 	struct bt_target to;
 	int rc;
 
-	if ((rc = begin(t, table, row, &s, &to)))
+	if ((rc = begin(t, table, row, &s, &to, false)))
 		return rc;
 	rc = bt_schema_family(s, pred->family) < 0 ? -ENOENT : 0;
 	if (!rc && pred->qualifier.len > CS_MAX_QUALIFIER)
@@ -489,6 +504,7 @@ struct bt_bulk {
 	btw_buf req;           /* the sent batch's request, encoded (by the sender) */
 	int out_rc;            /* the sent batch's outcome, and the service's words for it */
 	btr_status out_last;
+	struct batch *sending; /* the batch send() sends (out) */
 	cs_bulk_stats stats;
 };
 
@@ -551,28 +567,25 @@ static ssize_t encode_batch(const struct bt_bulk *b, const struct batch *bq, btw
 	return o->failed ? -ENOMEM : (ssize_t)ne;
 }
 
-/* Send the entries not yet acknowledged, once; *LEFT gets how many failed with a retryable status.
+/* Send the entries of M not yet acknowledged, once; *LEFT gets how many failed with a retryable status.
  * Returns 0, or the first non-retryable error. */
-static int send_once(struct bt_bulk *b, struct batch *bq, size_t *left, btr_status *last)
+static int send_once(struct bt_mrows *m, size_t *left, btr_status *last)
 {
-	size_t *idx = NULL, ne = 0;
+	size_t *idx = NULL, ne = m->pending(m->arg), acks = 0;
 	ssize_t n;
 	btr_stream *s = NULL;
 	int rc = -ENOMEM;
 
-	for (size_t i = 0; i < bq->nents; i++)
-		ne += !bq->ents[i].ok;
 	*left = 0;
 	if (!ne)
 		return 0;
 	if (!(idx = calloc(ne, sizeof(*idx))))
 		goto out;
-	if ((n = encode_batch(b, bq, &b->req, idx)) < 0) {
+	if ((n = m->encode(m->arg, m->req, idx)) < 0) {
 		rc = (int)n;
 		goto out;
 	}
-	if ((rc = btr_stream_open_bytes(b->txn->st->c, BTR_DATA, DATA "MutateRows", b->req.p, b->req.n,
-					b->to.routing, &s)))
+	if ((rc = btr_stream_open_bytes(m->st->c, BTR_DATA, DATA "MutateRows", m->req->p, m->req->n, m->routing, &s)))
 		goto out;
 	last->endpoint = btr_stream_status(s)->endpoint; /* (for a message of entries still failing) */
 	for (;;) {
@@ -583,10 +596,10 @@ static int send_once(struct bt_bulk *b, struct batch *bq, size_t *left, btr_stat
 		for (size_t i = 0; i < r->n_entries && rc >= 0; i++) {
 			const Google__Bigtable__V2__MutateRowsResponse__Entry *x = r->entries[i];
 			int code = x->status ? x->status->code : 0;
-			if (x->index < 0 || (size_t)x->index >= ne)
+			if (x->index < 0 || x->index >= n)
 				continue;
 			if (code == 0) {
-				bq->ents[idx[x->index]].ok = true;
+				acks += m->ack(m->arg, idx[x->index]);
 			} else { /* (a retryable one is the words of the last attempt, should it be the last) */
 				last->code = (grpc_status_code)code;
 				last->endpoint = btr_stream_status(s)->endpoint;
@@ -606,24 +619,22 @@ static int send_once(struct bt_bulk *b, struct batch *bq, size_t *left, btr_stat
 	} else if (rc < 0 && btr_stream_status(s)->code != GRPC_STATUS_OK)
 		*last = *btr_stream_status(s);
 	if (!rc)
-		for (size_t i = 0; i < bq->nents; i++)
-			*left += !bq->ents[i].ok;
+		*left = ne - acks;
 out:
 	btr_stream_close(s);
 	free(idx);
 	return rc;
 }
 
-/* Send batch Q, retrying what fails with a retryable status: 0, or the error (*LAST: the service's words). */
-static int send(struct bt_bulk *b, struct batch *q, btr_status *last)
+int bt_mutate_rows(struct bt_mrows *m, btr_status *last)
 {
 	size_t left = 0;
 	int rc = 0;
 
 	for (unsigned attempt = 1; attempt <= BULK_ATTEMPTS; attempt++) {
-		if ((rc = send_once(b, q, &left, last)) || !left)
+		if ((rc = send_once(m, &left, last)) || !left)
 			break;
-		if (btr_quiet(b->txn->st->c)) { /* (the instance did not answer in time: no resend) */
+		if (btr_quiet(m->st->c)) { /* (the instance did not answer in time: no resend) */
 			rc = -EIO;
 			break;
 		}
@@ -639,6 +650,39 @@ static int send(struct bt_bulk *b, struct batch *q, btr_status *last)
 		nanosleep(&ts, NULL);
 	}
 	return rc;
+}
+
+/* The bulk loader's batch as bt_mutate_rows() sees it. */
+static size_t batch_pending(void *arg)
+{
+	const struct batch *bq = ((struct bt_bulk *)arg)->sending;
+	size_t ne = 0;
+	for (size_t i = 0; i < bq->nents; i++)
+		ne += !bq->ents[i].ok;
+	return ne;
+}
+
+static ssize_t batch_encode(void *arg, btw_buf *o, size_t *idx)
+{
+	const struct bt_bulk *b = arg;
+	return encode_batch(b, b->sending, o, idx);
+}
+
+static bool batch_ack(void *arg, size_t i)
+{
+	struct bentry *e = &((struct bt_bulk *)arg)->sending->ents[i];
+	bool was = e->ok;
+	e->ok = true;
+	return !was;
+}
+
+/* Send batch Q, retrying what fails with a retryable status: 0, or the error (*LAST: the service's words). */
+static int send(struct bt_bulk *b, struct batch *q, btr_status *last)
+{
+	struct bt_mrows m = { .st = b->txn->st, .routing = b->to.routing, .req = &b->req, .arg = b,
+			      .pending = batch_pending, .encode = batch_encode, .ack = batch_ack };
+	b->sending = q;
+	return bt_mutate_rows(&m, last);
 }
 
 static void *sender(void *arg)
@@ -700,7 +744,7 @@ int bt_bulk_open(void *txn, const char *table, void **out)
 	int rc;
 
 	bt_clear_error();
-	if ((rc = bt_write_check(t)))
+	if ((rc = bt_write_check(t)) || (rc = bt_defer_flush(t->st, table)))
 		return rc;
 	if (!(b = calloc(1, sizeof(*b))))
 		return -ENOMEM;
@@ -790,6 +834,8 @@ int bt_bulk_flush(void *p)
 	if (rc) /* (the earlier failure's words stay) */
 		return rc;
 	bt_clear_error();
+	if ((rc = bt_defer_flush(b->txn->st, b->table)))
+		return rc;
 	return flush(b, true);
 }
 

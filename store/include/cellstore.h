@@ -148,13 +148,17 @@ int cs_duration_parse(const char *text, unsigned *ms, const char **why);
  * local store's calls never set it). Borrowed: valid until this thread's next call into the store. */
 const char *cs_last_error(void);
 
-/* Close a store. Every transaction and scan on it must be finished. Accepts NULL. */
+/* Close a store. Every transaction and scan on it must be finished. What CS_TXN_DEFER transactions queued
+ * is sent first, and waited for (a failure then is lost: cs_store_sync() first to see it). Accepts NULL. */
 void cs_store_close(cs_store *st);
 
 /* Flush committed transactions (every process's) to stable storage and anchor them, so they survive a
- * power loss. (A committed transaction always survives a crash of the process.) After a power loss the
- * store opens as of its last sync, whole: later commits are dropped (store/README.md, "Durability").
- * Errors: -EIO, -ENOSPC, -EROFS, -ENOMEM. */
+ * power loss. (A committed transaction always survives a crash of the process, but a CS_TXN_DEFER one on
+ * a store without CS_CAP_TXN.) After a power loss the store opens as of its last sync, whole: later
+ * commits are dropped (store/README.md, "Durability"). A store without CS_CAP_SYNC (Bigtable) has only
+ * what CS_TXN_DEFER transactions queued to send: sent, and waited for; a failure of those is returned
+ * (as described at CS_TXN_DEFER).
+ * Errors: -EIO, -ENOSPC, -EROFS, -ENOMEM; a service's errors. */
 int cs_store_sync(cs_store *st);
 
 /* For a process that keeps ST open and writes now and then (the daemon): if it has committed nothing
@@ -219,7 +223,8 @@ enum {
 	CS_CAP_MAINT = 1 << 5,        /* cs_gc(), cs_verify(), cs_store_compact(), cs_store_size(),
 	                               * cs_restore(), cs_table_stats_get() (else -EOPNOTSUPP) */
 	CS_CAP_SYNC = 1 << 6,         /* cs_store_sync() has work to do; without it every commit is already
-	                               * durable when it returns (the service acknowledged it) */
+	                               * durable when it returns (the service acknowledged it), but for what
+	                               * CS_TXN_DEFER transactions queued */
 };
 
 /* The CS_CAP_* flags of ST. */
@@ -229,7 +234,25 @@ unsigned cs_store_caps(const cs_store *st);
 
 enum {
 	CS_TXN_RDONLY = 1 << 0, /* a read-only snapshot; many may run at once, from any thread */
+	CS_TXN_DEFER = 1 << 1,  /* a store without CS_CAP_TXN (Bigtable) may send this write transaction's row
+	                         * mutations (cs_row_mutate) after cs_txn_commit() returns: see below. A local
+	                         * store ignores it (every commit is applied when it returns) */
 };
+
+/* CS_TXN_DEFER, what it promises. The row mutations of such a transaction (only those: any other call in
+ * it is made as in any transaction) are checked when made (validation errors as always), then queued and
+ * sent in batches (Bigtable: MutateRows), within 100 ms, when the queue is full (that call then waits),
+ * and before any other call of this process on the same table reaches the service. So this process sees
+ * them at once, in order with its later writes of the same row (a deferred delete then a write of the
+ * same cell leaves the write), and other processes within about 100 ms. cs_store_sync() sends them and
+ * waits; so does cs_store_close(). Until then a crash of the process loses them: use it where that is
+ * acceptable (a delete: the deleted data comes back), never for data the caller promised to keep.
+ * A queued mutation that fails (after the service's retries) is reported once, by the next call of this
+ * process on the same table (a read, a write, cs_store_sync()), with its errno (-EIO, ...) and
+ * cs_last_error() "N queued deletes (or: mutations) of table T failed: ADDRESS: CODE: message"; the rows
+ * concerned are read from the service again. One failing at cs_store_close() is lost: sync first.
+ * A mutation too large to queue (over 1 MiB), or one that is not idempotent (an aggregate's AddToCell), is
+ * sent when made, as without the flag. */
 
 /* Begin a transaction. A write transaction blocks until other writers (any process) finish; a thread
  * may hold at most one write transaction. Errors: -EROFS (write on a read-only store), -EAGAIN (too many
