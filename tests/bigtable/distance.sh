@@ -142,34 +142,52 @@ stats "$mnt2" "$tmp/s8"
 checks=$((checks + 1))
 [ "$(calls_between "$tmp/s7" "$tmp/s8")" -ge 1 ] || fail "the ls after the cut made no call"
 
-# ---- a walk longer than cache_ttl does not start over. The mount keeps 2 s; the walk lists the 20 first
-# segments one at a time (ls -lR of each), 1 s apart, so it lasts at least 10 TTLs. With each entry
+# ---- a walk longer than cache_ttl does not start over. The mount keeps 5 s; the walk lists the 20 first
+# segments one at a time (ls -lR of each), 2.5 s apart, so it lasts at least 9 TTLs. With each entry
 # expiring cache_ttl after it was fetched, a segment is read at most twice: once if the walk's first
 # listing streamed the whole table, once more when the walk reaches it after that expired; and each
 # segment's listing costs a few calls (its stream, the lookups of the table and the segment, a size
 # estimate): rows received <= 2 x the table's rows, calls <= 4 x 20 + 20. A walk that starts over at
 # each expiry (every cache dropped at once, or the whole table read again to answer the next lookup)
-# reads the table once per TTL, 10 times or more here, and its listings level by level make thousands
-# of calls (today's tree: about ten a directory).
+# reads the table once per TTL, 9 times or more here, and its listings level by level make thousands
+# of calls (today's tree: about ten a directory). The bounds hold only while one segment's listing
+# takes less than a TTL (else its own entries expire under it and are fetched again, row by row): 5 s
+# rather than the 2 s a fast machine would allow, so that an ASan build on a loaded machine stays within
+# it; where a listing took longer anyway the bounds are not checked (said in one line), so the result
+# never depends on the machine's speed.
+ttl=5
 table_rows=$(ccb count w 2>&1)
 mnt3=$tmp/mnt3
-check "third mount through the proxy, cache_ttl=2" dmount "$mnt3" -o cache_ttl=2
+check "third mount through the proxy, cache_ttl=$ttl" dmount "$mnt3" -o cache_ttl=$ttl
 stats "$mnt3" "$tmp/s9"
 t0=$(date +%s.%N)
+longest=0 longest_p=
 for i in $(seq 0 $((prefixes - 1))); do
 	p=$(printf 'p%02d' "$i")
-	[ "$i" -eq 0 ] || sleep 1
+	[ "$i" -eq 0 ] || sleep 2.5
+	a=$(date +%s.%N)
 	ls -lR "$mnt3/w/$p" >"$tmp/walk.$p" 2>&1 || { fail "ls -lR of $p: $(head -3 "$tmp/walk.$p")"; break; }
+	b=$(date +%s.%N)
+	if awk -v a="$a" -v b="$b" -v l="$longest" 'BEGIN { exit !(b - a > l) }'; then
+		longest=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b - a }')
+		longest_p=$p
+	fi
 	[ "$(grep -c '^-' "$tmp/walk.$p")" = $((rows * 2)) ] || fail "ls -lR of $p lists $(grep -c '^-' "$tmp/walk.$p") files"
 done
 t1=$(date +%s.%N)
 stats "$mnt3" "$tmp/s10"
 received=$(counter_between bigtable.rows_received "$tmp/s9" "$tmp/s10")
-echo "# the slow walk took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s (cache_ttl 2), received $received rows (table: $table_rows rows)"
-checks=$((checks + 1))
-[ "$received" -le $((2 * table_rows)) ] ||
-	fail "a walk longer than cache_ttl received $received rows, more than 2 x the table's $table_rows: it started over"
-at_most "a walk longer than cache_ttl, $prefixes segments" $((4 * prefixes + 20)) "$tmp/s9" "$tmp/s10"
+echo "# the slow walk took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s (cache_ttl $ttl; the longest" \
+	"segment, $longest_p, $longest s), received $received rows (table: $table_rows rows)"
+if awk -v l="$longest" -v t=$ttl 'BEGIN { exit !(l >= t) }'; then
+	echo "# not checked: the listing of $longest_p took $longest s, not less than cache_ttl ($ttl s), so its" \
+		"own entries expired under it: $(calls_between "$tmp/s9" "$tmp/s10") calls ($(methods_between "$tmp/s9" "$tmp/s10"))"
+else
+	checks=$((checks + 1))
+	[ "$received" -le $((2 * table_rows)) ] ||
+		fail "a walk longer than cache_ttl received $received rows, more than 2 x the table's $table_rows: it started over"
+	at_most "a walk longer than cache_ttl, $prefixes segments" $((4 * prefixes + 20)) "$tmp/s9" "$tmp/s10"
+fi
 
 for m in "$mnt" "$mnt2" "$mnt3"; do
 	check "the daemon at $m still serves" mountpoint -q "$m"
