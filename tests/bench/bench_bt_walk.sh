@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench_bt_walk.sh CELLCTL CELLFS [-d DELAYS] [-W DELAYS] [-p PREFIXES] [-n ROWS] [-P CPUS] [-M] — the
+# bench_bt_walk.sh CELLCTL CELLFS [-d DELAYS] [-W DELAYS] [-p PREFIXES] [-n ROWS] [-P CPUS] [-M [-L S]] — the
 # mount on Bigtable at a network's distance: the emulator behind tests/bigtable/delayproxy.py, which delays
 # each direction by D ms (DELAYS, one way, default "0 1 5": 0, 2 and 10 ms round trips), against a mount of
 # a local store holding the same table in the same run. The table is issue 30's: PREFIXES first segments
@@ -15,17 +15,18 @@
 #   -M         instead: the 1M-row table (PREFIXES 1,000 x ROWS 1,000, one column, unless -p/-n say
 #              otherwise) loaded with cellctl import straight into the emulator (time, the emulator's
 #              memory), then `ls` of the table's directory on a fresh mount at each delay (default 1: a 2 ms
-#              round trip) against the local store's: time, calls, the daemon's peak RSS (VmHWM)
+#              round trip) against the local store's: time, calls, the daemon's peak RSS (VmHWM);
+#              -L SECONDS: a listing not done by then (default 600) is given up, its figures so far printed
 # Figures only (tests/bench/README.md, "bigtable at a distance"); never a pass or fail on speed. Skips (77)
 # without the emulator.
 set -u
-usage="usage: bench_bt_walk.sh CELLCTL CELLFS [-d DELAYS] [-W DELAYS] [-p PREFIXES] [-n ROWS] [-P CPUS] [-M]"
+usage="usage: bench_bt_walk.sh CELLCTL CELLFS [-d DELAYS] [-W DELAYS] [-p PREFIXES] [-n ROWS] [-P CPUS] [-M [-L SECONDS]]"
 cellctl=${1:?$usage}
 cellfs=${2:?$usage}
 shift 2
 args=("$@")
-delays= walk_only= prefixes= rows= cpus= million=
-while getopts d:W:p:n:P:M o; do
+delays= walk_only= prefixes= rows= cpus= million= limit=600
+while getopts d:W:p:n:P:ML: o; do
 	case $o in
 	d) delays=$OPTARG ;;
 	W) walk_only=$OPTARG ;;
@@ -33,6 +34,7 @@ while getopts d:W:p:n:P:M o; do
 	n) rows=$OPTARG ;;
 	P) cpus=$OPTARG ;;
 	M) million=1 ;;
+	L) limit=$OPTARG ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
@@ -85,11 +87,10 @@ mount_it() {
 	for _ in $(seq 600); do mountpoint -q "$mnt" && return 0; sleep 0.05; done
 	die "mounting $1"
 }
-unmount_it() {
-	if mountpoint -q "$mnt"; then
-		fusermount3 -u "$mnt" 2>/dev/null || { sleep 0.2; fusermount3 -uz "$mnt"; }
-	fi
-	[ -z "$daemon_pid" ] || wait "$daemon_pid" 2>/dev/null
+unmount_it() { # (not by mountpoint -q: a root whose getattr fails is no mount point to it)
+	[ -n "$daemon_pid" ] || return 0
+	fusermount3 -u "$mnt" 2>/dev/null || { sleep 0.2; fusermount3 -uz "$mnt"; }
+	wait "$daemon_pid" 2>/dev/null
 	daemon_pid=
 }
 through() { # DELAY: BIGTABLE_EMULATOR_HOST at the proxy delaying DELAY ms each way (started anew)
@@ -135,21 +136,38 @@ if [ -n "$million" ]; then
 		die "loading the local store"
 	t1=$(now)
 	echo "  cellctl import into a local store: $(secs "$t0" "$t1") s"
-	ls_table() { ls "$mnt/m" | wc -l >"$tmp/entries"; }
-	report() { # LABEL
-		echo "  ls of the table: ${T[$1,ls]} s, ${C[$1,ls]} calls, $(cat "$tmp/entries") entries," \
-			"the daemon's peak RSS $(awk '/^VmHWM/ { print int($2 / 1024) }' /proc/"$daemon_pid"/status) MiB"
+	# ls of the table's directory, given up after LIMIT s: then the figures so far, and the proxy stopped so
+	# that the listing's calls fail and it ends (a request the daemon is serving cannot be killed)
+	ls_table() {
+		local c0 t0 t1 job ended= hwm
+		c0=$(calls)
+		t0=$(now)
+		ls "$mnt/m" 2>"$tmp/ls.err" | wc -l >"$tmp/entries" &
+		job=$!
+		for _ in $(seq $((limit * 10))); do
+			kill -0 "$job" 2>/dev/null || { ended=1; break; }
+			sleep 0.1
+		done
+		t1=$(now)
+		hwm=$(awk '/^VmHWM/ { print int($2 / 1024) }' /proc/"$daemon_pid"/status)
+		if [ -n "$ended" ]; then
+			echo "  ls of the table: $(secs "$t0" "$t1") s, $(($(calls) - c0)) calls, $(cat "$tmp/entries") entries," \
+				"the daemon's peak RSS $hwm MiB"
+		else
+			echo "  ls of the table: not done after $(secs "$t0" "$t1") s: $(($(calls) - c0)) calls by then," \
+				"the daemon's peak RSS $hwm MiB; stopping the proxy"
+			[ -z "$proxy_pid" ] || { kill "$proxy_pid"; wait "$proxy_pid" 2>/dev/null; proxy_pid=; }
+			wait "$job"
+		fi
 	}
 	echo "== local store"
 	mount_it "$tmp/local"
-	measure local ls ls_table >/dev/null
-	report local
+	ls_table
 	for d in $delays; do
 		through "$d"
 		echo "== Bigtable, $d ms each way ($((2 * d)) ms round trip)"
 		mount_it "$bt"
-		measure "$d" ls ls_table >/dev/null
-		report "$d"
+		ls_table
 		unmount_it
 	done
 	exit 0
