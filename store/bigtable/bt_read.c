@@ -70,6 +70,8 @@ struct bt_scan {
 	/* after a seek, streams ask for few rows first (1, 4, 16, ...), since the caller may seek again at
 	 * once: Bigtable would otherwise read ahead a window of rows that are skipped */
 	int64_t limit_now;    /* this stream's rows_limit, 0 = none */
+	uint8_t *cap;         /* with limit_now: the sample key the stream's range ends at (closed), or NULL */
+	size_t capn;
 	int64_t stream_rows;  /* rows it gave */
 	int err;
 	/* the row handed out */
@@ -443,6 +445,33 @@ static int stream_open(struct bt_scan *s)
 		range.end_key_case = GOOGLE__BIGTABLE__V2__ROW_RANGE__END_KEY_END_KEY_OPEN;
 		range.end_key_open = (ProtobufCBinaryData){ lastn, (uint8_t *)last };
 	}
+	/* A few rows after a seek (a skip scan): asked for up to the next sample key only, so that a server
+	 * that reads a whole range before applying the row limit (the emulator does) reads a sample's gap */
+	free(s->cap);
+	s->cap = NULL;
+	if (s->limit_now && !s->reversed && s->st->rows) {
+		struct bt_samples *sm;
+		const uint8_t *from = range.start_key_case ? range.start_key_closed.data : NULL;
+		size_t fromn = range.start_key_case ? range.start_key_closed.len : 0, n, i;
+		if (range.start_key_case == GOOGLE__BIGTABLE__V2__ROW_RANGE__START_KEY_START_KEY_OPEN)
+			from = range.start_key_open.data, fromn = range.start_key_open.len;
+		if (!bt_samples_get(s->st, s->table, &sm)) {
+			for (i = 0; i < bt_samples_count(sm); i++) { /* (few: a binary search is not worth it here) */
+				const uint8_t *k = bt_samples_key(sm, i, &n);
+				if (key_cmp(k, n, from, fromn) > 0)
+					break;
+			}
+			if (i < bt_samples_count(sm)) {
+				const uint8_t *k = bt_samples_key(sm, i, &n);
+				if ((!s->hi || key_cmp(k, n, s->hi, s->hin) < 0) && (s->cap = dup_bytes(k, n))) {
+					s->capn = n;
+					range.end_key_case = GOOGLE__BIGTABLE__V2__ROW_RANGE__END_KEY_END_KEY_CLOSED;
+					range.end_key_closed = (ProtobufCBinaryData){ n, s->cap };
+				}
+			}
+			bt_samples_put(sm);
+		}
+	}
 	rows.n_row_ranges = 1;
 	rows.row_ranges = &rp;
 	req.rows = &rows;
@@ -506,6 +535,16 @@ static int next_merged(struct bt_scan *s, const btm_row **row)
 				stream_drop(s);
 				btm_restart(s->m);
 				s->limit_now = s->limit_now >= 256 ? 0 : 4 * s->limit_now;
+				continue;
+			}
+			if (s->cap) { /* read up to a sample key: on from there */
+				free(s->lo);
+				s->lo = s->cap;
+				s->lon = s->capn;
+				s->lo_open = true;
+				s->cap = NULL;
+				stream_drop(s);
+				btm_start(s->m, false);
 				continue;
 			}
 			s->done = true;
@@ -957,6 +996,7 @@ void bt_scan_close(void *p)
 	bt_schema_put(s->sch);
 	free(s->lo);
 	free(s->hi);
+	free(s->cap);
 	free(s->row_re);
 	free(s->cells);
 	free(s->order);
