@@ -146,6 +146,21 @@ for _ in $(seq 100); do
 done
 ls "$mnt/quotes/NASDAQ/ZXZZT" | grep -qx 1426535699999 || fail "another client's new row never showed in a listing"
 
+# ... and cbt's (where cbt is installed), over a value the mount has kept
+cbtbin=${CBT:-/usr/bin/cbt}
+if [ -x "$cbtbin" ]; then
+	check "cbt writes" "$cbtbin" -creds /dev/null -project test -instance inst set quotes \
+		"NASDAQ#ZXZZT#1426535612156" MD:ASK=14@1426535614000000
+	checks=$((checks + 1))
+	for _ in $(seq 100); do
+		[ "$(cat "$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/ASK" 2>/dev/null)" = 14 ] && break
+		sleep 0.2
+	done
+	[ "$(cat "$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/ASK")" = 14 ] || fail "cbt's write never showed"
+else
+	echo "# cbt not found ($cbtbin): its write is not tried"
+fi
+
 # ---- a dead instance: EIO within the deadline (4 s here), not a hang
 emulator_stop
 checks=$((checks + 1))
