@@ -129,13 +129,16 @@ check "rsync -a in" bash -c 'mkdir "$0" && rsync -a "$1/" "$0/"' "$mnt/rsynced" 
 check "rsync round trip equal" bash -c 'diff <("$0" --db "$1" read quotes) <("$0" --db "$1" read rsynced)' "$cellctl" "$bt"
 
 # ---- another client's write shows within cache_ttl
+reads() { # reads PATH VALUE: PATH comes to hold VALUE within cache_ttl (polled)
+	for _ in $(seq 100); do
+		[ "$(cat "$1" 2>/dev/null)" = "$2" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
 check "cellctl writes" ccb set quotes "NASDAQ#ZXZZT#1426535612156" MD:ASK=13@1426535613000000
 checks=$((checks + 1))
-for _ in $(seq 100); do
-	[ "$(cat "$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/ASK" 2>/dev/null)" = 13 ] && break
-	sleep 0.2
-done
-[ "$(cat "$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/ASK")" = 13 ] || fail "another client's write never showed"
+reads "$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/ASK" 13 || fail "another client's write never showed"
 
 check "list a directory" ls "$mnt/quotes/NASDAQ/ZXZZT"
 check "cellctl adds a row under it" ccb set quotes "NASDAQ#ZXZZT#1426535699999" MD:BID=9@1426535699999000
@@ -152,11 +155,7 @@ if [ -x "$cbtbin" ]; then
 	check "cbt writes" "$cbtbin" -creds /dev/null -project test -instance inst set quotes \
 		"NASDAQ#ZXZZT#1426535612156" MD:ASK=14@1426535614000000
 	checks=$((checks + 1))
-	for _ in $(seq 100); do
-		[ "$(cat "$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/ASK" 2>/dev/null)" = 14 ] && break
-		sleep 0.2
-	done
-	[ "$(cat "$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/ASK")" = 14 ] || fail "cbt's write never showed"
+	reads "$mnt/quotes/NASDAQ/ZXZZT/1426535612156/MD/ASK" 14 || fail "cbt's write never showed"
 else
 	echo "# cbt not found ($cbtbin): its write is not tried"
 fi

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <arpa/inet.h>
@@ -27,6 +26,7 @@
 #include <grpc/grpc.h>
 
 #include "btr.h"
+#include "temu.h"
 #include "admin.pb-c.h"
 #include "bigtable.pb-c.h"
 
@@ -40,95 +40,10 @@ typedef Google__Bigtable__V2__ReadRowsResponse ReadRowsResponse;
 
 #define DATA(m) "/google.bigtable.v2.Bigtable/" m
 #define ADMIN(m) "/google.bigtable.admin.v2.BigtableTableAdmin/" m
-#define EMULATOR_DEFAULT "/usr/lib/google-cloud-sdk/platform/bigtable-emulator/cbtemulator"
-
-struct emulator {
-	pid_t pid;
-	char dir[64];
-	char addr[128];
-};
-
-static struct emulator emu; /* the online group's */
-
-static const char *emulator_path(void)
-{
-	const char *path = getenv("CBT_EMULATOR");
-	return path && *path ? path : EMULATOR_DEFAULT;
-}
-
-/* Starts an emulator on 127.0.0.1, port 0, and reads back where it listens from its log: 0 or -1. */
-static int emulator_start(struct emulator *e)
-{
-	const char *path = emulator_path();
-	const char *tmp = getenv("TMPDIR");
-	memset(e, 0, sizeof *e);
-	snprintf(e->dir, sizeof e->dir, "%s/cellfs-btr.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(e->dir))
-		return -1;
-	char log[128];
-	snprintf(log, sizeof log, "%s/emulator.log", e->dir);
-	e->pid = fork();
-	if (e->pid < 0)
-		return -1;
-	if (e->pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0)
-			_exit(127);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execl(path, path, "-host", "127.0.0.1", "-port", "0", (char *)NULL);
-		_exit(127);
-	}
-	static const char banner[] = "Cloud Bigtable emulator running on ";
-	for (int i = 0; i < 1200; i++) { /* 120 s */
-		char buf[4096] = "";
-		FILE *f = fopen(log, "r");
-		if (f) {
-			size_t n = fread(buf, 1, sizeof buf - 1, f);
-			buf[n] = '\0';
-			fclose(f);
-		}
-		char *at = strstr(buf, banner);
-		if (at && strchr(at, '\n')) {
-			at += strlen(banner);
-			size_t len = strcspn(at, "\r\n");
-			if (len >= sizeof e->addr)
-				return -1;
-			memcpy(e->addr, at, len);
-			e->addr[len] = '\0';
-			return 0;
-		}
-		if (waitpid(e->pid, NULL, WNOHANG) == e->pid) {
-			e->pid = 0;
-			fprintf(stderr, "the emulator exited: %s\n", buf);
-			return -1;
-		}
-		nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
-	}
-	fprintf(stderr, "the emulator did not start within 120 s\n");
-	return -1;
-}
-
-/* Stops E with SIG (SIGTERM: the end of a test; SIGKILL: a crash) and removes its directory. */
-static void emulator_stop(struct emulator *e, int sig)
-{
-	if (e->pid > 0) {
-		kill(e->pid, sig);
-		waitpid(e->pid, NULL, 0);
-		e->pid = 0;
-	}
-	if (e->dir[0]) {
-		char log[128];
-		snprintf(log, sizeof log, "%s/emulator.log", e->dir);
-		unlink(log);
-		rmdir(e->dir);
-		e->dir[0] = '\0';
-	}
-}
+static struct temu emu; /* the online group's (temu.h) */
 
 /* A conn to the emulator; the test's env says where it is when it connects. */
-static btr_conn *conn_to(const struct emulator *e)
+static btr_conn *conn_to(const struct temu *e)
 {
 	setenv("BIGTABLE_EMULATOR_HOST", e->addr, 1);
 	btr_conn *c = NULL;
@@ -1150,8 +1065,8 @@ static void test_btr__conn_after_fork(void **state)
 
 static void test_btr__stream_broken_mid_way_is_retryable(void **state)
 {
-	struct emulator own;
-	assert_int_equal(emulator_start(&own), 0);
+	struct temu own;
+	assert_int_equal(temu_start(&own), 0);
 	btr_conn *c = conn_to(&own);
 	btr_status st;
 	static const char *const fams[] = { "f" };
@@ -1175,7 +1090,7 @@ static void test_btr__stream_broken_mid_way_is_retryable(void **state)
 	ProtobufCMessage *m;
 	assert_int_equal(btr_stream_next(s, &google__bigtable__v2__read_rows_response__descriptor, &m), 1);
 	protobuf_c_message_free_unpacked(m, NULL);
-	emulator_stop(&own, SIGKILL);
+	temu_stop(&own, SIGKILL);
 	int r, rows = 1;
 	while ((r = btr_stream_next(s, &google__bigtable__v2__read_rows_response__descriptor, &m)) == 1) {
 		protobuf_c_message_free_unpacked(m, NULL);
@@ -1191,12 +1106,12 @@ static void test_btr__stream_broken_mid_way_is_retryable(void **state)
 
 static int group_setup(void **state)
 {
-	return emulator_start(&emu) == 0 ? 0 : -1;
+	return temu_start(&emu) == 0 ? 0 : -1;
 }
 
 static int group_teardown(void **state)
 {
-	emulator_stop(&emu, SIGTERM);
+	temu_stop(&emu, SIGTERM);
 	return 0;
 }
 
@@ -1226,8 +1141,8 @@ int main(void)
 	int failed = cmocka_run_group_tests_name("btr (no emulator)", offline, NULL, NULL);
 	if (failed)
 		return 1;
-	if (access(emulator_path(), X_OK) != 0) {
-		printf("SKIP: Bigtable emulator not found (%s)\n", emulator_path());
+	if (access(temu_path(), X_OK) != 0) {
+		printf("SKIP: Bigtable emulator not found (%s)\n", temu_path());
 		return 77;
 	}
 	failed = cmocka_run_group_tests_name("btr (emulator)", online, group_setup, group_teardown);
