@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "backend.h"
+#include "bt_key.h"
 #include "btm.h"
 #include "btr.h"
 #include "btw.h"
@@ -137,6 +138,8 @@ void bt_rows_forget(bt_store *st, const char *table, const void *key, size_t key
 struct Google__Bigtable__V2__Mutation;
 void bt_rows_apply(bt_store *st, const char *table, const void *key, size_t keyn,
 		   struct Google__Bigtable__V2__Mutation *const *mp, size_t n);
+/* The bytes a row of N cells CELLS, key KEYN bytes, of a table whose name is TABLEN bytes takes kept. */
+size_t bt_rows_size(size_t tablen, size_t keyn, const btm_cell *cells, size_t n);
 /* The bytes the kept rows take. */
 size_t bt_rows_bytes(bt_store *st);
 

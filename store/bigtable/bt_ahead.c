@@ -47,12 +47,6 @@ struct bt_ahead {
 	size_t nq;
 };
 
-static int kcmp(const void *a, size_t an, const void *b, size_t bn)
-{
-	int r = memcmp(a, b, an < bn ? an : bn);
-	return r ? r : (an > bn) - (an < bn);
-}
-
 static void kid_free(struct kid *k)
 {
 	free(k->lo);
@@ -83,7 +77,7 @@ static int kid_set(struct kid *k, const void *lo, size_t lon, const void *hi, si
 
 static bool kid_is(const struct kid *k, const void *lo, size_t lon, const void *hi, size_t hin)
 {
-	return hi && !kcmp(k->lo, k->lon, lo, lon) && !kcmp(k->hi, k->hin, hi, hin);
+	return hi && !bt_key_cmp(k->lo, k->lon, lo, lon) && !bt_key_cmp(k->hi, k->hin, hi, hin);
 }
 
 int bt_ahead_new(bt_store *st, struct bt_ahead **out)
@@ -122,6 +116,30 @@ void bt_ahead_free(struct bt_ahead *a)
 	pthread_cond_destroy(&a->done);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
+}
+
+/* The index of the job for [LO, HI) of TABLE, or a->nq (under the lock). */
+static size_t job_find(const struct bt_ahead *a, const char *table, const void *lo, size_t lon, const void *hi,
+		       size_t hin)
+{
+	size_t j;
+	for (j = 0; j < a->nq && !(kid_is(&a->q[j].r, lo, lon, hi, hin) && !strcmp(a->q[j].table, table)); j++)
+		;
+	return j;
+}
+
+/* The index of [LO, HI) in list L (sorted, without overlaps), or L->n. */
+static size_t kid_find(const struct kids *l, const void *lo, size_t lon, const void *hi, size_t hin)
+{
+	size_t a = 0, b = l->n;
+	while (a < b) {
+		size_t m = (a + b) / 2;
+		if (bt_key_cmp(l->v[m].lo, l->v[m].lon, lo, lon) < 0)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < l->n && kid_is(&l->v[a], lo, lon, hi, hin) ? a : l->n;
 }
 
 /* Take job I out of the queue (under the lock). */
@@ -174,7 +192,7 @@ void bt_ahead_children(bt_store *st, const char *table, const uint8_t *blob, con
 	pthread_mutex_lock(&a->lock);
 	/* a listing resumed (each readdir request is a scan): its next subdirectories join its list */
 	if (a->lists && !strcmp(a->lists->table, table) && a->lists->expires > now && a->lists->n &&
-	    kcmp(a->lists->v[a->lists->n - 1].lo, a->lists->v[a->lists->n - 1].lon, blob + off[0], len[0]) < 0)
+	    bt_key_cmp(a->lists->v[a->lists->n - 1].lo, a->lists->v[a->lists->n - 1].lon, blob + off[0], len[0]) < 0)
 		l = a->lists;
 	if (!l) {
 		struct kids **pp;
@@ -225,18 +243,14 @@ void bt_ahead_reading(bt_store *st, const char *table, const struct bt_target *t
 	for (l = a->lists; l; l = l->next) {
 		if (l->expires <= now || strcmp(l->table, table))
 			continue;
-		for (at = 0; at < l->n && !kid_is(&l->v[at], lo, lon, hi, hin); at++)
-			;
-		if (at < l->n)
+		if ((at = kid_find(l, lo, lon, hi, hin)) < l->n)
 			break;
 	}
 	for (size_t i = at + 1; l && i < l->n && i <= at + AHEAD && a->nq < 2 * AHEAD; i++) {
 		const struct kid *k = &l->v[i];
 		struct bt_cover *v;
-		size_t j;
-		for (j = 0; j < a->nq && !(kid_is(&a->q[j].r, k->lo, k->lon, k->hi, k->hin) && !strcmp(a->q[j].table, table)); j++)
-			;
-		if (j < a->nq || bt_rows_too_big(st, table, k->lo, k->lon, k->hi, k->hin))
+		if (job_find(a, table, k->lo, k->lon, k->hi, k->hin) < a->nq ||
+		    bt_rows_too_big(st, table, k->lo, k->lon, k->hi, k->hin))
 			continue;
 		if ((v = bt_rows_covered(st, table, k->lo, k->lon, k->hi, k->hin))) {
 			bt_rows_cover_release(v);
@@ -254,9 +268,7 @@ void bt_ahead_reading(bt_store *st, const char *table, const struct bt_target *t
 	}
 	/* the range itself: being read ahead, wait for it; queued, the caller reads it */
 	for (;;) {
-		size_t j;
-		for (j = 0; j < a->nq && !(kid_is(&a->q[j].r, lo, lon, hi, hin) && !strcmp(a->q[j].table, table)); j++)
-			;
+		size_t j = job_find(a, table, lo, lon, hi, hin);
 		if (j == a->nq)
 			break;
 		if (!a->q[j].running) {

@@ -434,19 +434,13 @@ int bt_defer_add(bt_store *st, const char *table, const struct bt_target *to, co
 static int flush_table(bt_store *st, const char *table, bool all, const void *lo, size_t lon, const void *hi,
 		       size_t hin);
 
-static int kcmp(const void *a, size_t an, const void *b, size_t bn)
-{
-	int r = memcmp(a, b, an < bn ? an : bn);
-	return r ? r : (an > bn) - (an < bn);
-}
-
 /* Whether B holds a row in [LO, HI] (LON 0: from the first; HI NULL: to the last). */
 static bool batch_has(const struct dbatch *b, const void *lo, size_t lon, const void *hi, size_t hin)
 {
 	for (size_t i = 0; i < b->nents; i++) {
 		const struct dentry *e = &b->ents[i];
-		if ((!lon || kcmp(e->p + e->koff, e->keyn, lo, lon) >= 0) &&
-		    (!hi || kcmp(e->p + e->koff, e->keyn, hi, hin) <= 0))
+		if ((!lon || bt_key_cmp(e->p + e->koff, e->keyn, lo, lon) >= 0) &&
+		    (!hi || bt_key_cmp(e->p + e->koff, e->keyn, hi, hin) <= 0))
 			return true;
 	}
 	return false;

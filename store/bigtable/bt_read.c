@@ -335,22 +335,16 @@ static int build_filter(const cs_read_opts *o, Google__Bigtable__V2__RowFilter *
 
 /* ---- the range ----------------------------------------------------------------------------------------- */
 
-static int key_cmp(const void *a, size_t an, const void *b, size_t bn)
-{
-	int c = memcmp(a, b, an < bn ? an : bn);
-	return c ? c : (an > bn) - (an < bn);
-}
-
 /* Narrow [lo, hi) to [A, B) (B NULL: unbounded). */
 static int narrow(struct bt_scan *s, const void *a, size_t an, const void *b, size_t bn, bool b_closed)
 {
-	if (an && key_cmp(a, an, s->lo, s->lon) > 0) {
+	if (an && bt_key_cmp(a, an, s->lo, s->lon) > 0) {
 		free(s->lo);
 		if (!(s->lo = dup_bytes(a, an)))
 			return -ENOMEM;
 		s->lon = an;
 	}
-	int c = b && s->hi ? key_cmp(b, bn, s->hi, s->hin) : -1;
+	int c = b && s->hi ? bt_key_cmp(b, bn, s->hi, s->hin) : -1;
 	if (b && (c < 0 || (c == 0 && s->hi_closed && !b_closed))) {
 		free(s->hi);
 		if (!(s->hi = dup_bytes(b, bn)))
@@ -401,7 +395,7 @@ static int set_range(struct bt_scan *s, const cs_read_opts *o)
 			return rc;
 	}
 	if (s->hi) {
-		int c = key_cmp(s->lo, s->lon, s->hi, s->hin);
+		int c = bt_key_cmp(s->lo, s->lon, s->hi, s->hin);
 		if (c > 0 || (c == 0 && !s->hi_closed))
 			s->empty = true;
 	}
@@ -458,12 +452,12 @@ static int stream_open(struct bt_scan *s)
 		if (!bt_samples_get(s->st, s->table, &sm)) {
 			for (i = 0; i < bt_samples_count(sm); i++) { /* (few: a binary search is not worth it here) */
 				const uint8_t *k = bt_samples_key(sm, i, &n);
-				if (key_cmp(k, n, from, fromn) > 0)
+				if (bt_key_cmp(k, n, from, fromn) > 0)
 					break;
 			}
 			if (i < bt_samples_count(sm)) {
 				const uint8_t *k = bt_samples_key(sm, i, &n);
-				if ((!s->hi || key_cmp(k, n, s->hi, s->hin) < 0) && (s->cap = dup_bytes(k, n))) {
+				if ((!s->hi || bt_key_cmp(k, n, s->hi, s->hin) < 0) && (s->cap = dup_bytes(k, n))) {
 					s->capn = n;
 					range.end_key_case = GOOGLE__BIGTABLE__V2__ROW_RANGE__END_KEY_END_KEY_CLOSED;
 					range.end_key_closed = (ProtobufCBinaryData){ n, s->cap };
@@ -600,7 +594,7 @@ static int cmp_cells(const void *pa, const void *pb)
 	const btm_cell *a = &cmp_row->cells[*(const size_t *)pa], *b = &cmp_row->cells[*(const size_t *)pb];
 	int c = strcmp(a->family, b->family);
 	if (!c)
-		c = key_cmp(a->qualifier, a->qualifier_len, b->qualifier, b->qualifier_len);
+		c = bt_key_cmp(a->qualifier, a->qualifier_len, b->qualifier, b->qualifier_len);
 	if (!c)
 		c = (a->ts < b->ts) - (a->ts > b->ts); /* newest first */
 	if (!c)
@@ -614,7 +608,7 @@ static bool after_it(const struct bt_scan *s, const btm_cell *c)
 {
 	int d = strcmp(c->family, s->after_fam);
 	if (!d)
-		d = key_cmp(c->qualifier, c->qualifier_len, s->after_q, s->after_qn);
+		d = bt_key_cmp(c->qualifier, c->qualifier_len, s->after_q, s->after_qn);
 	return d > 0 || (d == 0 && c->ts < s->after_ts);
 }
 
@@ -650,7 +644,7 @@ static int take_row(struct bt_scan *s, const btm_row *r)
 		for (size_t i = 0; i < n; i++) {
 			const btm_cell *c = &r->cells[s->order[i]];
 			bool same_col = prev && !strcmp(prev->family, c->family) &&
-					!key_cmp(prev->qualifier, prev->qualifier_len, c->qualifier, c->qualifier_len);
+					!bt_key_cmp(prev->qualifier, prev->qualifier_len, c->qualifier, c->qualifier_len);
 			if (same_col && prev->ts == c->ts)
 				continue; /* the same cell again */
 			if (s->nsel && !selected(s, c))
@@ -736,15 +730,6 @@ static void keys_free(struct keys *l)
 	free(l->len);
 }
 
-/* The bytes row R takes when kept (about: bt_rows.c's count, without the table name). */
-static size_t kept_bytes(const btm_row *r)
-{
-	size_t n = 96 + r->key_len;
-	for (size_t i = 0; i < r->ncells; i++)
-		n += sizeof(btm_cell) + r->cells[i].family_len + 1 + r->cells[i].qualifier_len + r->cells[i].value_len;
-	return n;
-}
-
 /* Whether [LO, HI) of TABLE takes at most LIMIT bytes, by the table's samples (SampleRowKeys, kept a
  * minute): 1, 0, or the call's error. (The samples count stored bytes, the emulator's only values: the
  * read itself stops at LIMIT of memory.) */
@@ -780,7 +765,7 @@ int bt_read_whole(bt_store *st, const char *table, const struct bt_target *to, c
 	if ((rc = btm_new(&w.m, false)))
 		return rc;
 	while ((rc = next_merged(&w, &r)) == 1) {
-		if ((bytes += kept_bytes(r)) > limit) {
+		if ((bytes += bt_rows_size(strlen(table), r->key_len, r->cells, r->ncells)) > limit) {
 			bt_rows_mark_big(st, table, lo, lon, hi, hin);
 			rc = 1;
 			break;
@@ -839,7 +824,7 @@ int bt_scan_next(void *p, const cs_row **row)
 			struct bt_cached *e;
 			size_t kn;
 			const uint8_t *k = bt_cover_key(s->cov, s->covi, &kn);
-			if (s->hi && key_cmp(k, kn, s->hi, s->hin) >= 0)
+			if (s->hi && bt_key_cmp(k, kn, s->hi, s->hin) >= 0)
 				break;
 			s->covi++;
 			if (!bt_rows_get(s->st, s->table, k, kn, &e, &r)) { /* gone meanwhile: read on from here */
@@ -928,7 +913,7 @@ int bt_scan_seek(void *p, cs_bytes row)
 	s->record = false; /* (the range is not read whole) */
 	s->sought = true;
 	if (s->cov) {
-		if (key_cmp(row.data, row.len, s->lo, s->lon) < 0)
+		if (bt_key_cmp(row.data, row.len, s->lo, s->lon) < 0)
 			row = (cs_bytes){ s->lo, s->lon };
 		s->covi = bt_cover_find(s->cov, row.data, row.len);
 		s->done = false;
@@ -946,7 +931,7 @@ int bt_scan_seek(void *p, cs_bytes row)
 			s->kids.n -= row.len;
 		}
 	}
-	if (key_cmp(row.data, row.len, s->lo, s->lon) <= 0 && !s->lo_open)
+	if (bt_key_cmp(row.data, row.len, s->lo, s->lon) <= 0 && !s->lo_open)
 		row = (cs_bytes){ s->lo, s->lon };
 	{
 		uint8_t *lo = dup_bytes(row.data, row.len);
@@ -963,7 +948,7 @@ int bt_scan_seek(void *p, cs_bytes row)
 	s->served = true; /* (the stream from here) */
 	s->limit_now = 1;
 	if (s->hi) {
-		int c = key_cmp(s->lo, s->lon, s->hi, s->hin);
+		int c = bt_key_cmp(s->lo, s->lon, s->hi, s->hin);
 		if (c > 0 || (c == 0 && !s->hi_closed))
 			s->done = true;
 	}

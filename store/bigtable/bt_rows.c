@@ -142,28 +142,46 @@ static struct bt_cached *find(struct bt_rows *c, uint64_t h, const char *table, 
 	return NULL;
 }
 
-static int kcmp(const void *a, size_t an, const void *b, size_t bn)
-{
-	int r = memcmp(a, b, an < bn ? an : bn);
-	return r ? r : (an > bn) - (an < bn);
-}
-
 /* Whether cover V's range holds KEY. */
 static bool holds(const struct bt_cover *v, const void *key, size_t n)
 {
-	return kcmp(v->lo, v->lon, key, n) <= 0 && (!v->hi || kcmp(key, n, v->hi, v->hin) < 0);
+	return bt_key_cmp(v->lo, v->lon, key, n) <= 0 && (!v->hi || bt_key_cmp(key, n, v->hi, v->hin) < 0);
+}
+
+/* Whether cover V lists KEY among its rows; *AT (if not NULL): its index, or where it would go. */
+static bool lists(const struct bt_cover *v, const void *key, size_t n, size_t *at)
+{
+	size_t i = bt_cover_find(v, key, n);
+	if (at)
+		*at = i;
+	return i < v->nkeys && !bt_key_cmp(v->blob + v->off[i], v->len[i], key, n);
+}
+
+/* The newest fresh cover of TABLE holding KEY, or NULL (under the lock). */
+static struct bt_cover *holding(struct bt_rows *c, const char *table, const void *key, size_t n, int64_t now)
+{
+	for (struct bt_cover *v = c->covers; v; v = v->next)
+		if (!v->big && v->expires > now && !strcmp(v->table, table) && holds(v, key, n))
+			return v;
+	return NULL;
+}
+
+size_t bt_rows_size(size_t tablen, size_t keyn, const btm_cell *cells, size_t n)
+{
+	size_t bytes = sizeof(struct bt_cached) + tablen + 1 + keyn;
+	for (size_t i = 0; i < n; i++)
+		bytes += sizeof(btm_cell) + cells[i].family_len + 1 + cells[i].qualifier_len + cells[i].value_len;
+	return bytes;
 }
 
 /* Keep row KEY of TABLE with the N cells CELLS until EXPIRES (under no lock). Returns whether it is kept. */
 static bool put_row(struct bt_rows *c, const char *table, const void *key, size_t keyn, const btm_cell *cells,
 		    size_t n, int64_t expires)
 {
-	size_t tn = strlen(table) + 1, bytes = sizeof(struct bt_cached) + tn + keyn;
+	size_t tn = strlen(table) + 1, bytes = bt_rows_size(tn - 1, keyn, cells, n);
 	struct bt_cached *e, *old;
 	uint8_t *p;
 
-	for (size_t i = 0; i < n; i++)
-		bytes += sizeof(btm_cell) + cells[i].family_len + 1 + cells[i].qualifier_len + cells[i].value_len;
 	if (bytes > c->budget / 16 || !(e = malloc(bytes)))
 		return false;
 	p = (uint8_t *)(e + 1);
@@ -379,7 +397,7 @@ void bt_rows_mark_big(bt_store *st, const char *table, const void *lo, size_t lo
 static bool inside(const void *alo, size_t alon, const void *ahi, size_t ahin, const void *blo, size_t blon,
 		   const void *bhi, size_t bhin)
 {
-	return kcmp(alo, alon, blo, blon) <= 0 && (!ahi || (bhi && kcmp(bhi, bhin, ahi, ahin) <= 0));
+	return bt_key_cmp(alo, alon, blo, blon) <= 0 && (!ahi || (bhi && bt_key_cmp(bhi, bhin, ahi, ahin) <= 0));
 }
 
 /* A fresh cover of TABLE holding all of [LO, HI) (BIG false), or a mark of a range too big that
@@ -413,18 +431,15 @@ struct bt_cover *bt_rows_covered(bt_store *st, const char *table, const void *lo
 bool bt_rows_absent(bt_store *st, const char *table, const void *key, size_t keyn)
 {
 	struct bt_rows *c = st->rows;
+	struct bt_cover *v;
 	int64_t now = bt_mono_ms();
 	bool absent = false;
 
 	if (!c)
 		return false;
 	pthread_mutex_lock(&c->lock);
-	for (struct bt_cover *v = c->covers; v; v = v->next)
-		if (!v->big && v->expires > now && !strcmp(v->table, table) && holds(v, key, keyn)) {
-			size_t i = bt_cover_find(v, key, keyn);
-			absent = i == v->nkeys || kcmp(v->blob + v->off[i], v->len[i], key, keyn);
-			break;
-		}
+	if ((v = holding(c, table, key, keyn, now)))
+		absent = !lists(v, key, keyn, NULL);
 	pthread_mutex_unlock(&c->lock);
 	return absent;
 }
@@ -456,7 +471,7 @@ static bool deletes(const Google__Bigtable__V2__Mutation *m, const btm_cell *c)
 		const Google__Bigtable__V2__Mutation__DeleteFromColumn *d = m->delete_from_column;
 		const Google__Bigtable__V2__TimestampRange *tr = d->time_range;
 		if (strcmp(d->family_name, c->family) ||
-		    kcmp(d->column_qualifier.data, d->column_qualifier.len, c->qualifier, c->qualifier_len))
+		    bt_key_cmp(d->column_qualifier.data, d->column_qualifier.len, c->qualifier, c->qualifier_len))
 			return false;
 		return !tr || (c->ts >= tr->start_timestamp_micros &&
 			       (!tr->end_timestamp_micros || c->ts < tr->end_timestamp_micros));
@@ -464,7 +479,7 @@ static bool deletes(const Google__Bigtable__V2__Mutation *m, const btm_cell *c)
 	case GOOGLE__BIGTABLE__V2__MUTATION__MUTATION_SET_CELL: {
 		const Google__Bigtable__V2__Mutation__SetCell *x = m->set_cell;
 		return x->timestamp_micros == c->ts && !strcmp(x->family_name, c->family) &&
-		       !kcmp(x->column_qualifier.data, x->column_qualifier.len, c->qualifier, c->qualifier_len);
+		       !bt_key_cmp(x->column_qualifier.data, x->column_qualifier.len, c->qualifier, c->qualifier_len);
 	}
 	default:
 		return false;
@@ -553,17 +568,10 @@ void bt_rows_apply(bt_store *st, const char *table, const void *key, size_t keyn
 		expires = e->expires; /* (what was read keeps its age: others' writes show when it was due) */
 		known = true;
 	} else {
-		struct bt_cover *v;
-		for (v = c->covers; v; v = v->next)
-			if (!v->big && v->expires > now && !strcmp(v->table, table) && holds(v, key, keyn))
-				break;
-		if (v) {
-			size_t i = bt_cover_find(v, key, keyn);
-			if (i < v->nkeys && !kcmp(v->blob + v->off[i], v->len[i], key, keyn))
-				v = NULL; /* the range held the row, which is no longer kept: unknown */
-			else
-				known = true, expires = v->expires;
-		}
+		/* absent from a range read whole: known (listed there, but no longer kept: unknown) */
+		struct bt_cover *v = holding(c, table, key, keyn, now);
+		if (v && !lists(v, key, keyn, NULL))
+			known = true, expires = v->expires;
 		e = NULL;
 	}
 	pthread_mutex_unlock(&c->lock);
@@ -573,9 +581,8 @@ void bt_rows_apply(bt_store *st, const char *table, const void *key, size_t keyn
 		pthread_mutex_lock(&c->lock);
 		for (struct bt_cover **pp = &c->covers; *pp;) {
 			struct bt_cover *v = *pp, *w;
-			size_t i = 0;
-			if (v->big || strcmp(v->table, table) || !holds(v, key, keyn) ||
-			    ((i = bt_cover_find(v, key, keyn)) < v->nkeys && !kcmp(v->blob + v->off[i], v->len[i], key, keyn))) {
+			size_t i;
+			if (v->big || strcmp(v->table, table) || !holds(v, key, keyn) || lists(v, key, keyn, &i)) {
 				pp = &v->next;
 				continue;
 			}
@@ -601,7 +608,7 @@ size_t bt_cover_find(const struct bt_cover *v, const void *key, size_t n)
 	size_t a = 0, b = v->nkeys;
 	while (a < b) {
 		size_t m = (a + b) / 2;
-		if (kcmp(v->blob + v->off[m], v->len[m], key, n) < 0)
+		if (bt_key_cmp(v->blob + v->off[m], v->len[m], key, n) < 0)
 			a = m + 1;
 		else
 			b = m;

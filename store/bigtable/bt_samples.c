@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bt_key.h"
 #include "bt_samples.h"
 
 struct bt_samples {
@@ -20,19 +21,10 @@ struct bt_samples {
 	uint8_t *keys;
 };
 
-static int key_cmp(const void *a, size_t an, const void *b, size_t bn)
-{
-	size_t n = an < bn ? an : bn;
-	int c = n ? memcmp(a, b, n) : 0; /* (an empty key's bytes may be NULL) */
-	if (c)
-		return c;
-	return an < bn ? -1 : an > bn;
-}
-
 static int sample_cmp(const void *a, const void *b)
 {
 	const struct bt_sample *x = *(const struct bt_sample *const *)a, *y = *(const struct bt_sample *const *)b;
-	int c = key_cmp(x->key, x->keyn, y->key, y->keyn);
+	int c = bt_key_cmp(x->key, x->keyn, y->key, y->keyn);
 	if (c)
 		return c;
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
@@ -76,7 +68,7 @@ int bt_samples_new(const struct bt_sample *in, size_t n, int64_t fetched_ms, str
 			s->has_end = true;
 			continue;
 		}
-		if (m && !key_cmp(x->key, x->keyn, s->keys + s->at[m - 1], s->at[m] - s->at[m - 1]))
+		if (m && !bt_key_cmp(x->key, x->keyn, s->keys + s->at[m - 1], s->at[m] - s->at[m - 1]))
 			continue; /* (sorted by offset too: the first of equal keys has the smallest) */
 		memcpy(s->keys + s->at[m], x->key, x->keyn);
 		s->at[m + 1] = s->at[m] + x->keyn;
@@ -123,7 +115,7 @@ static size_t count_below(const struct bt_samples *s, const void *key, size_t n,
 	size_t lo = 0, hi = s->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = key_cmp(s->keys + s->at[mid], s->at[mid + 1] - s->at[mid], key, n);
+		int c = bt_key_cmp(s->keys + s->at[mid], s->at[mid + 1] - s->at[mid], key, n);
 		if (c < 0 || (c == 0 && or_equal))
 			lo = mid + 1;
 		else
@@ -141,7 +133,7 @@ int bt_samples_bound(const struct bt_samples *s, const void *lo, size_t lon, con
 	*bytes = 0;
 	if (hi && !hin)
 		hi = NULL; /* an empty end key is no end, as in Bigtable's RowRange */
-	if (hi && lon && key_cmp(lo, lon, hi, hin) >= 0)
+	if (hi && lon && bt_key_cmp(lo, lon, hi, hin) >= 0)
 		return 0;
 	if (lon && (i = count_below(s, lo, lon, true)))
 		start = s->off[i - 1]; /* the last sample at or before LO */
