@@ -36,7 +36,10 @@ struct conf {
 	int uring;                /* -o uring: 1, -o nouring: -1, neither: 0 (io_uring where it can) */
 };
 
-enum { KEY_RO = 1, KEY_ALLOW_OTHER, KEY_URING, KEY_NOURING };
+enum { KEY_RO = 1, KEY_ALLOW_OTHER, KEY_URING, KEY_NOURING, KEY_REMOTE };
+
+/* A remote store's connection settings: -o creds=... and the others, then ~/.cbtrc's (cs_remote). */
+static cs_remote remote;
 
 #define OPT(t, p) { t, offsetof(struct conf, p), 1 }
 static const struct fuse_opt conf_opts[] = {
@@ -54,6 +57,13 @@ static const struct fuse_opt conf_opts[] = {
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_KEY("uring", KEY_URING),
 	FUSE_OPT_KEY("nouring", KEY_NOURING),
+	FUSE_OPT_KEY("creds=", KEY_REMOTE),
+	FUSE_OPT_KEY("access_token=", KEY_REMOTE),
+	FUSE_OPT_KEY("data_endpoint=", KEY_REMOTE),
+	FUSE_OPT_KEY("admin_endpoint=", KEY_REMOTE),
+	FUSE_OPT_KEY("cert_file=", KEY_REMOTE),
+	FUSE_OPT_KEY("app_profile=", KEY_REMOTE),
+	FUSE_OPT_KEY("user_agent=", KEY_REMOTE),
 	/* What /etc/fstab lines carry for mount(8) and systemd, not for the filesystem. mount.fuse3 drops
 	 * most of them itself; dropped here too, so the same options work when cellfs is run by hand. */
 	FUSE_OPT_KEY("defaults", FUSE_OPT_KEY_DISCARD),
@@ -75,6 +85,15 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 		c->ro = true;
 	if (key == KEY_ALLOW_OTHER)
 		c->allow_other = true;
+	if (key == KEY_REMOTE) {
+		const char *eq = strchr(arg, '='), *why;
+		char name[32];
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - arg), arg);
+		int rc = cs_remote_set(&remote, name, eq + 1, &why);
+		if (rc)
+			fprintf(stderr, "cellfs: -o %s: %s\n", arg, rc == -ENOMEM ? strerror(ENOMEM) : why);
+		return rc ? -1 : 0;
+	}
 	if (key == KEY_URING || key == KEY_NOURING) {
 		c->uring = key == KEY_URING ? 1 : -1;
 		return 0; /* (ours, not libfuse's) */
@@ -111,6 +130,9 @@ static void usage(const char *prog)
 	       "                suffixes); a directory whose rows take at most half of it is read whole\n"
 	       "  -o timeout=DURATION  a remote store: how long a call to it may take before the request\n"
 	       "                fails with EIO (cbt's -timeout: 30s, 500ms, 1m30s; default 30s)\n"
+	       "  -o creds=FILE, access_token=T, data_endpoint=HOST:PORT, admin_endpoint=HOST:PORT,\n"
+	       "     cert_file=PEM, app_profile=ID, user_agent=S  a Bigtable store: how to reach it, as\n"
+	       "                cbt's flags of those names; ~/.cbtrc fills in what they leave out\n"
 	       "  -o allow_other  let other users in (needs user_allow_other in /etc/fuse.conf)\n"
 	       "  -o uring      requests over io_uring (the default where the kernel offers it: as root,\n"
 	       "                echo 1 > /sys/module/fuse/parameters/enable_uring); else /dev/fuse\n"
@@ -130,7 +152,7 @@ static int open_store(const char *path, bool create, bool ro, const int64_t *aso
 	cs_open_opts o = { .flags = (ro ? CS_OPEN_RDONLY : CS_OPEN_BG_SYNC) | (create && !ro ? CS_OPEN_CREATE : 0) |
 				    (asof ? CS_OPEN_ASOF : 0) | CS_OPEN_CACHE,
 			   .version_ttl_ms = ttl * 1000, .asof = asof ? *asof : 0, .deadline_ms = deadline_ms,
-			   .prefetch_bytes = prefetch };
+			   .prefetch_bytes = prefetch, .remote = &remote };
 	bool is_new = false;
 	cs_txn *t = NULL;
 	char *data;
@@ -385,6 +407,16 @@ int main(int argc, char *argv[])
 	} else if (store_path(conf.pos[0], &store)) {
 		goto free_args;
 	}
+	if (cs_store_name_kind(store) == 1) { /* a Bigtable store: ~/.cbtrc fills in what -o leaves out */
+		char rcwhy[600];
+		int rc = cs_remote_cbtrc(&remote, NULL, rcwhy, sizeof(rcwhy));
+		if (rc && rc != -ENOENT) {
+			fprintf(stderr, "cellfs: %s\n", rcwhy);
+			goto free_args;
+		}
+		if (!conf.timeout && remote.timeout)
+			cs_duration_parse(remote.timeout, &deadline_ms, &why); /* (checked by cs_remote_cbtrc) */
+	}
 	/* What the kernel shows in /proc/mounts: fuse.cellfs, the store as the source. Permissions: without
 	 * allow_other only the mounting user can reach the mount at all (the kernel refuses everyone else),
 	 * and every file and directory is theirs, so checking modes would only cost a GETATTR whenever a
@@ -488,5 +520,6 @@ free_args:
 	free(conf.asof);
 	free(conf.timeout);
 	free(conf.prefetch);
+	cs_remote_clear(&remote);
 	return ret ? 1 : 0;
 }

@@ -4,6 +4,9 @@
 #include "ident.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +31,29 @@ static const char *const op_names[OP_COUNT] = {
 	"mkdir", "rmdir", "rename", "mknod", "symlink", "link", "setxattr", "removexattr", "fsyncdir",
 };
 
+/* Whether MSG is a refusal not logged yet: the service's refusals are logged once each (a walk of a
+ * table the account may not read would otherwise log a line per file); the first 64 kinds are kept. */
+static bool refusal_is_new(const char *msg)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static uint64_t seen[64];
+	static unsigned nseen;
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	bool fresh = true;
+
+	for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	pthread_mutex_lock(&lock);
+	for (unsigned i = 0; i < nseen && fresh; i++)
+		fresh = seen[i] != h;
+	if (fresh && nseen < 64)
+		seen[nseen++] = h;
+	else if (fresh) /* (more kinds than that: every one logged, as a flood of new ones is news) */
+		seen[h % 64] = h;
+	pthread_mutex_unlock(&lock);
+	return fresh;
+}
+
 void req_reply_err(fuse_req_t req, int err)
 {
 	/* The contract: a corrupt store is EIO and a log line. The first lines, then one in a thousand, so
@@ -42,6 +68,9 @@ void req_reply_err(fuse_req_t req, int err)
 			fuse_log(FUSE_LOG_ERR, "cellfs: %s: input/output error: the store is damaged "
 				 "(%llu so far; cellctl verify names what)\n", op_names[cur_op], (unsigned long long)n + 1);
 	}
+	if (err == EACCES && !(cs_store_caps(req_fs(req)->st) & CS_CAP_MAINT) && cs_last_error() &&
+	    refusal_is_new(cs_last_error()))
+		fuse_log(FUSE_LOG_ERR, "cellfs: %s: permission denied: %s\n", op_names[cur_op], cs_last_error());
 	fuse_reply_err(req, err);
 }
 

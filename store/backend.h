@@ -17,7 +17,7 @@
 
 #include "cellstore.h"
 
-#define CS_BACKEND_ABI 4
+#define CS_BACKEND_ABI 5
 #define CS_BACKEND_SYMBOL "cs_backend_table"
 
 struct cs_backend {

@@ -5,6 +5,7 @@
  * byte-identical output, so scripts written for cbt keep working against a local cellfs store.
  */
 #include "cellctl.h"
+#include "ccremote.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -432,7 +433,7 @@ static int open_status(int rc, const char *path)
 int cellctl_open(struct cellctl *cc)
 {
 	const char *env = getenv("CELLFS_DB");
-	cs_open_opts opts = { .deadline_ms = deadline_ms };
+	cs_open_opts opts = { .deadline_ms = deadline_ms, .remote = cc_remote() };
 	char *path;
 	bool is_default = false;
 	int rc, status;
@@ -473,7 +474,7 @@ int cellctl_open(struct cellctl *cc)
 
 int cc_store_open(const char *path, unsigned flags, cs_store **st)
 {
-	cs_open_opts opts = { .flags = flags, .deadline_ms = deadline_ms };
+	cs_open_opts opts = { .flags = flags, .deadline_ms = deadline_ms, .remote = cc_remote() };
 
 	return open_status(cs_store_open(path, &opts, st), path);
 }
@@ -605,7 +606,7 @@ int main(int argc, char **argv)
 {
 	static char outbuf[1 << 16];
 	struct cellctl cc = { 0 };
-	int i, status;
+	int i, rc, status;
 
 	atexit(qring_free);
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
@@ -651,6 +652,9 @@ int main(int argc, char **argv)
 			if (cs_duration_parse(val, &deadline_ms, &why))
 				return cc_error("option --timeout=%s: %s (give a duration as cbt's -timeout takes "
 						"it: 30s, 500ms, 1m30s)", val, why);
+		} else if ((rc = cc_remote_flag(argc, argv, &i))) {
+			if (rc != 1)
+				return finish(CC_FAIL);
 		} else if (!strcmp(a, "--stats")) {
 			print_stats = true;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -666,6 +670,8 @@ int main(int argc, char **argv)
 	}
 	if (cc.db && !*cc.db)
 		return cc_error("option --db needs a PATH");
+	if (cc_remote_store(&cc.db, &deadline_ms) != CC_OK)
+		return finish(CC_FAIL);
 	if (i == argc)
 		return cc_error("no command given (see \"cellctl --help\")");
 	cc.cmd = find_command(argv[i]);
@@ -683,7 +689,6 @@ int main(int argc, char **argv)
 	/* The store does not fsync each commit; a write command that returns has reached the disk, as a
 	 * cbt write that returns has reached Bigtable. */
 	if (status == CC_OK && cc.st && cc.cmd->access != CC_READ) {
-		int rc;
 		cs_heat_flush(cc.st); /* the Key Visualizer's counts, into the synced state (lost if it fails) */
 		rc = cs_store_sync(cc.st);
 		if (rc < 0)

@@ -19,8 +19,13 @@ void bt_status_text(const btr_status *status, char *buf, size_t size)
 		buf[0] = '\0';
 		return;
 	}
-	snprintf(buf, size, "%s%s%s%s%s", status->endpoint ? status->endpoint : "", status->endpoint ? ": " : "",
-		 code, *code && status->message[0] ? ": " : "", status->message);
+	int n = snprintf(buf, size, "%s%s%s%s%s", status->endpoint ? status->endpoint : "",
+			 status->endpoint ? ": " : "", code, *code && status->message[0] ? ": " : "", status->message);
+	/* a refusal names the call and the credential it was made with: which account lacks what */
+	if ((status->code == GRPC_STATUS_UNAUTHENTICATED || status->code == GRPC_STATUS_PERMISSION_DENIED) &&
+	    n >= 0 && (size_t)n < size && status->who)
+		snprintf(buf + n, size - (size_t)n, " (%s%s%s)", status->method ? status->method : "",
+			 status->method ? " as " : "", status->who);
 }
 
 int bt_fail(int rc, const btr_status *status, const char *what)
@@ -128,13 +133,20 @@ static int parse_name(const char *name, char *project, char *instance, char *pro
 
 static int bt_open(const char *name, const cs_open_opts *opts, void **out, const char **fault)
 {
+	static __thread char connect_why[900];
 	char project[128], instance[128], profile[128];
+	const cs_remote *r = opts->remote;
 	bt_store *st;
 	int rc;
 
 	bt_clear_error();
 	if ((rc = parse_name(name, project, instance, profile, sizeof(project), fault)))
 		return rc;
+	if (!profile[0] && r && r->app_profile &&
+	    !take_id(r->app_profile, strlen(r->app_profile), profile, sizeof(profile))) {
+		*fault = "an app profile's id is letters, digits, '-', '_', '.' (app_profile=)";
+		return -EINVAL;
+	}
 	if (!(st = calloc(1, sizeof(*st))))
 		return -ENOMEM;
 	st->rdonly = opts->flags & CS_OPEN_RDONLY;
@@ -152,10 +164,18 @@ static int bt_open(const char *name, const cs_open_opts *opts, void **out, const
 		free(st);
 		return rc;
 	}
-	if ((rc = btr_connect(project, instance, profile, &st->c))) {
-		if (rc == -EACCES)
-			*fault = "no Application Default Credentials (set GOOGLE_APPLICATION_CREDENTIALS, run `gcloud auth "
-				 "application-default login`, or set BIGTABLE_EMULATOR_HOST for the emulator)";
+	btr_opts bo = { .app_profile = profile };
+	if (r) {
+		bo.data_endpoint = r->data_endpoint;
+		bo.admin_endpoint = r->admin_endpoint;
+		bo.cert_file = r->cert_file;
+		bo.creds = r->creds;
+		bo.access_token = r->access_token;
+		bo.user_agent = r->user_agent;
+	}
+	if ((rc = btr_connect_with(project, instance, &bo, &st->c, connect_why, sizeof(connect_why)))) {
+		if (connect_why[0])
+			*fault = connect_why;
 		bt_defer_free(st);
 		bt_cache_free(st->cache);
 		bt_samples_cache_free(st->samples);

@@ -202,7 +202,7 @@ static int take_error(struct dq *q)
 static int flush_q(bt_store *st, struct dq *q, bool keep)
 {
 	struct bt_defer *d = st->defer;
-	btr_status last = { GRPC_STATUS_OK, "", NULL };
+	btr_status last = { .code = GRPC_STATUS_OK };
 	struct dbatch *t;
 	int rc = 0;
 

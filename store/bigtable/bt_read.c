@@ -546,7 +546,7 @@ static int next_merged(struct bt_scan *s, const btm_row **row)
 		}
 		{
 			const btr_status *st = btr_stream_status(s->s);
-			if (!btr_retryable(st->code) || ++s->breaks > RESUMES || btr_quiet(s->st->c))
+			if (!btr_status_retryable(st) || ++s->breaks > RESUMES || btr_quiet(s->st->c))
 				return bt_fail(rc, st, NULL);
 			btr_count_retry(s->st->c);
 			stream_drop(s);

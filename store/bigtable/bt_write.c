@@ -613,7 +613,7 @@ static int send_once(struct bt_mrows *m, size_t *left, btr_status *last)
 		if (rc < 0)
 			break;
 	}
-	if (rc < 0 && rc != -ENOMEM && btr_retryable(btr_stream_status(s)->code)) {
+	if (rc < 0 && rc != -ENOMEM && btr_status_retryable(btr_stream_status(s))) {
 		rc = 0; /* the stream broke: what it did not acknowledge is sent again */
 		*last = *btr_stream_status(s);
 	} else if (rc < 0 && btr_stream_status(s)->code != GRPC_STATUS_OK)
@@ -727,7 +727,7 @@ static int flush(struct bt_bulk *b, bool sync)
 	b->cur = t;
 	b->cur.bufn = b->cur.ncells = b->cur.nents = b->cur.nmut = 0;
 	b->out_rc = 0;
-	b->out_last = (btr_status){ GRPC_STATUS_OK, "", NULL };
+	b->out_last = (btr_status){ .code = GRPC_STATUS_OK };
 	if (!sync && !pthread_create(&b->th, NULL, sender, b)) {
 		b->busy = true;
 		return 0;

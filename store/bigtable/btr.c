@@ -5,6 +5,7 @@
  * them itself (btr_stream_next_bytes), held as one slice until the next message.
  */
 #include "btr.h"
+#include "btr_auth.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -49,8 +50,10 @@ struct btr_conn {
 	 * its deadline without an answer just before (btr_quiet); any answer clears it. Atomic. */
 	int64_t quiet_until;
 	bool emulator;
-	char *emulator_host;     /* $BIGTABLE_EMULATOR_HOST as it was at btr_connect, or NULL */
+	char *endpoint[2];       /* host:port of [BTR_DATA], [BTR_ADMIN] ($BIGTABLE_EMULATOR_HOST's for both) */
 	char *app_profile;       /* "" for none */
+	char who[400];           /* the credential (btr_who) */
+	char roots[300];         /* the TLS roots' file, for a certificate that does not verify */
 	/* btr_counters_text's counters, added to with relaxed atomics (a read counts every row it takes);
 	 * count_lock only guards claiming a slot of calls[] for a new method, NAME the method's last path
 	 * element (a static string of the caller's) */
@@ -328,6 +331,40 @@ int btr_retryable(grpc_status_code code)
 	       code == GRPC_STATUS_DEADLINE_EXCEEDED;
 }
 
+#define TLS_FAILED "TLS handshake failed: "
+
+static bool tls_failed(const btr_status *st)
+{
+	return st->code == GRPC_STATUS_UNAVAILABLE && !strncmp(st->message, TLS_FAILED, strlen(TLS_FAILED));
+}
+
+int btr_status_retryable(const btr_status *st)
+{
+	return btr_retryable(st->code) && !tls_failed(st);
+}
+
+/* gRPC's words for a refused TLS handshake ("failed to connect to all addresses; last error: UNKNOWN:
+ * ipv4:127.0.0.1:8443: Ssl handshake failed: SSL_ERROR_SSL: error:0A000086:SSL routines::certificate
+ * verify failed") made into a sentence that says what to check: TLS_FAILED, OpenSSL's reason, and the
+ * roots the certificate was checked against. */
+static void explain_tls(const btr_conn *c, btr_status *st)
+{
+	const char *p, *reason;
+	char msg[sizeof(st->message)];
+
+	if (!st || st->code != GRPC_STATUS_UNAVAILABLE || !(p = strstr(st->message, "andshake failed")))
+		return;
+	reason = strstr(p, "::") ? strstr(p, "::") + 2 : p + strlen("andshake failed");
+	while (*reason == ':' || *reason == ' ')
+		reason++;
+	if (strstr(reason, "verify failed"))
+		snprintf(msg, sizeof(msg), TLS_FAILED "%s: the server's certificate does not verify against %s "
+			 "(-cert-file names other roots)", reason, c->roots[0] ? c->roots : "the roots given");
+	else
+		snprintf(msg, sizeof(msg), TLS_FAILED "%s", reason);
+	status_set(st, st->code, msg);
+}
+
 const char *btr_code_name(grpc_status_code code)
 {
 	static const char *const names[] = {
@@ -365,7 +402,7 @@ unsigned btr_backoff_ms(unsigned attempt)
 
 /* ---- connections */
 
-static grpc_channel *channel_new(const char *target, grpc_channel_credentials *creds)
+static grpc_channel *channel_new(const char *target, grpc_channel_credentials *creds, const char *agent)
 {
 	grpc_arg args[] = {
 		{ .type = GRPC_ARG_INTEGER, .key = GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH,
@@ -378,7 +415,7 @@ static grpc_channel *channel_new(const char *target, grpc_channel_credentials *c
 		/* after an outage, reconnect within seconds rather than gRPC's default two minutes */
 		{ .type = GRPC_ARG_INTEGER, .key = GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, .value.integer = 10000 },
 		{ .type = GRPC_ARG_STRING, .key = GRPC_ARG_PRIMARY_USER_AGENT_STRING,
-		  .value.string = "cellfs/" BTR_VERSION },
+		  .value.string = (char *)(agent && *agent ? agent : "cellfs/" BTR_VERSION) },
 	};
 	grpc_channel_args ca = { .num_args = sizeof args / sizeof args[0], .args = args };
 	return grpc_channel_create(target, creds, &ca);
@@ -402,7 +439,28 @@ static bool name_ok(const char *s)
 
 int btr_connect(const char *project, const char *instance, const char *app_profile, btr_conn **out)
 {
+	btr_opts o = { .app_profile = app_profile };
+	return btr_connect_with(project, instance, &o, out, NULL, 0);
+}
+
+static const char *or_default(const char *s, const char *dflt)
+{
+	return s && *s ? s : dflt;
+}
+
+int btr_connect_with(const char *project, const char *instance, const btr_opts *o, btr_conn **out, char *why,
+		     size_t whyn)
+{
+	static const btr_opts none;
+	char scratch[8];
+
 	*out = NULL;
+	if (!why || !whyn) {
+		why = scratch;
+		whyn = sizeof(scratch);
+	}
+	why[0] = '\0';
+	o = o ? o : &none;
 	if (!name_ok(project) || !name_ok(instance))
 		return -EINVAL;
 	unsigned env_ms = 0;
@@ -416,7 +474,7 @@ int btr_connect(const char *project, const char *instance, const char *app_profi
 		return -ENOMEM;
 	pthread_mutex_init(&c->count_lock, NULL);
 	snprintf(c->instance_name, n, "projects/%s/instances/%s", project, instance);
-	c->app_profile = strdup(app_profile ? app_profile : "");
+	c->app_profile = strdup(o->app_profile ? o->app_profile : "");
 	if (!c->app_profile) {
 		free(c);
 		return -ENOMEM;
@@ -437,22 +495,26 @@ int btr_connect(const char *project, const char *instance, const char *app_profi
 	const char *emu = getenv("BIGTABLE_EMULATOR_HOST");
 	if (emu && *emu) {
 		c->emulator = true;
-		if (!(c->emulator_host = strdup(emu))) {
+		snprintf(c->who, sizeof(c->who), "no credentials (the emulator)");
+		if (!(c->endpoint[BTR_DATA] = strdup(emu)) || !(c->endpoint[BTR_ADMIN] = strdup(emu))) {
 			err = -ENOMEM;
 			goto fail;
 		}
 		grpc_channel_credentials *cr = grpc_insecure_credentials_create();
-		c->ch[BTR_DATA] = channel_new(emu, cr);
+		c->ch[BTR_DATA] = channel_new(emu, cr, o->user_agent);
 		grpc_channel_credentials_release(cr);
 		c->ch[BTR_ADMIN] = c->ch[BTR_DATA];
 	} else {
-		grpc_channel_credentials *cr = grpc_google_default_credentials_create(NULL);
-		if (!cr) {
-			err = -EACCES;
+		grpc_channel_credentials *cr;
+		if (!(c->endpoint[BTR_DATA] = strdup(or_default(o->data_endpoint, DATA_ENDPOINT))) ||
+		    !(c->endpoint[BTR_ADMIN] = strdup(or_default(o->admin_endpoint, ADMIN_ENDPOINT)))) {
+			err = -ENOMEM;
 			goto fail;
 		}
-		c->ch[BTR_DATA] = channel_new(DATA_ENDPOINT, cr);
-		c->ch[BTR_ADMIN] = channel_new(ADMIN_ENDPOINT, cr);
+		if ((err = btr_auth_channel(o, &cr, c->who, sizeof(c->who), c->roots, sizeof(c->roots), why, whyn)))
+			goto fail;
+		c->ch[BTR_DATA] = channel_new(c->endpoint[BTR_DATA], cr, o->user_agent);
+		c->ch[BTR_ADMIN] = channel_new(c->endpoint[BTR_ADMIN], cr, o->user_agent);
 		grpc_channel_credentials_release(cr);
 	}
 	if (!c->ch[BTR_DATA] || !c->ch[BTR_ADMIN]) {
@@ -475,7 +537,8 @@ void btr_close(btr_conn *c)
 	if (c->ch[BTR_DATA])
 		grpc_channel_destroy(c->ch[BTR_DATA]);
 	free(c->app_profile);
-	free(c->emulator_host);
+	free(c->endpoint[BTR_DATA]);
+	free(c->endpoint[BTR_ADMIN]);
 	pthread_mutex_destroy(&c->count_lock);
 	free(c);
 	grpc_shutdown();
@@ -524,9 +587,12 @@ int btr_is_emulator(const btr_conn *c)
 
 const char *btr_endpoint(const btr_conn *c, int api)
 {
-	if (c->emulator_host)
-		return c->emulator_host;
-	return api == BTR_ADMIN ? ADMIN_ENDPOINT : DATA_ENDPOINT;
+	return c->endpoint[api == BTR_ADMIN ? BTR_ADMIN : BTR_DATA];
+}
+
+const char *btr_who(const btr_conn *c)
+{
+	return c->who;
 }
 
 int btr_table_name(const btr_conn *c, const char *table, char *buf, size_t size)
@@ -599,6 +665,16 @@ static unsigned call_deadline_ms(const btr_conn *c, int api, const char *method)
 	if (api == BTR_ADMIN && op && (!strcmp(op, "/GetTable") || !strcmp(op, "/ListTables")))
 		return c->deadline_ms[BTR_DATA];
 	return c->deadline_ms[api];
+}
+
+/* ST is about a call of METHOD on API's channel of C. */
+static void note_call(const btr_conn *c, int api, const char *method, btr_status *st)
+{
+	if (!st)
+		return;
+	st->endpoint = btr_endpoint(c, api);
+	st->method = strrchr(method, '/') ? strrchr(method, '/') + 1 : method;
+	st->who = c->who;
 }
 
 /* The status of a call not made because the instance just failed to answer another (btr_quiet). */
@@ -695,8 +771,7 @@ int btr_unary(btr_conn *c, int api, const char *method, const ProtobufCMessage *
 	status_set(st, GRPC_STATUS_OK, "");
 	if (api != BTR_DATA && api != BTR_ADMIN)
 		return -EINVAL;
-	if (st)
-		st->endpoint = btr_endpoint(c, api);
+	note_call(c, api, method, st);
 	int err = 0;
 	grpc_byte_buffer *bb = pack(req, &err);
 	if (!bb) {
@@ -718,7 +793,9 @@ int btr_unary(btr_conn *c, int api, const char *method, const ProtobufCMessage *
 			btr_count_retry(c);
 		count_call(c, method, grpc_byte_buffer_length(bb));
 		code = unary_once(ch, method, bb, routing, deadline, &reply, st);
-		if (code == GRPC_STATUS_OK || !(flags & BTR_IDEMPOTENT) || !btr_retryable(code))
+		explain_tls(c, st);
+		if (code == GRPC_STATUS_OK || !(flags & BTR_IDEMPOTENT) || !btr_retryable(code) ||
+		    (st && tls_failed(st)))
 			break;
 		if (!sleep_before(btr_backoff_ms(attempt), deadline)) {
 			spent = true;
@@ -792,7 +869,7 @@ static int stream_open(btr_conn *c, int api, const char *method, grpc_byte_buffe
 	s->req = req;
 	s->conn = c;
 	s->ch = c->ch[api];
-	s->st.endpoint = btr_endpoint(c, api);
+	note_call(c, api, method, &s->st);
 	s->end = 1;
 	s->code = GRPC_STATUS_OK;
 	s->details = grpc_empty_slice();
@@ -877,6 +954,7 @@ static int stream_finish(btr_stream *s, gpr_timespec deadline)
 		s->status_pending = false;
 	}
 	status_from_slice(&s->st, s->code, s->details);
+	explain_tls(s->conn, &s->st);
 	if (s->code == GRPC_STATUS_UNAVAILABLE)
 		grpc_channel_reset_connect_backoff(s->ch);
 	s->end = btr_errno(s->code);

@@ -47,7 +47,21 @@ typedef struct btr_status {
 	grpc_status_code code;
 	char message[512];
 	const char *endpoint;
+	const char *method; /* the call's method's name ("ReadRows"), or NULL before a call filled it */
+	const char *who;    /* the credential it was made with (btr_who), or NULL */
 } btr_status;
+
+/* Where and how btr_connect_with connects, as cbt's flags and ~/.cbtrc name it; every member may be
+ * NULL or "" for its default. Ignored, but for APP_PROFILE, when $BIGTABLE_EMULATOR_HOST is set. */
+typedef struct btr_opts {
+	const char *app_profile;    /* the instance's default profile */
+	const char *data_endpoint;  /* host:port of the Data API: bigtable.googleapis.com:443 */
+	const char *admin_endpoint; /* of the Admin API: bigtableadmin.googleapis.com:443 */
+	const char *cert_file;      /* PEM roots the server's certificate must verify against: the system's */
+	const char *creds;          /* a credentials JSON file: Application Default Credentials (btr_auth.h) */
+	const char *access_token;   /* a bearer token sent as given (wins over CREDS) */
+	const char *user_agent;     /* the user-agent gRPC sends: cellfs/VERSION */
+} btr_opts;
 
 /* btr_connect — channels to instance projects/PROJECT/instances/INSTANCE.
  * With $BIGTABLE_EMULATOR_HOST=host:port set: one plaintext channel to it for both APIs, no credentials.
@@ -62,6 +76,12 @@ typedef struct btr_status {
  * malformed $CELLFS_BT_DEADLINE_MS), -EACCES (no Application Default Credentials found), -ENOMEM, -EIO (a
  * channel could not be made). */
 int btr_connect(const char *project, const char *instance, const char *app_profile, btr_conn **out);
+
+/* btr_connect_with — btr_connect with O's endpoints, TLS roots and credentials (btr_auth_channel says in
+ * which order credentials are looked for; O may be NULL). The same errors, and -EINVAL for a credentials
+ * or roots file that cannot be used; WHY (WHYN bytes, may be NULL) then says what was wrong. */
+int btr_connect_with(const char *project, const char *instance, const btr_opts *o, btr_conn **out, char *why,
+		     size_t whyn);
 
 /* btr_close — destroys the channels (cancelling nothing: no call or stream may be running) and frees C.
  * Closing the last conn of the process waits until gRPC has stopped (about a millisecond; at most 2 s,
@@ -100,6 +120,9 @@ int btr_counters_text(btr_conn *c, char **out, size_t *len);
 const char *btr_instance_name(const btr_conn *c);
 /* The app profile given to btr_connect, "" for none; valid until btr_close. */
 const char *btr_app_profile(const btr_conn *c);
+/* The credential C's calls are made with, for messages ("service account a@p.iam.gserviceaccount.com
+ * (key /k.json)", "the access token given"; "no credentials (the emulator)"); valid until btr_close. */
+const char *btr_who(const btr_conn *c);
 /* Whether C talks to an emulator ($BIGTABLE_EMULATOR_HOST): 1 or 0. */
 int btr_is_emulator(const btr_conn *c);
 /* Where API's calls go, "host:port" ($BIGTABLE_EMULATOR_HOST's value, or the service's endpoint), for
@@ -188,6 +211,10 @@ int btr_errno(grpc_status_code code);
 /* btr_retryable — 1 for a code worth another attempt of an idempotent call or a resumed stream
  * (UNAVAILABLE, ABORTED, DEADLINE_EXCEEDED), else 0. */
 int btr_retryable(grpc_status_code code);
+
+/* btr_status_retryable — btr_retryable of ST's code, but 0 for a connection the TLS handshake refused
+ * (the server's certificate does not verify): that fails the same way until the settings change. */
+int btr_status_retryable(const btr_status *st);
 
 /* btr_backoff_ms — how long to wait before attempt ATTEMPT + 1 (ATTEMPT counts from 1): 50 ms doubling
  * per attempt up to 2 s, a random point in the upper half of that. Thread-safe. */

@@ -66,6 +66,35 @@ enum {
 	                           * that time: only cells whose timestamps are at or before it */
 };
 
+/* A remote store's connection settings, as cbt's global flags and its ~/.cbtrc name them. Every member
+ * is NULL or a string of the struct's own (cs_remote_set() copies; cs_remote_clear() frees). What a
+ * member means is the backend's (store/bigtable/README.md): PROJECT and INSTANCE name the instance
+ * (cellctl and cellfs make bigtable://PROJECT/INSTANCE of them); CREDS a credentials JSON file;
+ * ACCESS_TOKEN a bearer token; DATA_ENDPOINT and ADMIN_ENDPOINT host:port; CERT_FILE the TLS roots (PEM);
+ * USER_AGENT; APP_PROFILE; TIMEOUT a duration as cbt's -timeout (cs_duration_parse()). */
+typedef struct cs_remote {
+	char *project, *instance, *creds, *access_token, *data_endpoint, *admin_endpoint, *cert_file,
+		*user_agent, *app_profile, *timeout;
+} cs_remote;
+
+/* cs_remote_set — sets KEY of R to VALUE (a copy; replacing what it held). KEY is cbt's flag or .cbtrc
+ * name without its dash ("data-endpoint"), or with '_' for '-' ("data_endpoint", the mount's -o form):
+ * project, instance, creds, access-token, data-endpoint, admin-endpoint, cert-file, user-agent,
+ * app-profile, timeout. Returns 0, or -EINVAL (a KEY not among them, an empty VALUE, a timeout that is
+ * not a duration) with *WHY (may be NULL) a static sentence, or -ENOMEM. */
+int cs_remote_set(cs_remote *r, const char *key, const char *value, const char **why);
+
+/* cs_remote_cbtrc — reads cbt's config file PATH (NULL: $CBTRC, else $HOME/.cbtrc): lines
+ * "key = value" of cs_remote_set()'s keys (blank lines and lines starting with '#' skipped), and sets each
+ * member of R that is still NULL (the flags given win over the file). Returns 0; -ENOENT when the file
+ * does not exist (R unchanged); -EINVAL (a line that is not key = value, or a key or value
+ * cs_remote_set() refuses) or another -errno (the file cannot be read), with WHY (WHYN bytes) naming the
+ * file, the line and what is wrong (R then unchanged too); -ENOMEM. */
+int cs_remote_cbtrc(cs_remote *r, const char *path, char *why, size_t whyn);
+
+/* cs_remote_clear — frees R's strings and sets them to NULL. */
+void cs_remote_clear(cs_remote *r);
+
 typedef struct cs_open_opts {
 	unsigned flags;     /* CS_OPEN_* */
 	uint64_t max_value; /* value size limit in bytes; 0 = CS_DEFAULT_MAX_VALUE */
@@ -83,6 +112,10 @@ typedef struct cs_open_opts {
 	                          * keeps may take (0 = CS_DEFAULT_PREFETCH); a key range a scan asks
 	                          * for whose rows take at most half of it is read whole in one call
 	                          * and later scans inside it are answered from memory */
+	const cs_remote *remote; /* a remote store: how to reach it (NULL: its defaults); its PROJECT,
+	                          * INSTANCE and TIMEOUT are not read (the name and deadline_ms say them);
+	                          * APP_PROFILE is the name's ?app_profile= when the name has none.
+	                          * Local stores ignore it */
 } cs_open_opts;
 
 #define CS_DEFAULT_PREFETCH (64ull << 20)
