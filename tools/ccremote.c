@@ -39,19 +39,19 @@ int cc_remote_flag(int argc, char **argv, int *i)
 		if (strlen(flags[k]) != n || strncmp(name, flags[k], n))
 			continue;
 		if (!(val = eq ? eq + 1 : (*i + 1 < argc ? argv[++*i] : NULL)))
-			return cc_error("option -%s needs a value", flags[k]);
+			return -cc_error("option -%s needs a value", flags[k]);
 		if (!strcmp(flags[k], "o")) {
 			if (!freopen(val, "w", stdout))
-				return cc_error("option -o %s: %s", cc_qs(val), strerror(errno));
+				return -cc_error("option -o %s: %s", cc_qs(val), strerror(errno));
 			return 1;
 		}
 		if (!registered)
 			registered = !atexit(remote_free);
 		int rc = cs_remote_set(&remote, flags[k], val, &why);
 		if (rc == -ENOMEM)
-			return cc_error("%s", strerror(ENOMEM));
+			return -cc_error("%s", strerror(ENOMEM));
 		if (rc)
-			return cc_error("option -%s=%s: %s", flags[k], cc_qs(val), why);
+			return -cc_error("option -%s=%s: %s", flags[k], cc_qs(val), why);
 		return 1;
 	}
 	return 0;

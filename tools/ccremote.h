@@ -9,7 +9,7 @@
 #include "cellctl.h"
 
 /* cc_remote_flag — if ARGV[*I] is one of the flags above, takes it (and its value: *I moves past it) and
- * returns 1; returns 0 if it is not one, CC_FAIL (printed) for a bad value or a missing one. */
+ * returns 1; returns 0 if it is not one, -1 (the error printed) for a bad value or a missing one. */
 int cc_remote_flag(int argc, char **argv, int *i);
 
 /* cc_remote_store — after the flags: with -project, -instance or --cbtrc, sets *DB to the instance they
