@@ -261,6 +261,22 @@ static int check_store(const char *path, bool ro, const int64_t *asof, bool say_
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
 }
 
+/* *PATH (a file named by -o NAME=, or ~/.cbtrc) made absolute: the daemon reads it after it has left
+ * the directory it was started in. Returns 0, or -1 with a message printed (no such file). */
+static int absolute(char **path, const char *name)
+{
+	char *abs;
+	if (!*path || **path == '/')
+		return 0;
+	if (!(abs = realpath(*path, NULL))) {
+		fprintf(stderr, "cellfs: -o %s=%s: %s\n", name, *path, strerror(errno));
+		return -1;
+	}
+	free(*path);
+	*path = abs;
+	return 0;
+}
+
 /* The absolute path of named store ARG in *OUT (caller frees). A path that does not exist yet (a store to
  * make) must be in a directory that does: mounting a mistyped path makes no tree of directories.
  * Returns 0, or -1 with a message printed. */
@@ -416,6 +432,8 @@ int main(int argc, char *argv[])
 		}
 		if (!conf.timeout && remote.timeout)
 			cs_duration_parse(remote.timeout, &deadline_ms, &why); /* (checked by cs_remote_cbtrc) */
+		if (absolute(&remote.creds, "creds") || absolute(&remote.cert_file, "cert_file"))
+			goto free_args;
 	}
 	/* What the kernel shows in /proc/mounts: fuse.cellfs, the store as the source. Permissions: without
 	 * allow_other only the mounting user can reach the mount at all (the kernel refuses everyone else),

@@ -120,8 +120,8 @@ int btr_counters_text(btr_conn *c, char **out, size_t *len);
 const char *btr_instance_name(const btr_conn *c);
 /* The app profile given to btr_connect, "" for none; valid until btr_close. */
 const char *btr_app_profile(const btr_conn *c);
-/* The credential C's calls are made with, for messages ("service account a@p.iam.gserviceaccount.com
- * (key /k.json)", "the access token given"; "no credentials (the emulator)"); valid until btr_close. */
+/* The credential C's calls are made with, for messages ("service account a@p.iam.gserviceaccount.com,
+ * key /k.json", "the access token given"; "no credentials (the emulator)"); valid until btr_close. */
 const char *btr_who(const btr_conn *c);
 /* Whether C talks to an emulator ($BIGTABLE_EMULATOR_HOST): 1 or 0. */
 int btr_is_emulator(const btr_conn *c);

@@ -117,13 +117,13 @@ static int from_file(const char *path, const char *via, grpc_call_credentials **
 		long secs = env && atol(env) > 0 ? atol(env) : JWT_SECONDS;
 		if (!json_string(json, "client_email", name, sizeof(name)))
 			snprintf(name, sizeof(name), "(no client_email)");
-		snprintf(who, whon, "service account %s (key %s)", name, path);
+		snprintf(who, whon, "service account %s, key %s", name, path);
 		*out = grpc_service_account_jwt_access_credentials_create(
 			json, gpr_time_from_seconds(secs, GPR_TIMESPAN), NULL);
 	} else if (!strcmp(type, "authorized_user")) {
 		if (!json_string(json, "client_id", name, sizeof(name)))
 			snprintf(name, sizeof(name), "(no client_id)");
-		snprintf(who, whon, "user credentials of OAuth client %.60s (%s)", name, path);
+		snprintf(who, whon, "user credentials of OAuth client %.60s, file %s", name, path);
 		*out = grpc_google_refresh_token_credentials_create(json, NULL);
 	} else {
 		snprintf(why, whyn, "the credentials file %s (%s) is of type \"%s\": cellfs takes a service account's "
