@@ -11,7 +11,7 @@ emulator_start() {
 	"$emulator" -host 127.0.0.1 -port 0 >"$log" 2>&1 &
 	emu_pid=$!
 	for _ in $(seq 1200); do
-		addr=$(sed -n 's/^Cloud Bigtable emulator running on \(.*\)$/\1/p' "$log")
+		addr=$(sed -n 's/^Cloud Bigtable emulator running on \(.*\)$/\1/p' "$log" 2>/dev/null)
 		[ -n "$addr" ] && break
 		kill -0 "$emu_pid" 2>/dev/null || break
 		sleep 0.1
@@ -30,4 +30,55 @@ emulator_stop() {
 		wait "$emu_pid" 2>/dev/null
 		emu_pid=
 	fi
+}
+
+# front_python: prints a Python 3 that has grpc, jwt and cryptography (Debian's python3-grpcio,
+# python3-jwt, python3-cryptography: /usr/bin/python3 first, as a python3 earlier on PATH may lack them),
+# or returns 1.
+front_python() {
+	local py
+	for py in /usr/bin/python3 python3; do
+		if "$py" -c 'import grpc, jwt, cryptography' 2>/dev/null; then
+			echo "$py"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# front_start DIR [OPTION...]: tests/bigtable/tlsfront.py in front of the emulator ($BIGTABLE_EMULATOR_HOST,
+# which stays set: unset it for the clients that go through the front), its CA, certificates and keys
+# in DIR; sets front_addr (host:port) and adds the front to front_pids (front_stop stops them all).
+# Returns 1 with its stderr printed if it did not start.
+front_pids=()
+front_start() {
+	local dir=$1 py n
+	shift
+	py=$(front_python) || { echo "FAIL: no python3 with grpc, jwt and cryptography"; return 1; }
+	mkdir -p "$dir"
+	n=${#front_pids[@]}
+	"$py" "$(dirname "${BASH_SOURCE[0]}")/../bigtable/tlsfront.py" "$BIGTABLE_EMULATOR_HOST" "$dir" "$@" \
+		>"$dir/addr.$n" 2>"$dir/err.$n" &
+	front_pids+=($!)
+	front_addr=
+	for _ in $(seq 1800); do
+		front_addr=$(head -1 "$dir/addr.$n" 2>/dev/null)
+		[ -n "$front_addr" ] && break
+		kill -0 "${front_pids[$n]}" 2>/dev/null || break
+		sleep 0.1
+	done
+	if [ -z "$front_addr" ]; then
+		echo "FAIL: the TLS front did not start:"
+		cat "$dir/err.$n"
+		return 1
+	fi
+}
+
+front_stop() {
+	local p
+	for p in "${front_pids[@]}"; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	front_pids=()
 }

@@ -27,6 +27,7 @@ fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cellfs-oracle-$(basename "$0" .sh).XXXXXX") || exit 1
 cleanup() {
+	front_stop
 	emulator_stop
 	rm -rf "$tmp"
 }
@@ -38,12 +39,41 @@ mkdir "$tmp/home"
 
 cbt() { HOME=$tmp/home command "$cbt_bin" -project oracle -instance oracle -creds /dev/null "$@"; }
 # ORACLE_STORE=bigtable (the suite bigtable): cellctl's store is an instance of the same emulator, through
-# the Bigtable backend, instead of a local store.
-if [ "${ORACLE_STORE:-}" = bigtable ]; then
+# the Bigtable backend, instead of a local store. ORACLE_STORE=front-creds or front-cbtrc: so, but both
+# tools reach the emulator through the loopback TLS front (tests/bigtable/tlsfront.py: TLS with a test
+# CA, a service account's key checked on every call) with cbt's flags -creds, -data-endpoint,
+# -admin-endpoint and -cert-file, given as flags or in each one's ~/.cbtrc (cellctl --cbtrc).
+case ${ORACLE_STORE:-} in
+bigtable)
 	cc() { "$cellctl" --db "bigtable://oracle/cellctl" "$@"; }
-else
+	;;
+front-creds | front-cbtrc)
+	if ! front_python >/dev/null; then
+		echo "SKIP: no python3 with grpc, jwt and cryptography (python3-grpcio, python3-jwt, python3-cryptography)"
+		exit 77
+	fi
+	front_start "$tmp/front" --log "$tmp/front.log" || exit 1
+	unset BIGTABLE_EMULATOR_HOST
+	via=(-creds "$tmp/front/sa.json" -data-endpoint "$front_addr" -admin-endpoint "$front_addr"
+	     -cert-file "$tmp/front/ca.pem")
+	if [ "$ORACLE_STORE" = front-creds ]; then
+		cbt() { HOME=$tmp/home command "$cbt_bin" -project oracle -instance oracle "${via[@]}" "$@"; }
+		cc() { "$cellctl" -project oracle -instance cellctl "${via[@]}" "$@"; }
+	else
+		mkdir -p "$tmp/home-cc"
+		for i in oracle cellctl; do
+			printf 'project = oracle\ninstance = %s\ncreds = %s\ndata-endpoint = %s\nadmin-endpoint = %s\ncert-file = %s\n' \
+				"$i" "$tmp/front/sa.json" "$front_addr" "$front_addr" "$tmp/front/ca.pem" \
+				>"$tmp/$([ $i = oracle ] && echo home || echo home-cc)/.cbtrc"
+		done
+		cbt() { HOME=$tmp/home command "$cbt_bin" "$@"; }
+		cc() { HOME=$tmp/home-cc "$cellctl" --cbtrc "$@"; }
+	fi
+	;;
+*)
 	cc() { "$cellctl" --db "$tmp/store" "$@"; }
-fi
+	;;
+esac
 
 failures=0
 checks=0
@@ -112,6 +142,11 @@ compare() {
 
 # finish: the report; the script's exit status.
 finish() {
+	if [ -n "${front_addr:-}" ]; then # (both went through the front: cbt with tokens, cellctl with JWTs)
+		checks=$((checks + 1))
+		grep -Eq ' auth=(token|access) .*outcome=OK$' "$tmp/front.log" || fail "no call of cbt's passed the front"
+		grep -q ' auth=jwt .*outcome=OK$' "$tmp/front.log" || fail "no call of cellctl's passed the front"
+	fi
 	echo "$checks checks, $failures failures"
 	[ $failures -eq 0 ]
 }
