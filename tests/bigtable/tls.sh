@@ -24,7 +24,7 @@ ccb createtable pub families=f >/dev/null && ccb set pub r1 f:a=1 >/dev/null &&
 	ccb createtable secret families=f >/dev/null && ccb set secret s1 f:a=2 >/dev/null || exit 1
 direct() { BIGTABLE_EMULATOR_HOST=$emu "$cellctl" --db "$bt" "$@"; }
 
-front_start "$tmp/front" --log "$tmp/front.log" --deny ReadRows:secret --deny MutateRow:secret \
+front_start "$tmp/front" --log "$tmp/front.log" --headers --deny ReadRows:secret --deny MutateRow:secret \
 	--deny MutateRows:secret --deny CheckAndMutateRow:secret || exit 1
 good=$front_addr
 front_start "$tmp/front" --log "$tmp/aud.log" --audience-host bigtable.googleapis.com || exit 1
@@ -68,7 +68,9 @@ absent() {
 
 # ---- cellctl
 check "cellctl reads through the front" cc "$good" -creds "$key" read pub
-check "cellctl writes through the front" cc "$good" -creds "$key" set pub r2 f:a=x
+check "cellctl writes through the front" cc "$good" -creds "$key" -user-agent tls-test/1 set pub r2 f:a=x
+checks=$((checks + 1))
+grep -q "user-agent.*tls-test/1" "$tmp/front.log" || fail "-user-agent: not what the front got"
 checks=$((checks + 1))
 direct read pub prefix=r2 | grep -q '"x"' || fail "the write through the front is not in the emulator"
 refused "cellctl, a wrong CA" "$good: UNAVAILABLE: TLS handshake failed" "certificate verify failed" \
