@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cellstore.h"
+#include "mem.h"
 
 static const struct {
 	const char *key;
@@ -58,7 +59,7 @@ int cs_remote_set(cs_remote *r, const char *key, const char *value, const char *
 	}
 	if (m == &r->timeout && cs_duration_parse(value, &ms, why))
 		return -EINVAL;
-	if (!(copy = strdup(value)))
+	if (!(copy = mem_strdup(value)))
 		return -ENOMEM;
 	free(*m);
 	*m = copy;
