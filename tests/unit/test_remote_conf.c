@@ -60,6 +60,28 @@ static void set_refuses_bad_input(void **state)
 	assert_null(r.timeout);
 }
 
+static void out_of_memory_changes_nothing(void **state)
+{
+	cs_remote r = { 0 };
+	char why[512];
+	const char *path = write_file("oom", "project = p\ninstance = i\ncreds = /k.json\n");
+
+	assert_int_equal(cs_remote_set(&r, "creds", "old.json", NULL), 0);
+	cs_fault_arm(CS_FAULT_ALLOC, 1);
+	assert_int_equal(cs_remote_set(&r, "creds", "new.json", NULL), -ENOMEM);
+	assert_true(cs_fault_fired());
+	assert_string_equal(r.creds, "old.json");
+	for (uint64_t n = 1; n <= 3; n++) { /* each of the file's three copies failing */
+		cs_fault_arm(CS_FAULT_ALLOC, n);
+		assert_int_equal(cs_remote_cbtrc(&r, path, why, sizeof(why)), -ENOMEM);
+		assert_null(r.project);
+		assert_null(r.instance);
+		assert_string_equal(r.creds, "old.json");
+	}
+	cs_fault_arm(0, 0);
+	cs_remote_clear(&r);
+}
+
 static void cbtrc_fills_what_flags_leave(void **state)
 {
 	cs_remote r = { 0 };
@@ -122,6 +144,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(set_takes_both_spellings),
 		cmocka_unit_test(set_refuses_bad_input),
+		cmocka_unit_test(out_of_memory_changes_nothing),
 		cmocka_unit_test(cbtrc_fills_what_flags_leave),
 		cmocka_unit_test(cbtrc_bad_line_changes_nothing),
 		cmocka_unit_test(cbtrc_missing_and_env),
