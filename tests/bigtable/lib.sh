@@ -22,6 +22,7 @@ cleanup() {
 	for m in "${mounts[@]}"; do
 		fusermount3 -uz "$m" 2>/dev/null
 	done
+	front_stop
 	emulator_stop
 	rm -rf "$tmp"
 }
