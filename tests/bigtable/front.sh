@@ -14,7 +14,7 @@ if ! [ -x "$cbt" ]; then
 	exit 77
 fi
 py=
-for p in ${PYTHON3:-} python3 /usr/bin/python3; do
+for p in ${PYTHON3:-python3 /usr/bin/python3}; do
 	if "$p" -c 'import grpc, jwt, cryptography' 2>/dev/null; then
 		py=$p
 		break
@@ -54,8 +54,7 @@ start_front() {
 		kill -0 "${fronts[-1]}" 2>/dev/null || break
 		sleep 0.1
 	done
-	echo "FAIL: front $name did not start:"
-	cat "$tmp/$name.err"
+	fail "front $name did not start: $(cat "$tmp/$name.err")"
 	return 1
 }
 

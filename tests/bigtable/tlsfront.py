@@ -621,6 +621,10 @@ class Front:
         try:
             for response in call:
                 yield response
+        except GeneratorExit:  # the client went away: gRPC closes the handler's generator
+            call.cancel()
+            self.log.write(fields + [("outcome", "CANCELLED")], metadata)
+            raise
         except grpc.RpcError as e:
             self.log.write(fields + [("outcome", e.code().name)], metadata)
             if e.code() != grpc.StatusCode.CANCELLED or context.is_active():
