@@ -8,8 +8,8 @@ audience https://ADDR/SERVICE, as gRPC core's JWT credentials make it (ADDR with
 built as raw protobuf bytes; data calls carry x-goog-request-params as cbt sends it.
 METHOD: ListTables | GetTable T | ReadRows T | SampleRowKeys T | MutateRow T (sets f:c = "jwt" in row
 "jwt-row") | Token (no call: the key exchanged at its token_uri as cbt's -creds does, the access token
-printed, to send with --bearer). Prints the tables (ListTables), the table's name (GetTable) or the row keys (ReadRows) or the
-count of samples; on a refusal prints "CODE: details" on stderr and exits 1.
+printed, to send with --bearer). Prints the tables (ListTables), the table's name (GetTable), the row keys
+(ReadRows) or the count of samples; on a refusal prints "CODE: details" on stderr and exits 1.
 Options to make a bad credential: --aud URL, --iat-in S and --exp-in S (seconds from now), --kid K,
 --bearer VALUE (sent as it is, no JWT), --no-auth; --routing none|wrong, --app-profile P;
 --print-jwt prints the JWT and exits. Python 3 with grpcio and PyJWT."""

@@ -333,7 +333,7 @@ def read_token(state, value):
     try:
         body, mac = value[5:].split(".")
         good = b64url(hmac.new(state["secret"], body.encode(), hashlib.sha256).digest())
-        if not hmac.compare_digest(good, mac):
+        if not hmac.compare_digest(good.encode(), mac.encode("utf-8", "surrogateescape")):
             return None
         return json.loads(unb64url(body))
     except (ValueError, TypeError):
@@ -396,7 +396,9 @@ def authenticate(opts, state, metadata, service, authority):
             raise Refused(grpc.StatusCode.UNAUTHENTICATED, UNAUTH + " (authorization is not \"Bearer ...\")")
         bearer = value[7:]
         fields = [("auth", "unknown"), ("fp", fingerprint(bearer))]
-        if opts.access_token is not None and hmac.compare_digest(bearer, opts.access_token):
+        given = opts.access_token
+        if given is not None and hmac.compare_digest(bearer.encode("utf-8", "surrogateescape"),
+                                                     given.encode("utf-8", "surrogateescape")):
             fields[0] = ("auth", "token")
             return fields
         claims = read_token(state, bearer)
@@ -404,8 +406,9 @@ def authenticate(opts, state, metadata, service, authority):
             fields[0] = ("auth", "access")
             fields += [("iat", claims["iat"]), ("exp", claims["exp"])]
             if claims["exp"] <= time.time():
+                ago = int(time.time() - claims["exp"] + 1)
                 raise Refused(grpc.StatusCode.UNAUTHENTICATED,
-                              UNAUTH + " (access token expired %d s ago)" % int(time.time() - claims["exp"] + 1))
+                              UNAUTH + " (access token expired %d s ago)" % ago)
             wanted = DATA_SCOPES if service == DATA else ADMIN_SCOPES
             if not set(str(claims.get("scope", "")).split()) & wanted:
                 fields.append(("scope", claims.get("scope")))
