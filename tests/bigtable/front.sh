@@ -63,7 +63,7 @@ cbtf() {
 	local a=$1
 	shift
 	"$cbt" -project p -instance i -data-endpoint "$a" -admin-endpoint "$a" -cert-file "$dir/ca.pem" \
-		-timeout 120s "$@"
+		-timeout 300s "$@"
 }
 cbtd() { BIGTABLE_EMULATOR_HOST=$emu "$cbt" -creds /dev/null -project p -instance i "$@"; }
 fc() { "$py" "$self/frontclient.py" "$@"; }
@@ -216,6 +216,9 @@ expired() {
 check "it expires: UNAUTHENTICATED" expired "$short_token"
 main_token=$(fc "$main" "$dir" Token)
 check "a sibling's token (same DIR secret) is taken" fc "$short" "$tmp/short" ReadRows t --bearer "$main_token"
+must_fail "a data-scoped token on the admin API" "PERMISSION_DENIED: Request had insufficient authentication scopes." \
+	fc "$main" "$dir" ListTables --bearer "$main_token"
+must_fail "sa-unknown.json's token exchange" '400: {"error": "invalid_grant"' fc "$main" "$dir" Token --key "$dir/sa-unknown.json"
 
 # ---- the self-signed JWT (the C client's path): https://HOST:PORT/SERVICE, as gRPC core makes it
 same "JWT ListTables" "renew secret t" joined fc "$main" "$dir" ListTables
