@@ -173,7 +173,7 @@ static int fs_do_getattr(fuse_req_t req, fuse_ino_t ino, struct stat *st)
 		rc = 0;
 	} else if (rc == -ENOENT && id->kind >= NODE_COLUMN && !fileh_read_attr(fs, ino, &a)) {
 		rc = 0; /* removed while open for reading: fstat goes on working until the last close */
-	} else if (rc == -ENOENT && ino == FUSE_ROOT_ID) {
+	} else if (rc == -ENOENT && ino == FUSE_ROOT_ID && id->kind != NODE_ROOT) {
 		/* -o only= of a prefix with no rows (yet), or of a table dropped since: the root stays, empty,
 		 * dated as its table's directory */
 		struct node_id table = { .kind = NODE_DIR, .table = id->table, .key = (const uint8_t *)"" };
