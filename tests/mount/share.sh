@@ -1,8 +1,8 @@
 #!/bin/bash
 # A shared mount (fs/share.h; the contract's "Mounting"): -o only=TABLE and only=TABLE/PREFIX make that
 # table or key prefix the root (listing, cat, writes, mkdir -p, cp -a out and back into an empty mount,
-# compared with cellctl read; nothing above it reachable); a prefix with no rows yet mounts empty and takes
-# writes; bad values fail with one line naming them, status 1, nothing mounted or made; -o uid=, gid=,
+# compared with cellctl read; nothing above it reachable; a table made later not shown, the table dropped
+# an empty root, made again shown again); a prefix with no rows yet mounts empty and takes writes; bad values fail with one line naming them, status 1, nothing mounted or made; -o uid=, gid=,
 # file_mode=, dir_mode= (numbers and names) are what stat shows for the root, directories and files, chmod
 # and chown change nothing; with allow_other (default_permissions in /proc/mounts) the kernel enforces
 # them for nobody (setpriv): dir_mode=0755 owned by root denies nobody's writes and allows its reads,
@@ -63,6 +63,30 @@ rm -r "$MNT/new" || fail "only=quotes/NASDAQ: rm -r"
 cp -a "$MNT" "$TMP/copy-p" || fail "only=quotes/NASDAQ: cp -a out of the mount"
 [ -d "$MNT" ] && [ "$(stat -c %i "$MNT")" = 1 ] || fail "only=quotes/NASDAQ: the root is not inode 1"
 unmount_store
+
+# ---- only=TABLE: a table made later is not shown; the table dropped leaves the root empty, made again shows
+# again (what the watcher follows: polled, 60 s at most)
+until_ls() { # until_ls WANT WHAT: ls -A of the root comes to print WANT
+	for _ in $(seq 600); do
+		[ "$(ls -A "$MNT" 2>&1)" = "$1" ] && return 0
+		sleep 0.1
+	done
+	fail "$2: ls -A of the root: $(ls -A "$MNT" 2>&1), want $1"
+}
+mount_store "$db" -o only=other
+until_ls r "only=other"
+C createtable later families=cf >/dev/null && C set later r2 cf:q=l >/dev/null || fail "cellctl: table later"
+C set other r3 cf:q=o@1426535612156000 >/dev/null || fail "cellctl: set other r3"
+until_ls "r
+r3" "only=other, a row added by cellctl (and a table made)"
+C deletetable other >/dev/null || fail "cellctl deletetable other"
+until_ls "" "only=other, the table dropped"
+[ "$(stat -c %F "$MNT")" = directory ] || fail "only=other, the table dropped: the root is $(stat -c %F "$MNT" 2>&1)"
+C createtable other families=cf >/dev/null && C set other r4 cf:q=o@1426535612156000 >/dev/null ||
+	fail "cellctl: table other made again"
+until_ls r4 "only=other, the table made again"
+unmount_store
+C deletetable later >/dev/null || fail "cellctl deletetable later"
 
 # ---- cp -a back into an empty store: only=quotes, and a prefix with no rows yet (mounted empty)
 # cells STORE PREFIX OUT: table quotes as cellctl reads it (the rows under PREFIX, or all)
