@@ -18,6 +18,7 @@
 #include "loop.h"
 #include "ops.h"
 #include "req.h"
+#include "share.h"
 #include "uring.h"
 #include "watch.h"
 #include "wops.h"
@@ -34,6 +35,7 @@ struct conf {
 	unsigned cache_ttl;
 	bool ro, allow_other;
 	int uring;                /* -o uring: 1, -o nouring: -1, neither: 0 (io_uring where it can) */
+	struct share_opts share;  /* -o only=, uid=, gid=, file_mode=, dir_mode= (share.h) */
 };
 
 enum { KEY_RO = 1, KEY_ALLOW_OTHER, KEY_URING, KEY_NOURING, KEY_REMOTE };
@@ -53,6 +55,12 @@ static const struct fuse_opt conf_opts[] = {
 	{ "cache_ttl=%u", offsetof(struct conf, cache_ttl), 0 },
 	{ "timeout=%s", offsetof(struct conf, timeout), 0 },
 	{ "prefetch=%s", offsetof(struct conf, prefetch), 0 },
+	/* a shared mount (share.h) */
+	{ "only=%s", offsetof(struct conf, share.only), 0 },
+	{ "uid=%s", offsetof(struct conf, share.uid), 0 },
+	{ "gid=%s", offsetof(struct conf, share.gid), 0 },
+	{ "file_mode=%s", offsetof(struct conf, share.file_mode), 0 },
+	{ "dir_mode=%s", offsetof(struct conf, share.dir_mode), 0 },
 	FUSE_OPT_KEY("ro", KEY_RO),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_KEY("uring", KEY_URING),
@@ -133,7 +141,15 @@ static void usage(const char *prog)
 	       "  -o creds=FILE, access_token=T, data_endpoint=HOST:PORT, admin_endpoint=HOST:PORT,\n"
 	       "     cert_file=PEM, app_profile=ID, user_agent=S  a Bigtable store: how to reach it, as\n"
 	       "                cbt's flags of those names; ~/.cbtrc fills in what they leave out\n"
-	       "  -o allow_other  let other users in (needs user_allow_other in /etc/fuse.conf)\n"
+	       "  -o only=TABLE[/PREFIX]  mount one table, or one key prefix of it (key segments named as\n"
+	       "                the mount names them: quotes/NASDAQ), as the root; a prefix with no rows\n"
+	       "                yet is mounted empty\n"
+	       "  -o uid=N,gid=N  the owner and group every file and directory shows (a number or a\n"
+	       "                name; default: the mounting user's)\n"
+	       "  -o file_mode=OCTAL,dir_mode=OCTAL  the permission bits files and directories show\n"
+	       "                (default 0644, 0755); with allow_other the kernel enforces them\n"
+	       "  -o allow_other  let other users in (needs user_allow_other in /etc/fuse.conf); the kernel\n"
+	       "                then checks the modes shown (default_permissions)\n"
 	       "  -o uring      requests over io_uring (the default where the kernel offers it: as root,\n"
 	       "                echo 1 > /sys/module/fuse/parameters/enable_uring); else /dev/fuse\n"
 	       "  -o nouring    requests over /dev/fuse only\n"
@@ -144,10 +160,11 @@ static void usage(const char *prog)
 
 /* Open the store (checking it is usable). CREATE: make a store there if there is none (the default store,
  * or a named one whose path is new or an empty directory; never read-only). ASOF (or NULL): open it as of
- * that time (CS_OPEN_ASOF; RO must be set too). Returns 0 or -errno with a message printed; says on
- * stderr when it made the store (SAY_NEW). */
+ * that time (CS_OPEN_ASOF; RO must be set too). ONLY (or NULL): check -o only= names a directory of it
+ * (share_root()). Returns 0 or -errno with a message printed; says on stderr when it made the store
+ * (SAY_NEW). */
 static int open_store(const char *path, bool create, bool ro, const int64_t *asof, bool say_new, unsigned ttl,
-		      unsigned deadline_ms, uint64_t prefetch, cs_store **st)
+		      unsigned deadline_ms, uint64_t prefetch, const char *only, cs_store **st)
 {
 	cs_open_opts o = { .flags = (ro ? CS_OPEN_RDONLY : CS_OPEN_BG_SYNC) | (create && !ro ? CS_OPEN_CREATE : 0) |
 				    (asof ? CS_OPEN_ASOF : 0) | CS_OPEN_CACHE,
@@ -190,6 +207,10 @@ static int open_store(const char *path, bool create, bool ro, const int64_t *aso
 		cs_store_close(*st);
 		return rc;
 	}
+	if (only && (rc = share_root(*st, only, NULL))) { /* (says what is wrong) */
+		cs_store_close(*st);
+		return rc;
+	}
 	if (is_new && say_new)
 		fuse_log(FUSE_LOG_NOTICE, "cellfs: created a new store at \"%s\"\n", path);
 	return 0;
@@ -227,14 +248,14 @@ static int parse_size(const char *text, uint64_t *out)
  * waiting for it. A remote store is therefore checked in a child process, which says what is wrong
  * itself. Returns 0, or nonzero with a message printed. */
 static int check_store(const char *path, bool ro, const int64_t *asof, bool say_new, unsigned ttl,
-		       unsigned deadline_ms)
+		       unsigned deadline_ms, const char *only)
 {
 	cs_store *st;
 	pid_t pid;
 	int status;
 
 	if (!strstr(path, "://")) {
-		if (open_store(path, true, ro, asof, say_new, ttl, deadline_ms, 0, &st))
+		if (open_store(path, !only, ro, asof, say_new, ttl, deadline_ms, 0, only, &st))
 			return -1;
 		cs_store_close(st);
 		return 0;
@@ -245,7 +266,7 @@ static int check_store(const char *path, bool ro, const int64_t *asof, bool say_
 		return -1;
 	}
 	if (!pid) {
-		int rc = open_store(path, true, ro, asof, say_new, ttl, deadline_ms, 0, &st);
+		int rc = open_store(path, !only, ro, asof, say_new, ttl, deadline_ms, 0, only, &st);
 		if (!rc)
 			cs_store_close(st);
 		fflush(stderr);
@@ -408,6 +429,8 @@ int main(int argc, char *argv[])
 			conf.prefetch);
 		goto free_args;
 	}
+	if (share_owner(&conf.share, &fs))
+		goto free_args;
 	if (conf.npos < 1 || conf.npos > 2) {
 		fprintf(stderr, conf.npos ? "cellfs: too many arguments: \"%s\"\n" : "cellfs: no mountpoint given%s\n",
 			conf.npos ? conf.pos[conf.npos - 1] : "");
@@ -459,11 +482,9 @@ int main(int argc, char *argv[])
 	 * is made here, unless the mount point is missing (libfuse says so below; nothing is left behind). */
 	if (!stat(opts.mountpoint, &sb) &&
 	    check_store(store, fs.ro, conf.asof ? &asof_us : NULL, !is_default, conf.cache_ttl ? conf.cache_ttl : 5,
-			deadline_ms))
+			deadline_ms, conf.share.only))
 		goto free_opts;
 
-	fs.uid = getuid();
-	fs.gid = getgid();
 	if (node_table_init(&fs.nodes) || req_txn_key_init(&fs))
 		goto free_opts;
 	cursor_cache_init(&fs.cursors);
@@ -485,8 +506,10 @@ int main(int argc, char *argv[])
 		fuse_set_log_func(log_syslog);
 	}
 	if (open_store(store, true, fs.ro, conf.asof ? &asof_us : NULL, false, conf.cache_ttl ? conf.cache_ttl : 5,
-		       deadline_ms, prefetch, &fs.st))
+		       deadline_ms, prefetch, NULL, &fs.st))
 		goto unmount;
+	if (conf.share.only && share_root(fs.st, conf.share.only, &fs.nodes))
+		goto close_store;
 	if (!(cs_store_caps(fs.st) & CS_CAP_WATCH)) {
 		/* Nobody tells this store of other clients' writes: what the kernel holds expires as the store's
 		 * own kept rows do, each entry cache_ttl after it was read (listings too: watch_expire_later),
@@ -539,5 +562,6 @@ free_args:
 	free(conf.timeout);
 	free(conf.prefetch);
 	cs_remote_clear(&remote);
+	share_opts_release(&conf.share);
 	return ret ? 1 : 0;
 }

@@ -29,8 +29,9 @@ struct fs {
 	struct fuse_session *se;
 	pthread_key_t txn_key;    /* each worker thread's read transaction */
 	double entry_timeout, attr_timeout, neg_timeout;
-	uid_t uid;
-	gid_t gid;
+	uid_t uid;                /* the owner, group and permission bits every entry shows (-o uid=, gid=, */
+	gid_t gid;                /* file_mode=, dir_mode=: share.h) */
+	mode_t file_mode, dir_mode;
 	bool ro;
 	bool strict_schema;       /* -o strict_schema: files never create families */
 	char delim;               /* -o delimiter=C: for tables made with mkdir */

@@ -4,6 +4,7 @@
 #include "ident.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -269,5 +270,88 @@ int ident_resolve_new(cs_txn *txn, const struct node_id *dir, const char *name, 
 out:
 	free(key);
 	cs_table_info_free(t.info);
+	return rc;
+}
+
+/* ---- the mount's root (-o only=) ---- */
+
+static int take_root(void *arg, const char *name, const struct node_id *id, const struct view_attr *a)
+{
+	(void)name, (void)a;
+	node_id_free(arg);
+	return node_id_copy(arg, id);
+}
+
+int ident_root(cs_txn *txn, const char *spec, struct node_id *out, char *why, size_t whyn)
+{
+	struct node_id top = { .kind = NODE_ROOT };
+	cs_table_info *info;
+	const char *seg = spec, *slash;
+	char name[NAME_MAX + 2];
+	size_t n;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	*why = '\0';
+	for (bool first = true;; first = false, seg = slash + 1) {
+		slash = strchr(seg, '/');
+		n = slash ? (size_t)(slash - seg) : strlen(seg);
+		if (!n) {
+			snprintf(why, whyn, "an empty %s (give TABLE or TABLE/PREFIX, PREFIX one or more key segments "
+				 "as the mount names them: quotes/NASDAQ)", first ? "table name" : "segment");
+			rc = -EINVAL;
+			goto fail;
+		}
+		if (n > NAME_MAX) {
+			snprintf(why, whyn, "\"%.*s...\" is longer than a file name", 64, seg);
+			rc = -ENAMETOOLONG;
+			goto fail;
+		}
+		memcpy(name, seg, n);
+		name[n] = '\0';
+		if (first) {
+			if (cs_check_table_name(name)) {
+				snprintf(why, whyn, "\"%s\" is not a table name (Bigtable allows [_a-zA-Z0-9][-_.a-zA-Z0-9]*, "
+					 "at most 50 bytes)", name);
+				rc = -EINVAL;
+				goto fail;
+			}
+			if ((rc = cs_table_info_get(txn, name, &info))) {
+				if (rc == -ENOENT)
+					snprintf(why, whyn, "no table \"%s\" in the store", name);
+				goto fail;
+			}
+			cs_table_info_free(info);
+			rc = view_lookup(txn, &top, name, take_root, out);
+		} else {
+			struct node_id next = { 0 };
+			rc = view_lookup(txn, out, name, take_root, &next);
+			if (rc == -ENOENT) /* a prefix with no rows yet: the directory mkdir would make */
+				rc = ident_resolve_new(txn, out, name, true, &next);
+			if (rc >= 0 && next.kind == NODE_FAMILY) {
+				snprintf(why, whyn, "\"%s\" is family %s's directory, not a key segment (only= takes a "
+					 "table and key segments)", name, next.family);
+				rc = -ENOTDIR;
+			} else if (rc == 1 || rc == IDENT_UNNAMED || rc == -EINVAL || rc == -ENOENT) {
+				snprintf(why, whyn, "\"%s\" is not the name of a key segment as the mount shows it "
+					 "(bytes escaped as %%XX, a family's name as a segment escaped)", name);
+				rc = -EINVAL;
+			} else if (rc == -ENAMETOOLONG) {
+				snprintf(why, whyn, "\"%s\": the row-key prefix would be over %d bytes", name, CS_MAX_ROW_KEY);
+			}
+			node_id_free(out);
+			if (rc) {
+				node_id_free(&next);
+				goto fail;
+			}
+			*out = next;
+		}
+		if (rc)
+			goto fail;
+		if (!slash)
+			return 0;
+	}
+fail:
+	node_id_free(out);
 	return rc;
 }

@@ -47,6 +47,16 @@ int ident_effective(cs_txn *txn, const struct node_id *dir, const char *name, st
  * canonical name; not a valid table or family name), -ENAMETOOLONG (a row key or qualifier over the limit;
  * a short form holding the delimiter), -ENOTDIR, -ENOENT (no such table), store errors. */
 #define IDENT_UNNAMED 2
+
+/* The directory -o only=SPEC makes the mount's root: SPEC is TABLE or TABLE/PREFIX, PREFIX one or more key
+ * segments named as the mount shows them (quotes/NASDAQ: what MOUNT/quotes/NASDAQ is). A prefix with no
+ * rows (yet) is the directory mkdir would make there: empty until something is written below it. Into
+ * *OUT (owned: node_id_free()) a table's directory or a key directory. Errors, each with a line in WHY
+ * (WHYN bytes) naming the part of SPEC at fault: -EINVAL (an empty part; not a table name; a segment that
+ * is not a canonical name or is a short form nothing holds), -ENOENT (no such table), -ENOTDIR (a segment
+ * is a family's directory, not a key segment), -ENAMETOOLONG (a part over NAME_MAX, a prefix over
+ * CS_MAX_ROW_KEY); store errors (WHY empty). */
+int ident_root(cs_txn *txn, const char *spec, struct node_id *out, char *why, size_t whyn);
 int ident_resolve_new(cs_txn *txn, const struct node_id *dir, const char *name, bool want_dir,
 		      struct node_id *out);
 

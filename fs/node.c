@@ -29,13 +29,17 @@ static uint64_t mix(uint64_t h)
 	return h;
 }
 
-uint64_t node_ino_of(const struct node_id *id)
+/* What inode 1 stands for when it is not the top (node_set_root): a table or key directory, and the
+ * number its identity would have otherwise. Set once, before any request; read without a lock. */
+static struct node_id root_id = { .kind = NODE_ROOT };
+static uint64_t root_hash;
+
+/* ID's number from its identity alone (node_ino_of() without the root). */
+static uint64_t ino_hash(const struct node_id *id)
 {
 	uint64_t h = FNV_OFFSET, len;
 	uint8_t kind = (uint8_t)id->kind;
 
-	if (id->kind == NODE_ROOT)
-		return 1; /* FUSE_ROOT_ID */
 	h = fnv(h, &kind, 1);
 	h = fnv(h, id->table, strlen(id->table) + 1);
 	len = id->keyn;
@@ -54,6 +58,16 @@ uint64_t node_ino_of(const struct node_id *id)
 		h = fnv(h, &id->ts, sizeof(id->ts));
 	h = mix(h);
 	return h < 2 ? h + 2 : h; /* 0 is invalid, 1 is the root */
+}
+
+uint64_t node_ino_of(const struct node_id *id)
+{
+	uint64_t h;
+
+	if (id->kind == NODE_ROOT)
+		return 1; /* FUSE_ROOT_ID */
+	h = ino_hash(id);
+	return root_hash && h == root_hash && node_id_equal(id, &root_id) ? 1 : h;
 }
 
 uint64_t node_column_ino(const struct node_id *id)
@@ -529,6 +543,29 @@ static struct node_rec *find(struct node_table *t, uint64_t ino)
 		if (r->ino == ino)
 			return r;
 	return NULL;
+}
+
+int node_set_root(struct node_table *t, const struct node_id *root, const char *name)
+{
+	struct node_id copy;
+	struct node_rec *r;
+	int rc;
+
+	if (root->kind == NODE_ROOT)
+		return 0;
+	if ((rc = node_id_copy(&copy, root)))
+		return rc;
+	pthread_mutex_lock(&t->lock);
+	rc = (r = find(t, 1)) ? set_id(t, r, &copy, name) : -ENOENT;
+	pthread_mutex_unlock(&t->lock);
+	if (rc) {
+		node_id_free(&copy);
+		return rc;
+	}
+	node_id_free(&root_id);
+	root_id = copy;
+	root_hash = ino_hash(&root_id);
+	return 0;
 }
 
 size_t node_count(struct node_table *t)

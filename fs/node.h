@@ -89,6 +89,14 @@ struct node_table {
 int node_table_init(struct node_table *t);      /* -ENOMEM */
 void node_table_release(struct node_table *t);  /* frees every node */
 
+/* Make inode 1 (FUSE_ROOT_ID), the mount's root, stand for ROOT, a table's directory or a key directory
+ * (-o only=, share.h), instead of the top; NAME is ROOT's name in its parent (the last key segment's, as
+ * the kernel would have reached it: a key directory whose name turns into a family's follows it,
+ * ident_effective()). From then on node_ino_of(ROOT) is 1 and every other identity keeps its number. The
+ * root is process-wide, as inode numbers are a function of the identity alone: call it once, on the
+ * daemon's one table, after node_table_init() and before any request. Errors: -ENOMEM. */
+int node_set_root(struct node_table *t, const struct node_id *root, const char *name);
+
 /* How many inodes the table holds (the kernel's, the root included). */
 size_t node_count(struct node_table *t);
 

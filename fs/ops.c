@@ -173,6 +173,14 @@ static int fs_do_getattr(fuse_req_t req, fuse_ino_t ino, struct stat *st)
 		rc = 0;
 	} else if (rc == -ENOENT && id->kind >= NODE_COLUMN && !fileh_read_attr(fs, ino, &a)) {
 		rc = 0; /* removed while open for reading: fstat goes on working until the last close */
+	} else if (rc == -ENOENT && ino == FUSE_ROOT_ID && id->kind != NODE_ROOT) {
+		/* -o only= of a prefix with no rows (yet), or of a table dropped since: the root stays, empty,
+		 * dated as its table's directory */
+		struct node_id table = { .kind = NODE_DIR, .table = id->table, .key = (const uint8_t *)"" };
+		if (view_getattr(txn, &table, &a))
+			a.mtime_us = 0;
+		a = (struct view_attr){ .dir = true, .nlink = 1, .mtime_us = a.mtime_us };
+		rc = 0;
 	}
 	node_id_free(&eff);
 	if (rc)
@@ -389,6 +397,10 @@ static int fs_do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		size_t before = f.used;
 		off_t skip = f.skip;
 		rc = view_list(txn, dir, &pos, fill_entry, &f);
+		if (rc == -ENOENT && ino == FUSE_ROOT_ID) { /* -o only= of a table dropped since: empty */
+			rc = 0;
+			pos.phase = 2;
+		}
 		if (f.used == before && f.skip == skip)
 			break; /* the buffer is full (or the listing ended) */
 	}

@@ -136,7 +136,7 @@ void req_stat(struct fs *fs, uint64_t ino, const struct view_attr *a, struct sta
 {
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
-	st->st_mode = a->dir ? S_IFDIR | 0755 : S_IFREG | 0644;
+	st->st_mode = a->dir ? S_IFDIR | fs->dir_mode : S_IFREG | fs->file_mode;
 	st->st_nlink = a->nlink;
 	st->st_uid = fs->uid;
 	st->st_gid = fs->gid;

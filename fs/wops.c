@@ -88,7 +88,7 @@ static int keep_emptied(struct fs *fs, struct node *n)
 	cs_txn *txn;
 	int rc = 0;
 
-	while (n && n->id.kind != NODE_ROOT && !is_table_dir(&n->id)) {
+	while (n && n->ino != FUSE_ROOT_ID && !is_table_dir(&n->id)) { /* (the root: -o only= of a prefix) */
 		if (req_txn(fs, &txn) || (rc = view_exists(txn, &n->id)) != 0)
 			break;
 		if (pending_add(&fs->pending, &n->id, n->parent, n->name, cs_now_us()))
@@ -708,7 +708,7 @@ static int fs_do_setxattr(struct fs *fs, struct node *n, const char *name, const
 		return -ESTALE;
 	if (fs->ro)
 		return -EROFS;
-	if (!strcmp(name, XATTR_NAME) && !is_table_dir(&n->id) && n->id.kind != NODE_ROOT)
+	if (!strcmp(name, XATTR_NAME) && !is_table_dir(&n->id) && n->ino != FUSE_ROOT_ID)
 		return move_name(fs, n, value, size, flags);
 	if (!is_table_dir(&n->id) || strncmp(name, "user.cellfs.", 12))
 		return -EOPNOTSUPP; /* no other attributes are kept */

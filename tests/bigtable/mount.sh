@@ -4,7 +4,8 @@
 # renames within a row work (every version moves, the target's newer cells go: rsync -a of an older file over
 # a newer one), across rows mv copies (EXDEV), tables cannot be renamed;
 # a Q@TS name of a sub-millisecond time is EINVAL when made; other clients'
-# writes show within cache_ttl; a dead instance is EIO within the deadline, never a hang.
+# writes show within cache_ttl; -o only=TABLE/PREFIX mounts that prefix as the root; a dead instance is EIO
+# within the deadline, never a hang.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 [ -n "$cellfs" ] || { echo "usage: mount.sh CELLCTL CELLFS"; exit 1; }
 export CELLFS_BT_DEADLINE_MS=4000
@@ -159,6 +160,18 @@ if [ -x "$cbtbin" ]; then
 else
 	echo "# cbt not found ($cbtbin): its write is not tried"
 fi
+
+# ---- -o only=TABLE/PREFIX (fs/share.h): that key prefix is the root, writes land below it; a missing table
+# is refused in one line, nothing mounted
+mkdir -p "$tmp/only2"
+check "mount only=quotes/NASDAQ" mount_store "$bt" "$tmp/only" -o only=quotes/NASDAQ,cache_ttl=1
+check "only=: the prefix's next segments at the root" bash -c '[ "$(ls "$0" | tr "\n" " ")" = "ABCD ZXZZT " ]' "$tmp/only"
+check "only=: cat" bash -c '[ "$(cat "$0")" = 12.5 ]' "$tmp/only/ZXZZT/1426535612156/MD/BID"
+check "only=: a write lands under the prefix" bash -c 'mkdir -p "$0/ONLY/MD" && echo o >"$0/ONLY/MD/q" &&
+	"$1" --db "$2" lookup quotes "NASDAQ#ONLY" | grep -qF "\"o\\n\""' "$tmp/only" "$cellctl" "$bt"
+check "only= of a missing table refused" bash -c '! "$0" "$1" "$2" -o only=nosuch 2>"$3" &&
+	[ "$(cat "$3")" = "cellfs: -o only=nosuch: no table \"nosuch\" in the store" ] && ! mountpoint -q "$2"' \
+	"$cellfs" "$bt" "$tmp/only2" "$tmp/only.err"
 
 # ---- a dead instance: EIO within the deadline (4 s here), not a hang
 emulator_stop
