@@ -48,38 +48,29 @@ def field(num, value):
     return varint(num << 3 | 2) + varint(len(value)) + value
 
 
+def read_varint(buf, i):
+    """The varint at buf[i:] and the index after it."""
+    v, shift = 0, 0
+    while True:
+        b = buf[i]
+        i += 1
+        v |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return v, i
+
+
 def fields(buf):
     """[(number, value)] of a message's top level: ints for varints, bytes for the rest."""
     out, i = [], 0
     while i < len(buf):
-        key, shift = 0, 0
-        while True:
-            b = buf[i]
-            i += 1
-            key |= (b & 0x7F) << shift
-            shift += 7
-            if not b & 0x80:
-                break
+        key, i = read_varint(buf, i)
         num, wire = key >> 3, key & 7
         if wire == 0:
-            v, shift = 0, 0
-            while True:
-                b = buf[i]
-                i += 1
-                v |= (b & 0x7F) << shift
-                shift += 7
-                if not b & 0x80:
-                    break
+            v, i = read_varint(buf, i)
             out.append((num, v))
         elif wire == 2:
-            n, shift = 0, 0
-            while True:
-                b = buf[i]
-                i += 1
-                n |= (b & 0x7F) << shift
-                shift += 7
-                if not b & 0x80:
-                    break
+            n, i = read_varint(buf, i)
             out.append((num, buf[i:i + n]))
             i += n
         elif wire == 1:

@@ -11,23 +11,6 @@ mkdir "$TMP/empty" "$TMP/bin"
 touch "$TMP/file"
 real=$(realpath "$TMP")
 
-# expect_fail STDERR CMD...: CMD exits 1, prints STDERR (exactly) and nothing on stdout, mounts nothing.
-expect_fail() {
-	local want=$1 rc
-	shift
-	"$@" >"$TMP/out" 2>"$TMP/err"
-	rc=$?
-	[ $rc -eq 1 ] || fail "$*: exit status $rc, want 1"
-	[ ! -s "$TMP/out" ] || fail "$*: printed on stdout: $(cat "$TMP/out")"
-	printf '%s\n' "$want" | cmp -s - "$TMP/err" || fail "$*: stderr
-$(cat "$TMP/err")
-want
-$want"
-	if mountpoint -q "$MNT"; then
-		fail "$*: mounted anyway"
-		fusermount3 -u "$MNT"
-	fi
-}
 
 usage="usage: $CELLFS [STORE] MOUNTPOINT [-o options] [-f] [-d]"
 expect_fail "cellfs: no mountpoint given

@@ -114,38 +114,29 @@ cells "$db3" "" "$TMP/got"
 cmp -s "$TMP/want" "$TMP/got" || fail "only=quotes/NASDAQ: cp -a round trip: $(diff "$TMP/want" "$TMP/got")"
 
 # ---- bad values: one line, status 1, nothing mounted
-# expect_fail STDERR OPTION...: cellfs DB MNT OPTION... exits 1 printing exactly STDERR, mounts nothing.
-expect_fail() {
-	local want=$1 rc
+# expect_fail_opts STDERR OPTION...: cellfs DB MNT -f OPTION... exits 1 printing exactly STDERR, mounts
+# nothing (expect_fail, lib.sh).
+expect_fail_opts() {
+	local want=$1
 	shift
-	"$CELLFS" "$db" "$MNT" -f "$@" >"$TMP/out" 2>"$TMP/err"
-	rc=$?
-	[ $rc -eq 1 ] || fail "$*: exit status $rc, want 1"
-	printf '%s\n' "$want" | cmp -s - "$TMP/err" || fail "$*: stderr
-$(cat "$TMP/err")
-want
-$want"
-	if mountpoint -q "$MNT"; then
-		fail "$*: mounted anyway"
-		fusermount3 -u "$MNT"
-	fi
+	expect_fail "$want" "$CELLFS" "$db" "$MNT" -f "$@"
 }
 syntax="(give TABLE or TABLE/PREFIX, PREFIX one or more key segments as the mount names them: quotes/NASDAQ)"
-expect_fail "cellfs: -o only=nosuch: no table \"nosuch\" in the store" -o only=nosuch
-expect_fail "cellfs: -o only=quotes/: an empty segment $syntax" -o only=quotes/
-expect_fail "cellfs: -o only=quotes//ZXZZT: an empty segment $syntax" -o only=quotes//ZXZZT
-expect_fail "cellfs: -o only=: an empty table name $syntax" -o only=
-expect_fail "cellfs: -o only=/quotes: an empty table name $syntax" -o only=/quotes
-expect_fail "cellfs: -o only=no*table: \"no*table\" is not a table name (Bigtable allows [_a-zA-Z0-9][-_.a-zA-Z0-9]*, at most 50 bytes)" \
+expect_fail_opts "cellfs: -o only=nosuch: no table \"nosuch\" in the store" -o only=nosuch
+expect_fail_opts "cellfs: -o only=quotes/: an empty segment $syntax" -o only=quotes/
+expect_fail_opts "cellfs: -o only=quotes//ZXZZT: an empty segment $syntax" -o only=quotes//ZXZZT
+expect_fail_opts "cellfs: -o only=: an empty table name $syntax" -o only=
+expect_fail_opts "cellfs: -o only=/quotes: an empty table name $syntax" -o only=/quotes
+expect_fail_opts "cellfs: -o only=no*table: \"no*table\" is not a table name (Bigtable allows [_a-zA-Z0-9][-_.a-zA-Z0-9]*, at most 50 bytes)" \
 	-o 'only=no*table'
-expect_fail "cellfs: -o only=quotes/NASDAQ/ZXZZT/1426535612156/MD: \"MD\" is family MD's directory, not a key segment (only= takes a table and key segments)" \
+expect_fail_opts "cellfs: -o only=quotes/NASDAQ/ZXZZT/1426535612156/MD: \"MD\" is family MD's directory, not a key segment (only= takes a table and key segments)" \
 	-o only=quotes/NASDAQ/ZXZZT/1426535612156/MD
-expect_fail "cellfs: -o only=quotes/a%2: \"a%2\" is not the name of a key segment as the mount shows it (bytes escaped as %XX, a family's name as a segment escaped)" \
+expect_fail_opts "cellfs: -o only=quotes/a%2: \"a%2\" is not the name of a key segment as the mount shows it (bytes escaped as %XX, a family's name as a segment escaped)" \
 	-o only=quotes/a%2
-expect_fail "cellfs: -o uid=no-such-user-x: not a user id (a number) or a user's name" -o uid=no-such-user-x
-expect_fail "cellfs: -o gid=-1: not a group id (a number) or a group's name" -o gid=-1
-expect_fail "cellfs: -o file_mode=0968: not permission bits in octal (0644, 0640; at most 07777)" -o file_mode=0968
-expect_fail "cellfs: -o dir_mode=17777: not permission bits in octal (0755, 0750; at most 07777)" -o dir_mode=17777
+expect_fail_opts "cellfs: -o uid=no-such-user-x: not a user id (a number) or a user's name" -o uid=no-such-user-x
+expect_fail_opts "cellfs: -o gid=-1: not a group id (a number) or a group's name" -o gid=-1
+expect_fail_opts "cellfs: -o file_mode=0968: not permission bits in octal (0644, 0640; at most 07777)" -o file_mode=0968
+expect_fail_opts "cellfs: -o dir_mode=17777: not permission bits in octal (0755, 0750; at most 07777)" -o dir_mode=17777
 # only= names a table of a store that must be there: a new path makes no store
 "$CELLFS" "$TMP/nostore" "$MNT" -f -o only=quotes 2>"$TMP/err" && fail "only= on a new path mounted"
 [ ! -e "$TMP/nostore" ] || fail "only= on a new path made a store"

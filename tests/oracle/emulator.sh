@@ -3,19 +3,28 @@
 #     emulator_start LOG   start it on a free loopback port (port 0, then read back the one it bound),
 #                          export BIGTABLE_EMULATOR_HOST; returns 1 with the log printed if it did not start
 #     emulator_stop        stop it (idempotent; the scripts' EXIT traps call it)
+#     front_start DIR ...  tests/bigtable/tlsfront.py, the loopback TLS front, before it (front_stop)
 emulator=${CBT_EMULATOR:-/usr/lib/google-cloud-sdk/platform/bigtable-emulator/cbtemulator}
 emu_pid=
+
+# poll_output PID CMD...: CMD's output once it has some (what a server started in the background printed
+# when it is ready), polled every 0.1 s for up to 3 minutes while process PID lives; empty if none came.
+poll_output() {
+	local pid=$1 out
+	shift
+	for _ in $(seq 1800); do
+		out=$("$@" 2>/dev/null)
+		[ -n "$out" ] && { echo "$out"; return; }
+		kill -0 "$pid" 2>/dev/null || return
+		sleep 0.1
+	done
+}
 
 emulator_start() {
 	local log=$1 addr=
 	"$emulator" -host 127.0.0.1 -port 0 >"$log" 2>&1 &
 	emu_pid=$!
-	for _ in $(seq 1200); do
-		addr=$(sed -n 's/^Cloud Bigtable emulator running on \(.*\)$/\1/p' "$log" 2>/dev/null)
-		[ -n "$addr" ] && break
-		kill -0 "$emu_pid" 2>/dev/null || break
-		sleep 0.1
-	done
+	addr=$(poll_output "$emu_pid" sed -n 's/^Cloud Bigtable emulator running on \(.*\)$/\1/p' "$log")
 	if [ -z "$addr" ]; then
 		echo "FAIL: the emulator did not start:"
 		cat "$log"
@@ -60,13 +69,7 @@ front_start() {
 	"$py" "$(dirname "${BASH_SOURCE[0]}")/../bigtable/tlsfront.py" "$BIGTABLE_EMULATOR_HOST" "$dir" "$@" \
 		>"$dir/addr.$n" 2>"$dir/err.$n" &
 	front_pids+=($!)
-	front_addr=
-	for _ in $(seq 1800); do
-		front_addr=$(head -1 "$dir/addr.$n" 2>/dev/null)
-		[ -n "$front_addr" ] && break
-		kill -0 "${front_pids[$n]}" 2>/dev/null || break
-		sleep 0.1
-	done
+	front_addr=$(poll_output "${front_pids[$n]}" head -1 "$dir/addr.$n")
 	if [ -z "$front_addr" ]; then
 		echo "FAIL: the TLS front did not start:"
 		cat "$dir/err.$n"
