@@ -25,6 +25,9 @@ import urllib.request
 import grpc
 import jwt
 
+sys.path.append(os.path.dirname(os.path.abspath(__file__)))
+from tlsfront import varint as read_varint  # noqa: E402 (the reader the front parses requests with)
+
 DATA = "google.bigtable.v2.Bigtable"
 ADMIN = "google.bigtable.admin.v2.BigtableTableAdmin"
 PROFILE_FIELD = {"ReadRows": 5, "SampleRowKeys": 2, "MutateRow": 4}
@@ -46,18 +49,6 @@ def field(num, value):
     if isinstance(value, str):
         value = value.encode()
     return varint(num << 3 | 2) + varint(len(value)) + value
-
-
-def read_varint(buf, i):
-    """The varint at buf[i:] and the index after it."""
-    v, shift = 0, 0
-    while True:
-        b = buf[i]
-        i += 1
-        v |= (b & 0x7F) << shift
-        shift += 7
-        if not b & 0x80:
-            return v, i
 
 
 def fields(buf):
