@@ -56,7 +56,7 @@ static bool refusal_is_new(const char *msg)
 
 void req_reply_err(fuse_req_t req, int err)
 {
-	/* The contract: a corrupt store is EIO and a log line. The first lines, then one in a thousand, so
+	/* The contract (fs/CONTRACT.md, "Bad input"): a corrupt store is EIO and a log line. The first lines, then one in a thousand, so
 	 * that a find over a damaged table cannot fill the log. */
 	static _Atomic uint64_t eios;
 	if (err == EIO) {

@@ -1,4 +1,4 @@
-/* view.c — the store seen as a tree (see view.h and the contract's "The tree").
+/* view.c — the store seen as a tree (see view.h and fs/CONTRACT.md, "The tree").
  *
  * A key directory stands for a row-key prefix K = s1#...#sn (the table itself when n = 0; K is empty for
  * n = 1 too, the empty first segment of keys that start with '#', which node_id.lead_empty tells). It lists

@@ -1,5 +1,6 @@
 /* kv_txn.c — transactions: begun after the sync point a writer owes (kv_env.c), committed under the
- * fault guard (kv_guard.c), their errors as the contract wants them. */
+ * fault guard (kv_guard.c), their errors as the mount's contract wants them
+ * (fs/CONTRACT.md, "Bad input"). */
 #include <stdlib.h>
 #include <sys/statvfs.h>
 
@@ -57,7 +58,7 @@ int kv_txn_begin(kv_env *env, bool rdonly, kv_txn **out)
 }
 
 /* LMDB reports a write that the file system cut short as EIO ("short write, filesystem full?"), where
- * the contract wants ENOSPC. A failed commit is the file system's being full if it has less than this
+ * the contract wants ENOSPC (fs/CONTRACT.md, "Bad input"). A failed commit is the file system's being full if it has less than this
  * left; the store itself is unharmed either way (its meta page was not written). */
 #define FULL_SLACK (1u << 20)
 

@@ -1,7 +1,7 @@
 /* bt_read.c — scans over ReadRows: the row range and the column filters go to Bigtable; the merged rows
  * (btm) are sorted (families come in any order), and what Bigtable does not do on read is done here:
  * cells collected by the GC policies are dropped (Bigtable collects lazily, the contract says they are
- * gone), then the timestamp range, cells per column, values left out, the row limit. A broken stream
+ * gone: fs/CONTRACT.md, "Data model"), then the timestamp range, cells per column, values left out, the row limit. A broken stream
  * resumes after the last committed row, a bounded number of times. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """badinput.py — the bad-input table (cases.tsv) run against a store: each case is done through the mount
 (a system call), through cellctl or through cellfs's command line, and must fail exactly as the
-contract's "Bad input" section says (errno, or exit status and the one-line message), and the store must
+contract says (fs/CONTRACT.md, "Bad input") (errno, or exit status and the one-line message), and the store must
 be the same before and after (dump_store, not the mount, is the judge).
 
 Usage: badinput.py CASES STORE FULLSTORE MNT ROMNT TMP

@@ -9,8 +9,8 @@
  * cellfs configures it. So the kernel sends it the requests it sends cellfs for the same shell commands,
  * and each is answered with a hash lookup or a memcpy: what bench_write.sh measures through it is what
  * FUSE itself costs a writer. `-o no_flush` answers FLUSH with ENOSYS, after which the kernel sends no
- * more (as for bindfs, which has no flush handler): the cost of the flushes the contract needs (close()
- * reports commit errors) is the difference. One lock serialises the handlers. Unlinked inodes are kept
+ * more (as for bindfs, which has no flush handler): the cost of the flushes the contract (fs/CONTRACT.md, "Writing")
+ * needs (close() reports commit errors) is the difference. One lock serialises the handlers. Unlinked inodes are kept
  * until the daemon exits. */
 #define FUSE_USE_VERSION 35
 #include <errno.h>

@@ -1,6 +1,6 @@
 #!/bin/bash
-# Access: who may reach a store and a mount, and where paths lead (the contract's "Bad input" and
-# "Mounting"; cellfs.c's comment on allow_other). Checked as root (the mounting user) and as nobody
+# Access: who may reach a store and a mount, and where paths lead (fs/CONTRACT.md, "Bad input" and
+# fs/CONTRACT.md, "Mounting"; cellfs.c's comment on allow_other). Checked as root (the mounting user) and as nobody
 # (uid 65534, through setpriv):
 #   - store directories are created 0700 and their files 0600, by cellctl and by cellfs on the default
 #     store, under umask 0 and 022;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# `cellfs -o asof=TIME` (contract.md, "Mounting"): table h written with cellctl at explicit timestamps
+# `cellfs -o asof=TIME` (fs/CONTRACT.md, "Mounting"): table h written with cellctl at explicit timestamps
 # (versions written, a column deleted and written again at the same and at newer timestamps, a cell
 # rewritten in place, a row deleted, one old version removed through a writable mount, a family whose
 # policy collects an older version) is mounted as of several times (before everything, between versions,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Backups with standard tools (contract.md, "Backups with standard tools"): table bk of `gen_awkward STORE
+# Backups with standard tools (fs/CONTRACT.md, "Backups with standard tools"): table bk of `gen_awkward STORE
 # backup` (escaped names, empty segments, segments equal to family names, long names that still fit,
 # 50 versions in one second, whole-second versions, 3 MiB values, empty values, five families with GC
 # policies that keep every version) is backed up from the mount with cp -a, tar --format=pax,
@@ -138,7 +138,7 @@ restore short-rsync short setfattr exact 'rsync -aX "$XTMP/rsync/short/" "$DST/"
 restore short-pax-noxattrs short setfattr noname 'tar -xf "$TMP/short-noxattrs.pax" -C "$DST" '"$X"
 }
 
-# ---- older files over newer ones (contract.md, "Writing": mv, and a handle given an older time) ----
+# ---- older files over newer ones (fs/CONTRACT.md, "Renames", and a handle given an older time) ----
 # A tree whose files are older than those of the same names in the mount (which also hold versions older
 # still, and one at exactly the tree file's time): rsync -a (temporary file, time set, rename) makes the mount
 # equal the tree: each file reads the tree's bytes at the tree's time, the mount's cells newer than it gone,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The daemon and several cellctl processes on one store at once (contract.md, "Durability and sharing").
+# The daemon and several cellctl processes on one store at once (fs/CONTRACT.md, "Durability and sharing").
 # While the store is mounted, all at the same time:
 #  - CONCUR_INC processes (default 4) each run `cellctl increment c ctr n:hits=1` CONCUR_INC_N times (25):
 #    ReadModifyWrite from many processes must count exactly (the counter ends at their product, read by

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""corruptcheck.py — a damaged store through the daemon (the contract: "Corrupt store: EIO and a log line
-naming what is wrong, never a crash"). corrupt.sh builds a store of several tables; this script copies it
+"""corruptcheck.py — a damaged store through the daemon (the contract, fs/CONTRACT.md, "Bad input": a
+damaged store is EIO and a log line, never a crash). corrupt.sh builds a store of several tables; this script copies it
 N times with one byte changed (a seeded sample, mostly bytes in use) and for each copy:
 
   - runs `cellctl verify` (exit 0, or 1 with one summary line) and `cellctl dump` (0 or 1): never a crash;

@@ -1,6 +1,6 @@
 #!/bin/bash
-# The daemon killed (SIGKILL) while a loop writes files through the mount (contract.md, "Durability": a
-# closed file is committed, it survives a crash of the daemon). CRASH_ROUNDS rounds (default 30; 10 under
+# The daemon killed (SIGKILL) while a loop writes files through the mount (fs/CONTRACT.md, "Durability and sharing":
+# a closed file is committed, it survives a crash of the daemon). CRASH_ROUNDS rounds (default 30; 10 under
 # a sanitizer, when ASAN_OPTIONS is set), each killing at a random moment: mount, start the loader
 # (`mountcheck.py crashload`: mkdir -p T/rR_I/cf, write T/rR_I/cf/q, some second versions and 1 MiB
 # values, logging each path and value once close() has returned), kill -9 the daemon a random 0 to

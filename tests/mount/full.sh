@@ -1,6 +1,6 @@
 #!/bin/bash
-# A full store through the mount (the contract: "Store full: ENOSPC ... A failed write leaves the previous
-# value intact"). The store lives on a 4 MiB tmpfs (FULL_FS=ext4: an 8 MiB ext4 image on a loop device); files of 64 KiB of random bytes are written until
+# A full store through the mount (the contract, fs/CONTRACT.md, "Bad input": the store full is
+# ENOSPC, the value before intact). The store lives on a 4 MiB tmpfs (FULL_FS=ext4: an 8 MiB ext4 image on a loop device); files of 64 KiB of random bytes are written until
 # close() fails. Checked: the error is ENOSPC (from close(), where commit errors go), the refused new
 # file is not there (the release does not retry a write-back whose error close() returned), every file
 # whose close() succeeded reads back exactly, an overwrite refused for want of space leaves the old value, the

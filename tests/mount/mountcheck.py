@@ -764,10 +764,11 @@ def cmd_restored(label, srcdump, gotdump, table, mode, status, errfile):
     exact    every cell, version, timestamp and value, the delimiter, the families and GC policies; the
              tool exited 0 and printed nothing.
     seconds  the tool carries whole seconds only (GNU tar): what happened is listed; a newest cell may come
-             back at its whole second (the contract: other formats round times), with its value, still the
+             back at its whole second (the contract, fs/CONTRACT.md, "Backups with standard tools":
+             other formats round times), with its value, still the
              newest; any other difference (a cell or value gone, a cell that was not there, a column whose
              current value changed) must be reported by the tool, on stderr, naming the file or a directory
-             above it: the contract's "never loses data silently".
+             above it: the contract (fs/CONTRACT.md) "never loses data silently".
     noname   the tool does not carry user.cellfs.name (tar without --xattrs): it fails on every file named in
              short form, naming it, and restores nothing of it; rows below a directory named in short form
              come back under the bytes of that short form; every other cell is exact."""

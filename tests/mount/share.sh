@@ -1,5 +1,5 @@
 #!/bin/bash
-# A shared mount (fs/share.h; the contract's "Mounting"): -o only=TABLE and only=TABLE/PREFIX make that
+# A shared mount (fs/share.h; fs/CONTRACT.md, "Mounting"): -o only=TABLE and only=TABLE/PREFIX make that
 # table or key prefix the root (listing, cat, writes, mkdir -p, cp -a out and back into an empty mount,
 # compared with cellctl read; nothing above it reachable; a table made later not shown, the table dropped
 # an empty root, made again shown again); a prefix with no rows yet mounts empty and takes writes; bad values fail with one line naming them, status 1, nothing mounted or made; -o uid=, gid=,

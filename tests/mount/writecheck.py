@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""writecheck.py — writing through a cellfs mount: each check names a behaviour of the contract's "Writing",
-"Bad input" and "Durability" sections (and of fs/README.md), does it through the mount (system calls
+"""writecheck.py — writing through a cellfs mount: each check names a behaviour of the contract's sections (fs/CONTRACT.md,
+"Writing"; "Removing", "Renames", "Bad input", "Durability and sharing"; and of fs/README.md), does it through the mount (system calls
 or the shell tools people use), and checks the store with dump_store, not through the mount: the exact
 cells added, removed or changed. Every refused operation is checked twice: its errno, and a dump before and
 after that must be identical. write.sh mounts and unmounts; these subcommands do the rest:
@@ -1323,7 +1323,7 @@ def gone_soon(path, limit=60):
 def rename_replaces():
     """mv a b carries every cell of a, each at its timestamp (b's cell at the same timestamp replaced), and
     b then reads what a read: b's cells newer than a's newest go in the same transaction, its older ones stay
-    as b@TS (contract.md, "Writing": mv). A handle that wrote a file and is then given an older time (cp -a)
+    as b@TS (fs/CONTRACT.md, "Renames"). A handle that wrote a file and is then given an older time (cp -a)
     replaces it the same way; touch -d of a bare name below one of its own versions is EINVAL."""
     cb = lambda row, q, ts: ('w', row, 'cf', q, ts)  # noqa: E731
     newer = M('w/rv/b/cf/b@%016d' % (T0 + 500000))
