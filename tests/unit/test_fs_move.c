@@ -190,9 +190,19 @@ static void test_fs_move__refusals_leave_the_store_as_it_was(void **state)
 static void test_fs_move__strict_schema_refuses_a_family_a_rename_would_make(void **state)
 {
 	struct fixture *f = *state;
+	struct node_id h = { .kind = NODE_COLUMN, .table = "t", .key = (const uint8_t *)"r", .keyn = 1, .family = "H",
+			     .qual = (const uint8_t *)"q", .qualn = 1, .ts = -1 };
+	cs_txn *txn;
 	f->fs.strict_schema = true;
 	assert_int_equal(rename_entry(f, "t/r/F", "q", "t/r/H", "q", 0), -EPERM); /* r#H: family H of row r */
+	assert_int_equal(req_txn(&f->fs, &txn), 0);
+	assert_int_equal(target_family(&f->fs, txn, &h), -EPERM);
+	h.family = "G";
+	assert_int_equal(target_family(&f->fs, txn, &h), 0);
 	f->fs.strict_schema = false;
+	h.family = "H";
+	assert_int_equal(target_family(&f->fs, txn, &h), 0);
+	req_txn_idle(&f->fs);
 	assert_int_equal(rename_entry(f, "t/r/F", "q", "t/r/H", "q", 0), 0);
 	expect_table(f, "t", "r H:q@2000=new H:q@1000=old\n");
 }
@@ -221,6 +231,7 @@ static void test_fs_move__rename_of_a_key_directory_moves_every_row_below(void *
 	expect_table(f, "t", "a#bc F:q@3=3\nr F:q@2000=new F:q@1000=old\nz F:q@1=1\nz#c F:q@2=2\n");
 	assert_int_equal(rename_entry(f, "t", "z", "t", "r", 0), -ENOTEMPTY); /* rows at r */
 	assert_int_equal(rename_entry(f, "t", "z", "t/r", "F", 0), -EXDEV);   /* onto a family's name */
+	assert_int_equal(rename_entry(f, "t", "z", "t", "%48", 0), -EXDEV);   /* a family to make first: mv copies */
 	expect_table(f, "t", "a#bc F:q@3=3\nr F:q@2000=new F:q@1000=old\nz F:q@1=1\nz#c F:q@2=2\n");
 }
 

@@ -106,7 +106,10 @@ static void test_fs_view__a_row_key_prefix_of_another_is_not_its_directory(void 
 	PUT(st, "t", "ab", "F", "q", 1000, "ab");
 	PUT(st, "t", "a0", "F", "q", 1000, "a0");
 	PUT(st, "t", "a#x", "F", "q", 1000, "ax");
-	expect_list(st, "t", "a/ a0/ ab/");
+	PUT(st, "t", "abcd", "F", "q", 1000, "abcd");
+	expect_list(st, "t", "a/ a0/ ab/ abcd/");
+	assert_int_equal(fu_walk(st, "t/abc", NULL, NULL), -ENOENT); /* a prefix of a key, not a segment */
+	assert_int_equal(fu_walk(st, "t/a/F/q", NULL, NULL), 0);
 	expect_list(st, "t/a", "F/ x/");
 	expect_list(st, "t/ab", "F/");
 	expect_read(st, "t/ab/F/q", "ab");
