@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xattr.h"
+
 #define PUT(st, t, row, f, q, ts, v) fu_put((st), (t), (row), strlen(row), (f), (q), strlen(q), (ts), (v))
 
 static cs_store *st_of(void **state)
@@ -334,6 +336,77 @@ static void test_fs_view__a_removed_row_is_gone_from_lookup_and_listing(void **s
 	expect_list(st, "t", "c/");
 }
 
+/* ---- extended attributes (xattr.c): the schema on a table directory, a short form's whole name ---- */
+
+static void expect_xattr(cs_txn *txn, const struct node_id *id, const char *name, const char *want, size_t wantn)
+{
+	char *val = NULL;
+	size_t len = 0;
+	assert_int_equal(xattr_get(txn, id, name, &val, &len), 0);
+	assert_int_equal(len, wantn);
+	assert_memory_equal(val, want, wantn);
+	free(val);
+}
+
+static void test_fs_view__a_tables_extended_attributes_are_its_schema(void **state)
+{
+	static const char names[] = "user.cellfs.delimiter\0user.cellfs.family.A\0user.cellfs.family.F\0";
+	cs_store *st = st_of(state);
+	struct node_id t, col;
+	cs_txn *txn = tu_begin(st, 0);
+	char *buf = NULL, *val = NULL;
+	size_t len = 0;
+	assert_int_equal(cs_table_create(txn, "t", '|'), 0);
+	assert_int_equal(cs_family_create(txn, "t", "F", "maxversions=2"), 0);
+	assert_int_equal(cs_family_create_typed(txn, "t", "A", NULL, CS_TYPE_INTSUM), 0);
+	tu_commit(txn);
+	PUT(st, "t", "r", "F", "q", 1000, "v");
+	assert_int_equal(fu_walk(st, "t", &t, NULL), 0);
+	assert_int_equal(fu_walk(st, "t/r/F/q", &col, NULL), 0);
+	txn = tu_begin(st, CS_TXN_RDONLY);
+	assert_int_equal(xattr_list(txn, &t, &buf, &len), 0);
+	assert_int_equal(len, sizeof(names) - 1);
+	assert_memory_equal(buf, names, len);
+	free(buf);
+	expect_xattr(txn, &t, XATTR_DELIM, "|", 1);
+	expect_xattr(txn, &t, XATTR_FAMILY "F", "maxversions=2", 13);
+	expect_xattr(txn, &t, XATTR_FAMILY "A", "never:intsum", 12);
+	assert_int_equal(xattr_get(txn, &t, XATTR_FAMILY "G", &val, &len), -ENODATA);
+	assert_int_equal(xattr_list(txn, &col, &buf, &len), 0); /* a file with its full name: none */
+	assert_null(buf);
+	assert_int_equal(len, 0);
+	assert_int_equal(xattr_get(txn, &col, XATTR_NAME, &val, &len), -ENODATA);
+	cs_txn_abort(txn);
+	node_id_free(&t);
+	node_id_free(&col);
+}
+
+static void test_fs_view__a_short_form_entry_carries_its_whole_name(void **state)
+{
+	cs_store *st = st_of(state);
+	uint8_t *q = tu_filled(300, 'k');
+	struct node_id id;
+	char *names, path[300], *buf = NULL;
+	size_t len = 0;
+	cs_txn *txn;
+	q[299] = '/'; /* a byte the name escapes: the attribute has it raw */
+	fu_table(st, "t", 0, "F", NULL);
+	fu_put(st, "t", "r", 1, "F", q, 300, 1000, "v");
+	names = fu_list(st, "t/r/F", NULL);
+	snprintf(path, sizeof(path), "t/r/F/%s", names);
+	assert_int_equal(fu_walk(st, path, &id, NULL), 0);
+	txn = tu_begin(st, CS_TXN_RDONLY);
+	assert_int_equal(xattr_list(txn, &id, &buf, &len), 0);
+	assert_int_equal(len, sizeof(XATTR_NAME));
+	assert_string_equal(buf, XATTR_NAME);
+	free(buf);
+	expect_xattr(txn, &id, XATTR_NAME, (const char *)q, 300);
+	cs_txn_abort(txn);
+	node_id_free(&id);
+	free(names);
+	free(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -354,6 +427,8 @@ int main(void)
 		T(long_names_show_a_short_form_that_finds_them),
 		T(listings_resume_across_calls_and_see_each_cell_once),
 		T(a_removed_row_is_gone_from_lookup_and_listing),
+		T(a_tables_extended_attributes_are_its_schema),
+		T(a_short_form_entry_carries_its_whole_name),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
