@@ -1,4 +1,4 @@
-/* test_fs_view.c — fs/view.c, the store seen as a tree (the contract's "The tree"), with no FUSE: what each
+/* test_fs_view.c — fs/view.c, the store seen as a tree (fs/CONTRACT.md, "The tree"), with no FUSE: what each
  * path lists, in which order, with which attributes, and what lookups of names refuse. Each test has a
  * fresh store in tmpfs (TMPDIR=/dev/shm) and walks paths with view_lookup() as the daemon's lookups do. */
 #include "fsutil.h"
