@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bt.h"
+#include "bt_internal.h"
 
 static __thread char why[600];
 
@@ -48,6 +48,14 @@ void bt_clear_error(void)
 static const char *last_error(void)
 {
 	return why[0] ? why : NULL;
+}
+
+void *bt_dup(const void *p, size_t n)
+{
+	void *d = malloc(n ? n : 1);
+	if (d && n)
+		memcpy(d, p, n);
+	return d;
 }
 
 int64_t bt_mono_ms(void)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bt.h"
+#include "bt_internal.h"
 
 #define AHEAD 4   /* ranges read ahead of the one a scan reads, and threads reading them */
 #define LISTS 8   /* lists of subdirectories kept, the newest */

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "bigtable.pb-c.h"
-#include "bt.h"
+#include "bt_internal.h"
 
 #define DEFER_MS 100             /* a queue is sent this long after its oldest entry */
 #define DEFER_ROWS 1000          /* a queue holds at most this many rows, */

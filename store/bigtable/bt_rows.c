@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bt.h"
+#include "bt_internal.h"
 
 #include "bigtable.pb-c.h"
 

@@ -1,6 +1,6 @@
 /* bt_samples.c — a table's size by key range, from Bigtable's SampleRowKeys: the sample list and its
  * bound (pure, bt_samples.h), then the per-store cache of each table's list and the call that fills it
- * (bt.h). The first part builds alone, with BT_SAMPLES_LIST_ONLY defined, into a test that needs
+ * (bt_internal.h). The first part builds alone, with BT_SAMPLES_LIST_ONLY defined, into a test that needs
  * neither gRPC nor an emulator (tests/bigtable/test_bt_samples.c, suite unit). */
 #include <errno.h>
 #include <stdlib.h>
@@ -182,7 +182,7 @@ int64_t bt_samples_fetched_ms(const struct bt_samples *s)
 /* ---- the cache and the call ------------------------------------------------------------------------- */
 
 #include "bigtable.pb-c.h"
-#include "bt.h"
+#include "bt_internal.h"
 
 #define SAMPLE_ROW_KEYS "/google.bigtable.v2.Bigtable/SampleRowKeys"
 

@@ -1,6 +1,6 @@
 /* bt_schema.c — tables and families through Bigtable's Table Admin API, the meta rows that keep what its
- * schema has no place for (delimiter, creation time: BT_META_TABLE), GC rules in cbt's syntax, and the
- * schema cache (admin calls are rate-limited: a schema is read again only when older than the store's
+ * schema has no place for (delimiter, creation time: BT_META_TABLE), GC rules (bt_gcrule.c) and value
+ * types, and the schema cache (admin calls are rate-limited: a schema is read again only when older than the store's
  * TTL, or after this process changed it). */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,7 +10,7 @@
 
 #include "admin.pb-c.h"
 #include "bigtable.pb-c.h"
-#include "bt.h"
+#include "bt_internal.h"
 #include "btm.h"
 
 #define ADMIN "/google.bigtable.admin.v2.BigtableTableAdmin/"
@@ -81,185 +81,6 @@ void bt_schema_forget(bt_store *st, const char *table)
 			break;
 		}
 	pthread_mutex_unlock(&c->lock);
-}
-
-/* ---- GC rules: Bigtable's GcRule <-> cbt's syntax ---------------------------------------------------- */
-
-/* Append RULE in cbt's syntax to F. cellfs's chains apply left to right, as Bigtable's nested binary
- * rules do when the nesting is on the left: so the left operand needs no parentheses, the others do
- * when compound. */
-static void rule_text(FILE *f, const Google__Bigtable__Admin__V2__GcRule *r)
-{
-	size_t n;
-	Google__Bigtable__Admin__V2__GcRule **v;
-	const char *op;
-
-	switch (r ? r->rule_case : GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE__NOT_SET) {
-	case GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_MAX_NUM_VERSIONS:
-		fprintf(f, "maxversions=%" PRId32, r->max_num_versions);
-		return;
-	case GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_MAX_AGE: {
-		/* in ms, read back by gcp_parse_stored() (any int64 of them; cbt's syntax stops at 2^32 - 1) */
-		int64_t sec = r->max_age ? r->max_age->seconds : 0, ns = r->max_age ? r->max_age->nanos : 0;
-		if (sec < 0 || ns < 0 || sec > INT64_MAX / 1000000)
-			fputs("maxage=?", f); /* (a Duration no policy has: refused by the parser) */
-		else
-			fprintf(f, "maxage=%" PRId64 "ms", sec * 1000 + ns / 1000000);
-		return;
-	}
-	case GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_INTERSECTION:
-		n = r->intersection->n_rules, v = r->intersection->rules, op = " and ";
-		break;
-	case GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_UNION:
-		n = r->union_->n_rules, v = r->union_->rules, op = " or ";
-		break;
-	default:
-		fputs("never", f);
-		return;
-	}
-	if (n == 0) {
-		fputs("never", f);
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		bool compound = v[i]->rule_case == GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_INTERSECTION ||
-				v[i]->rule_case == GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_UNION;
-		if (i)
-			fputs(op, f);
-		if (compound && i)
-			fputc('(', f);
-		rule_text(f, v[i]);
-		if (compound && i)
-			fputc(')', f);
-	}
-}
-
-/* A GcRule tree for P (NULL for "never": no rule), built from allocations freed by rule_free(). */
-static Google__Bigtable__Admin__V2__GcRule *rule_of(const gcp *p);
-
-static void rule_free(Google__Bigtable__Admin__V2__GcRule *r)
-{
-	if (!r)
-		return;
-	if (r->rule_case == GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_MAX_AGE) {
-		free(r->max_age);
-	} else if (r->rule_case == GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_INTERSECTION ||
-		   r->rule_case == GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_UNION) {
-		Google__Bigtable__Admin__V2__GcRule__Intersection *in = r->intersection;
-		Google__Bigtable__Admin__V2__GcRule__Union *un = r->union_;
-		if (r->rule_case == GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_INTERSECTION) {
-			for (size_t i = 0; in && i < in->n_rules; i++)
-				rule_free(in->rules[i]);
-			if (in)
-				free(in->rules);
-			free(in);
-		} else {
-			for (size_t i = 0; un && i < un->n_rules; i++)
-				rule_free(un->rules[i]);
-			if (un)
-				free(un->rules);
-			free(un);
-		}
-	}
-	free(r);
-}
-
-static Google__Bigtable__Admin__V2__GcRule *rule_pair(bool and, Google__Bigtable__Admin__V2__GcRule *a,
-						       Google__Bigtable__Admin__V2__GcRule *b)
-{
-	Google__Bigtable__Admin__V2__GcRule *r = malloc(sizeof(*r));
-	Google__Bigtable__Admin__V2__GcRule **v = malloc(2 * sizeof(*v));
-	if (!r || !v || !a || !b) {
-		free(r);
-		free(v);
-		rule_free(a);
-		rule_free(b);
-		return NULL;
-	}
-	google__bigtable__admin__v2__gc_rule__init(r);
-	v[0] = a, v[1] = b;
-	if (and) {
-		Google__Bigtable__Admin__V2__GcRule__Intersection *in = malloc(sizeof(*in));
-		if (!in)
-			goto nomem;
-		google__bigtable__admin__v2__gc_rule__intersection__init(in);
-		in->n_rules = 2, in->rules = v;
-		r->rule_case = GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_INTERSECTION;
-		r->intersection = in;
-	} else {
-		Google__Bigtable__Admin__V2__GcRule__Union *un = malloc(sizeof(*un));
-		if (!un)
-			goto nomem;
-		google__bigtable__admin__v2__gc_rule__union__init(un);
-		un->n_rules = 2, un->rules = v;
-		r->rule_case = GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_UNION;
-		r->union_ = un;
-	}
-	return r;
-nomem:
-	free(r);
-	free(v);
-	rule_free(a);
-	rule_free(b);
-	return NULL;
-}
-
-static Google__Bigtable__Admin__V2__GcRule *rule_of(const gcp *p)
-{
-	Google__Bigtable__Admin__V2__GcRule *r;
-	switch (gcp_kind_of(p)) {
-	case GCP_MAXVERSIONS:
-		if (!(r = malloc(sizeof(*r))))
-			return NULL;
-		google__bigtable__admin__v2__gc_rule__init(r);
-		r->rule_case = GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_MAX_NUM_VERSIONS;
-		r->max_num_versions = (int32_t)gcp_max_versions(p);
-		return r;
-	case GCP_MAXAGE: {
-		Google__Protobuf__Duration *d = malloc(sizeof(*d));
-		if (!d || !(r = malloc(sizeof(*r)))) {
-			free(d);
-			return NULL;
-		}
-		google__protobuf__duration__init(d);
-		d->seconds = gcp_max_age_ms(p) / 1000;
-		d->nanos = (int32_t)(gcp_max_age_ms(p) % 1000 * 1000000);
-		google__bigtable__admin__v2__gc_rule__init(r);
-		r->rule_case = GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_MAX_AGE;
-		r->max_age = d;
-		return r;
-	}
-	case GCP_CHAIN:
-		r = rule_of(gcp_term(p, 0));
-		for (size_t i = 1; i < gcp_nterms(p) && r; i++)
-			r = rule_pair(gcp_op_before(p, i) == GCP_AND, r, rule_of(gcp_term(p, i)));
-		return r;
-	case GCP_NEVER:
-	default:
-		return NULL;
-	}
-}
-
-/* The GC rule of policy text GC (NULL = never) in *OUT (freed with rule_free()). Errors: -EINVAL, -ENOMEM.
- * "never" is an empty rule, present with no rule set, as cbt sends it (bigtable.NoGcPolicy): Bigtable
- * gives back what it was sent, and cbt's ls shows a family without a rule as "<never>", one with an
- * empty rule as "", so a family made here then looks to cbt as one cbt made. */
-static int rule_parse(const char *gc, Google__Bigtable__Admin__V2__GcRule **out)
-{
-	gcp *p;
-	int rc = gcp_parse(gc ? gc : "never", &p, NULL);
-	if (rc)
-		return rc;
-	if (gcp_is_never(p)) {
-		if ((*out = malloc(sizeof(**out))))
-			google__bigtable__admin__v2__gc_rule__init(*out);
-	} else {
-		*out = rule_of(p);
-	}
-	if (!*out)
-		rc = -ENOMEM;
-	gcp_free(p);
-	return rc;
 }
 
 /* ---- value types ------------------------------------------------------------------------------------ */
@@ -548,7 +369,7 @@ static int schema_fetch(bt_store *st, const char *table, struct bt_schema **out)
 		}
 		if (!(mf = open_memstream(&text, &textn)))
 			goto nomem;
-		rule_text(mf, e->value ? e->value->gc_rule : NULL);
+		bt_gcrule_text(mf, e->value ? e->value->gc_rule : NULL);
 		if (fclose(mf) || !text)
 			goto nomem;
 		rc = gcp_parse_stored(text, &s->gc[j], NULL);
@@ -761,7 +582,7 @@ static int create(bt_txn *t, const char *table, const cs_family_info *fams, size
 			rc = -EINVAL;
 			goto out;
 		}
-		if ((rc = rule_parse(fams[i].gc, &cf[i].gc_rule)))
+		if ((rc = bt_gcrule_parse(fams[i].gc, &cf[i].gc_rule)))
 			goto out;
 		cf[i].value_type = type_of(fams[i].type, &tb[i]);
 		e[i].key = fams[i].name;
@@ -782,7 +603,7 @@ static int create(bt_txn *t, const char *table, const cs_family_info *fams, size
 		rc = bt_wrote(t, meta_write(t->st, table, delim ? delim : CS_DEFAULT_DELIM, created));
 out:
 	for (size_t i = 0; cf && i < n; i++)
-		rule_free(cf[i].gc_rule);
+		bt_gcrule_free(cf[i].gc_rule);
 	free(e);
 	free(ep);
 	free(cf);
@@ -852,7 +673,7 @@ static int modify(bt_txn *t, const char *table, const char *family, bool create_
 		mod.mod_case = GOOGLE__BIGTABLE__ADMIN__V2__MODIFY_COLUMN_FAMILIES_REQUEST__MODIFICATION__MOD_DROP;
 		mod.drop = 1;
 	} else {
-		if ((rc = rule_parse(gc, &cf.gc_rule)))
+		if ((rc = bt_gcrule_parse(gc, &cf.gc_rule)))
 			return rc;
 		if (create_it) {
 			cf.value_type = type_of(type, &tb);
@@ -868,7 +689,7 @@ static int modify(bt_txn *t, const char *table, const char *family, bool create_
 	req.modifications = &mp;
 	rc = bt_wrote(t, admin(t->st, ADMIN "ModifyColumnFamilies", "name", name, &req.base,
 			       &google__bigtable__admin__v2__table__descriptor, NULL, 0));
-	rule_free(cf.gc_rule);
+	bt_gcrule_free(cf.gc_rule);
 	bt_schema_forget(t->st, table);
 	return rc;
 }

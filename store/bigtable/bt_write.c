@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "bigtable.pb-c.h"
-#include "bt.h"
+#include "bt_internal.h"
 #include "btw.h"
 
 #define DATA "/google.bigtable.v2.Bigtable/"

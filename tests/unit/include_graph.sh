@@ -13,8 +13,7 @@ edges_only=${2:-}
 LC_ALL=C
 export LC_ALL
 
-for f in "$dir"/*.c "$dir"/*.h; do
-	[ -e "$f" ] || continue
+find "$dir" -name '*.[ch]' | sort | while read -r f; do
 	printf '@file %s\n' "${f##*/}"
 	cat "$f"
 done | awk -v edges_only="$edges_only" '
@@ -71,8 +70,11 @@ function dfs(u,    v, k, i, s) {
 }
 /^@file / { file = $2; ncode[file] = 0; incomment = 0; files[file] = 1; next }
 {
-	if (match($0, /^#include "[^"]+"/))
-		inc[file, substr($0, 11, RLENGTH - 11)] = 1
+	if (match($0, /^#include "[^"]+"/)) {
+		h = substr($0, 11, RLENGTH - 11)
+		sub(/.*\//, "", h)
+		inc[file, h] = 1
+	}
 	code[file, ++ncode[file]] = strip($0)
 }
 END {
