@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "bt_internal.h"
+#include "mem.h"
 
 static __thread char why[600];
 
@@ -52,7 +53,7 @@ static const char *last_error(void)
 
 void *bt_dup(const void *p, size_t n)
 {
-	void *d = malloc(n ? n : 1);
+	void *d = mem_malloc(n ? n : 1);
 	if (d && n)
 		memcpy(d, p, n);
 	return d;
@@ -155,7 +156,7 @@ static int bt_open(const char *name, const cs_open_opts *opts, void **out, const
 		*fault = "an app profile's id is letters, digits, '-', '_', '.' (app_profile=)";
 		return -EINVAL;
 	}
-	if (!(st = calloc(1, sizeof(*st))))
+	if (!(st = mem_calloc(1, sizeof(*st))))
 		return -ENOMEM;
 	st->rdonly = opts->flags & CS_OPEN_RDONLY;
 	st->max_value = opts->max_value ? opts->max_value : CS_DEFAULT_MAX_VALUE;
@@ -225,7 +226,7 @@ static int bt_txn_begin(void *p, unsigned flags, void **out)
 	bt_clear_error();
 	if (!(flags & CS_TXN_RDONLY) && st->rdonly)
 		return -EROFS;
-	if (!(t = calloc(1, sizeof(*t))))
+	if (!(t = mem_calloc(1, sizeof(*t))))
 		return -ENOMEM;
 	t->st = st;
 	t->rdonly = flags & CS_TXN_RDONLY;

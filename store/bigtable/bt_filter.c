@@ -7,6 +7,7 @@
 
 #include "bigtable.pb-c.h"
 #include "bt_internal.h"
+#include "mem.h"
 
 void bt_filter_free(Google__Bigtable__V2__RowFilter *f)
 {
@@ -47,7 +48,7 @@ void bt_filter_free(Google__Bigtable__V2__RowFilter *f)
 
 static Google__Bigtable__V2__RowFilter *filter_new(void)
 {
-	Google__Bigtable__V2__RowFilter *f = malloc(sizeof(*f));
+	Google__Bigtable__V2__RowFilter *f = mem_malloc(sizeof(*f));
 	if (f)
 		google__bigtable__v2__row_filter__init(f);
 	return f;
@@ -57,8 +58,8 @@ static Google__Bigtable__V2__RowFilter *filter_new(void)
 static Google__Bigtable__V2__RowFilter *chain2(Google__Bigtable__V2__RowFilter *a, Google__Bigtable__V2__RowFilter *b)
 {
 	Google__Bigtable__V2__RowFilter *f = filter_new();
-	Google__Bigtable__V2__RowFilter__Chain *c = malloc(sizeof(*c));
-	Google__Bigtable__V2__RowFilter **v = malloc(2 * sizeof(*v));
+	Google__Bigtable__V2__RowFilter__Chain *c = mem_malloc(sizeof(*c));
+	Google__Bigtable__V2__RowFilter **v = mem_malloc(2 * sizeof(*v));
 	if (!f || !c || !v) {
 		free(f);
 		free(c);
@@ -80,7 +81,7 @@ static Google__Bigtable__V2__RowFilter *chain2(Google__Bigtable__V2__RowFilter *
  * as \xHH, bytes at or above 0x80 as themselves (they stand for themselves in the dialect). */
 static char *bytes_regex(const uint8_t *p, size_t n, size_t *outn)
 {
-	char *r = malloc(4 * n + 1), *w = r;
+	char *r = mem_malloc(4 * n + 1), *w = r;
 	if (!r)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -103,7 +104,7 @@ static char *bytes_regex(const uint8_t *p, size_t n, size_t *outn)
 static char *family_regex(const char *name)
 {
 	size_t n = strlen(name);
-	char *r = malloc(2 * n + 1), *p = r;
+	char *r = mem_malloc(2 * n + 1), *p = r;
 	if (!r)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -123,7 +124,7 @@ static Google__Bigtable__V2__RowFilter *sel_filter(const cs_column_sel *c, int *
 
 	*rc = -ENOMEM;
 	if (c->family && c->qualifier) { /* one column: a closed range [q, q] */
-		Google__Bigtable__V2__ColumnRange *cr = malloc(sizeof(*cr));
+		Google__Bigtable__V2__ColumnRange *cr = mem_malloc(sizeof(*cr));
 		if (!cr || !(parts[0] = filter_new())) {
 			free(cr);
 			return NULL;
@@ -131,7 +132,7 @@ static Google__Bigtable__V2__RowFilter *sel_filter(const cs_column_sel *c, int *
 		google__bigtable__v2__column_range__init(cr);
 		parts[0]->filter_case = GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_COLUMN_RANGE_FILTER;
 		parts[0]->column_range_filter = cr;
-		cr->family_name = strdup(c->family);
+		cr->family_name = mem_strdup(c->family);
 		cr->start_qualifier_case = GOOGLE__BIGTABLE__V2__COLUMN_RANGE__START_QUALIFIER_START_QUALIFIER_CLOSED;
 		cr->start_qualifier_closed = (ProtobufCBinaryData){ c->qualifier->len,
 								    bt_dup(c->qualifier->data, c->qualifier->len) };
@@ -147,7 +148,7 @@ static Google__Bigtable__V2__RowFilter *sel_filter(const cs_column_sel *c, int *
 			if (!(parts[n] = filter_new()))
 				goto fail;
 			parts[n]->filter_case = GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_FAMILY_NAME_REGEX_FILTER;
-			parts[n]->family_name_regex_filter = c->family ? family_regex(c->family) : strdup(c->family_regex);
+			parts[n]->family_name_regex_filter = c->family ? family_regex(c->family) : mem_strdup(c->family_regex);
 			if (!parts[n++]->family_name_regex_filter)
 				goto fail;
 		}
@@ -189,7 +190,7 @@ int bt_filter_build(const cs_read_opts *o, Google__Bigtable__V2__RowFilter **out
 
 	*out = NULL;
 	if (o->ncolumns) {
-		Google__Bigtable__V2__RowFilter **v = calloc(o->ncolumns, sizeof(*v));
+		Google__Bigtable__V2__RowFilter **v = mem_calloc(o->ncolumns, sizeof(*v));
 		size_t n = 0;
 		bool all = false;
 		if (!v)
@@ -211,7 +212,7 @@ int bt_filter_build(const cs_read_opts *o, Google__Bigtable__V2__RowFilter **out
 			cols = v[0];
 			free(v);
 		} else {
-			Google__Bigtable__V2__RowFilter__Interleave *il = malloc(sizeof(*il));
+			Google__Bigtable__V2__RowFilter__Interleave *il = mem_malloc(sizeof(*il));
 			if (!il || !(cols = filter_new())) {
 				free(il);
 				for (size_t i = 0; i < n; i++)

@@ -8,6 +8,7 @@
 
 #include "admin.pb-c.h"
 #include "bt_internal.h"
+#include "mem.h"
 
 /* Append RULE in cbt's syntax to F. cellfs's chains apply left to right, as Bigtable's nested binary
  * rules do when the nesting is on the left: so the left operand needs no parentheses, the others do
@@ -91,8 +92,8 @@ void bt_gcrule_free(Google__Bigtable__Admin__V2__GcRule *r)
 static Google__Bigtable__Admin__V2__GcRule *rule_pair(bool and, Google__Bigtable__Admin__V2__GcRule *a,
 						       Google__Bigtable__Admin__V2__GcRule *b)
 {
-	Google__Bigtable__Admin__V2__GcRule *r = malloc(sizeof(*r));
-	Google__Bigtable__Admin__V2__GcRule **v = malloc(2 * sizeof(*v));
+	Google__Bigtable__Admin__V2__GcRule *r = mem_malloc(sizeof(*r));
+	Google__Bigtable__Admin__V2__GcRule **v = mem_malloc(2 * sizeof(*v));
 	if (!r || !v || !a || !b) {
 		free(r);
 		free(v);
@@ -103,7 +104,7 @@ static Google__Bigtable__Admin__V2__GcRule *rule_pair(bool and, Google__Bigtable
 	google__bigtable__admin__v2__gc_rule__init(r);
 	v[0] = a, v[1] = b;
 	if (and) {
-		Google__Bigtable__Admin__V2__GcRule__Intersection *in = malloc(sizeof(*in));
+		Google__Bigtable__Admin__V2__GcRule__Intersection *in = mem_malloc(sizeof(*in));
 		if (!in)
 			goto nomem;
 		google__bigtable__admin__v2__gc_rule__intersection__init(in);
@@ -111,7 +112,7 @@ static Google__Bigtable__Admin__V2__GcRule *rule_pair(bool and, Google__Bigtable
 		r->rule_case = GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_INTERSECTION;
 		r->intersection = in;
 	} else {
-		Google__Bigtable__Admin__V2__GcRule__Union *un = malloc(sizeof(*un));
+		Google__Bigtable__Admin__V2__GcRule__Union *un = mem_malloc(sizeof(*un));
 		if (!un)
 			goto nomem;
 		google__bigtable__admin__v2__gc_rule__union__init(un);
@@ -133,15 +134,15 @@ static Google__Bigtable__Admin__V2__GcRule *rule_of(const gcp *p)
 	Google__Bigtable__Admin__V2__GcRule *r;
 	switch (gcp_kind_of(p)) {
 	case GCP_MAXVERSIONS:
-		if (!(r = malloc(sizeof(*r))))
+		if (!(r = mem_malloc(sizeof(*r))))
 			return NULL;
 		google__bigtable__admin__v2__gc_rule__init(r);
 		r->rule_case = GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_MAX_NUM_VERSIONS;
 		r->max_num_versions = (int32_t)gcp_max_versions(p);
 		return r;
 	case GCP_MAXAGE: {
-		Google__Protobuf__Duration *d = malloc(sizeof(*d));
-		if (!d || !(r = malloc(sizeof(*r)))) {
+		Google__Protobuf__Duration *d = mem_malloc(sizeof(*d));
+		if (!d || !(r = mem_malloc(sizeof(*r)))) {
 			free(d);
 			return NULL;
 		}
@@ -175,7 +176,7 @@ int bt_gcrule_parse(const char *gc, Google__Bigtable__Admin__V2__GcRule **out)
 	if (rc)
 		return rc;
 	if (gcp_is_never(p)) {
-		if ((*out = malloc(sizeof(**out))))
+		if ((*out = mem_malloc(sizeof(**out))))
 			google__bigtable__admin__v2__gc_rule__init(*out);
 	} else {
 		*out = rule_of(p);

@@ -11,6 +11,7 @@
 #include "bt_internal.h"
 #include "btm.h"
 #include "btw.h"
+#include "mem.h"
 
 #define READ_ROWS "/google.bigtable.v2.Bigtable/ReadRows"
 #define RESUMES 8 /* stream breaks survived without a committed row in between */
@@ -366,8 +367,8 @@ static int take_row(struct bt_scan *s, const btm_row *r)
 {
 	size_t n = r->ncells, out = 0;
 	if (n > s->ordercap) {
-		size_t *o = realloc(s->order, n * sizeof(*o));
-		cs_cell *c = realloc(s->cells, n * sizeof(*c));
+		size_t *o = mem_realloc(s->order, n * sizeof(*o));
+		cs_cell *c = mem_realloc(s->cells, n * sizeof(*c));
 		if (o)
 			s->order = o;
 		if (c)
@@ -449,16 +450,16 @@ static int keys_add(struct keys *l, const uint8_t *k, size_t n)
 		uint8_t *b;
 		while (cap < l->n + n)
 			cap *= 2;
-		if (!(b = realloc(l->blob, cap)))
+		if (!(b = mem_realloc(l->blob, cap)))
 			return -ENOMEM;
 		l->blob = b;
 		l->cap = cap;
 	}
 	if (l->count == l->ocap) {
-		size_t cap = l->ocap ? 2 * l->ocap : 256, *o = realloc(l->off, cap * sizeof(*o)), *e;
+		size_t cap = l->ocap ? 2 * l->ocap : 256, *o = mem_realloc(l->off, cap * sizeof(*o)), *e;
 		if (o)
 			l->off = o;
-		if (!o || !(e = realloc(l->len, cap * sizeof(*e))))
+		if (!o || !(e = mem_realloc(l->len, cap * sizeof(*e))))
 			return -ENOMEM;
 		l->len = e;
 		l->ocap = cap;
@@ -746,14 +747,14 @@ int bt_scan_open(void *txn, const char *table, const cs_read_opts *opts, void **
 	bt_clear_error();
 	if (!opts)
 		opts = &none;
-	if (!(s = calloc(1, sizeof(*s))))
+	if (!(s = mem_calloc(1, sizeof(*s))))
 		return -ENOMEM;
 	s->txn = t;
 	s->st = t->st;
 	s->opened = bt_mono_ms();
 	if ((rc = bt_schema_get(t->st, table, &s->sch)))
 		goto fail;
-	if (!(s->table = strdup(table)) || (rc = bt_target(t->st, table, &s->to)) ||
+	if (!(s->table = mem_strdup(table)) || (rc = bt_target(t->st, table, &s->to)) ||
 	    (rc = set_range(s, opts)) || (rc = btm_new(&s->m, opts->reversed))) {
 		rc = rc ? rc : -ENOMEM;
 		goto fail;
@@ -767,7 +768,7 @@ int bt_scan_open(void *txn, const char *table, const cs_read_opts *opts, void **
 	s->single = s->exact && opts->row;
 	s->whole_ok = s->exact && !opts->limit && !opts->reversed;
 	if (s->exact && opts->ncolumns) {
-		if (!(s->sel = calloc(opts->ncolumns, sizeof(*s->sel)))) {
+		if (!(s->sel = mem_calloc(opts->ncolumns, sizeof(*s->sel)))) {
 			rc = -ENOMEM;
 			goto fail;
 		}
@@ -776,7 +777,7 @@ int bt_scan_open(void *txn, const char *table, const cs_read_opts *opts, void **
 			struct sel *x = &s->sel[i];
 			x->has_q = c->qualifier != NULL;
 			x->qn = x->has_q ? c->qualifier->len : 0;
-			if (!(x->family = strdup(c->family)) || !(x->q = bt_dup(x->has_q ? c->qualifier->data : "", x->qn))) {
+			if (!(x->family = mem_strdup(c->family)) || !(x->q = bt_dup(x->has_q ? c->qualifier->data : "", x->qn))) {
 				free(x->family);
 				rc = -ENOMEM;
 				goto fail;
@@ -792,8 +793,8 @@ int bt_scan_open(void *txn, const char *table, const cs_read_opts *opts, void **
 	s->per_column = opts->cells_per_column;
 	s->per_row = opts->cells_per_row;
 	if (opts->after && opts->row && !opts->reversed) {
-		if (!(s->after_fam = strdup(opts->after->family)) ||
-		    !(s->after_q = malloc(opts->after->qualifier.len + 1))) {
+		if (!(s->after_fam = mem_strdup(opts->after->family)) ||
+		    !(s->after_q = mem_malloc(opts->after->qualifier.len + 1))) {
 			rc = -ENOMEM;
 			goto fail;
 		}

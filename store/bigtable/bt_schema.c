@@ -12,6 +12,7 @@
 #include "bigtable.pb-c.h"
 #include "bt_internal.h"
 #include "btm.h"
+#include "mem.h"
 
 #define ADMIN "/google.bigtable.admin.v2.BigtableTableAdmin/"
 
@@ -23,7 +24,7 @@ struct bt_cache {
 
 int bt_cache_new(struct bt_cache **out)
 {
-	struct bt_cache *c = calloc(1, sizeof(*c));
+	struct bt_cache *c = mem_calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	pthread_mutex_init(&c->lock, NULL);
@@ -333,15 +334,15 @@ static int schema_fetch(bt_store *st, const char *table, struct bt_schema **out)
 	if ((rc = admin(st, ADMIN "GetTable", "name", name, &req.base, &google__bigtable__admin__v2__table__descriptor,
 			(ProtobufCMessage **)&t, BTR_IDEMPOTENT)))
 		return rc;
-	s = calloc(1, sizeof(*s));
-	info = calloc(1, sizeof(*info));
-	if (!s || !info || !(info->name = strdup(table)))
+	s = mem_calloc(1, sizeof(*s));
+	info = mem_calloc(1, sizeof(*info));
+	if (!s || !info || !(info->name = mem_strdup(table)))
 		goto nomem;
 	s->info = info;
 	s->refs = 1;
 	if (t->n_column_families &&
-	    (!(info->families = calloc(t->n_column_families, sizeof(*info->families))) ||
-	     !(s->gc = calloc(t->n_column_families, sizeof(*s->gc)))))
+	    (!(info->families = mem_calloc(t->n_column_families, sizeof(*info->families))) ||
+	     !(s->gc = mem_calloc(t->n_column_families, sizeof(*s->gc)))))
 		goto nomem;
 	for (size_t i = 0; i < t->n_column_families; i++) {
 		const Google__Bigtable__Admin__V2__Table__ColumnFamiliesEntry *e = t->column_families[i];
@@ -361,13 +362,13 @@ static int schema_fetch(bt_store *st, const char *table, struct bt_schema **out)
 		memset(f, 0, sizeof(*f));
 		s->gc[j] = NULL;
 		info->nfamilies++;
-		if (!(f->name = strdup(e->key)))
+		if (!(f->name = mem_strdup(e->key)))
 			goto nomem;
 		if ((rc = type_from(e->value ? e->value->value_type : NULL, &f->type))) {
 			bt_fail(rc, NULL, "a family has a value type cellfs does not support");
 			goto fail;
 		}
-		if (!(mf = open_memstream(&text, &textn)))
+		if (!(mf = mem_open_memstream(&text, &textn)))
 			goto nomem;
 		bt_gcrule_text(mf, e->value ? e->value->gc_rule : NULL);
 		if (fclose(mf) || !text)
@@ -384,7 +385,7 @@ static int schema_fetch(bt_store *st, const char *table, struct bt_schema **out)
 		/* cbt shows a family with no rule at all (gc_rule absent: made by a client that sent none) as
 		 * "<never>", one with an empty rule (cbt's own "never") as "" (the Go client's GCRuleToString) */
 		if (!(f->gc = gcp_format(s->gc[j])) ||
-		    !(f->gc_cbt = e->value && e->value->gc_rule ? gcp_format_cbt(s->gc[j]) : strdup("<never>")))
+		    !(f->gc_cbt = e->value && e->value->gc_rule ? gcp_format_cbt(s->gc[j]) : mem_strdup("<never>")))
 			goto nomem;
 	}
 	protobuf_c_message_free_unpacked(&t->base, NULL);
@@ -444,7 +445,7 @@ int bt_schema_get(bt_store *st, const char *table, struct bt_schema **out)
 		}
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 8;
-		struct bt_schema **v = realloc(c->v, cap * sizeof(*v));
+		struct bt_schema **v = mem_realloc(c->v, cap * sizeof(*v));
 		if (v)
 			c->v = v, c->cap = cap;
 	}
@@ -468,18 +469,18 @@ int bt_table_info_get(void *txn, const char *name, cs_table_info **out)
 	if ((rc = bt_schema_get(t->st, name, &s)))
 		return rc;
 	rc = -ENOMEM;
-	if (!(info = calloc(1, sizeof(*info))) || !(info->name = strdup(s->info->name)))
+	if (!(info = mem_calloc(1, sizeof(*info))) || !(info->name = mem_strdup(s->info->name)))
 		goto out;
 	info->delim = s->info->delim;
 	info->created = s->info->created;
-	if (s->info->nfamilies && !(info->families = calloc(s->info->nfamilies, sizeof(*info->families))))
+	if (s->info->nfamilies && !(info->families = mem_calloc(s->info->nfamilies, sizeof(*info->families))))
 		goto out;
 	for (size_t i = 0; i < s->info->nfamilies; i++) {
 		const cs_family_info *f = &s->info->families[i];
 		cs_family_info *g = &info->families[i];
 		info->nfamilies++;
 		g->type = f->type;
-		if (!(g->name = strdup(f->name)) || !(g->gc = strdup(f->gc)) || !(g->gc_cbt = strdup(f->gc_cbt)))
+		if (!(g->name = mem_strdup(f->name)) || !(g->gc = mem_strdup(f->gc)) || !(g->gc_cbt = mem_strdup(f->gc_cbt)))
 			goto out;
 	}
 	*out = info;
@@ -527,19 +528,19 @@ int bt_table_list(void *txn, char ***names, size_t *n)
 			if (!strcmp(id, BT_META_TABLE))
 				continue;
 			if (nv == cap) {
-				char **w = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*w));
+				char **w = mem_realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*w));
 				if (!w) {
 					rc = -ENOMEM;
 					break;
 				}
 				v = w;
 			}
-			if (!(v[nv] = strdup(id)))
+			if (!(v[nv] = mem_strdup(id)))
 				rc = -ENOMEM;
 			else
 				nv++;
 		}
-		if (!rc && resp->next_page_token && *resp->next_page_token && !(token = strdup(resp->next_page_token)))
+		if (!rc && resp->next_page_token && *resp->next_page_token && !(token = mem_strdup(resp->next_page_token)))
 			rc = -ENOMEM;
 		protobuf_c_message_free_unpacked(&resp->base, NULL);
 	} while (!rc && token);
@@ -570,8 +571,8 @@ static int create(bt_txn *t, const char *table, const cs_family_info *fams, size
 		return rc;
 	if (cs_check_table_name(table) || !strcmp(table, BT_META_TABLE))
 		return -EINVAL;
-	if (n && (!(e = calloc(n, sizeof(*e))) || !(ep = calloc(n, sizeof(*ep))) || !(cf = calloc(n, sizeof(*cf))) ||
-		  !(tb = calloc(n, sizeof(*tb))))) {
+	if (n && (!(e = mem_calloc(n, sizeof(*e))) || !(ep = mem_calloc(n, sizeof(*ep))) || !(cf = mem_calloc(n, sizeof(*cf))) ||
+		  !(tb = mem_calloc(n, sizeof(*tb))))) {
 		rc = -ENOMEM;
 		goto out;
 	}

@@ -5,6 +5,7 @@
  * them itself (btr_stream_next_bytes), held as one slice until the next message.
  */
 #include "btr_internal.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -92,7 +93,7 @@ int btr_counters_text(btr_conn *c, char **out, size_t *len)
 	v[4] = __atomic_load_n(&c->rows_in, __ATOMIC_RELAXED);
 	v[5] = __atomic_load_n(&c->cells_in, __ATOMIC_RELAXED);
 	qsort(calls, ncalls, sizeof calls[0], by_name); /* (the name is the struct's first member) */
-	if (!(b = malloc(cap)))
+	if (!(b = mem_malloc(cap)))
 		return -ENOMEM;
 	for (size_t i = 0; i < ncalls; i++)
 		n += (size_t)snprintf(b + n, cap - n, "bigtable.calls.%.40s %llu\n", calls[i].name,
@@ -567,7 +568,7 @@ static int stream_open(btr_conn *c, int api, const char *method, grpc_byte_buffe
 	*out = NULL;
 	if (!req)
 		return err;
-	btr_stream *s = calloc(1, sizeof *s);
+	btr_stream *s = mem_calloc(1, sizeof *s);
 	if (!s) {
 		grpc_byte_buffer_destroy(req);
 		return -ENOMEM;

@@ -3,6 +3,7 @@
  * global state, started by the first connection of the process and stopped by the last. */
 #include "btr_internal.h"
 #include "btr_auth.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -101,12 +102,12 @@ int btr_connect_with(const char *project, const char *instance, const btr_opts *
 		return -EINVAL;
 
 	size_t n = strlen("projects//instances/") + strlen(project) + strlen(instance) + 1;
-	btr_conn *c = calloc(1, sizeof *c + n);
+	btr_conn *c = mem_calloc(1, sizeof *c + n);
 	if (!c)
 		return -ENOMEM;
 	pthread_mutex_init(&c->count_lock, NULL);
 	snprintf(c->instance_name, n, "projects/%s/instances/%s", project, instance);
-	c->app_profile = strdup(o->app_profile ? o->app_profile : "");
+	c->app_profile = mem_strdup(o->app_profile ? o->app_profile : "");
 	if (!c->app_profile) {
 		free(c);
 		return -ENOMEM;
@@ -128,7 +129,7 @@ int btr_connect_with(const char *project, const char *instance, const btr_opts *
 	if (emu && *emu) {
 		c->emulator = true;
 		snprintf(c->who, sizeof(c->who), "no credentials (the emulator)");
-		if (!(c->endpoint[BTR_DATA] = strdup(emu)) || !(c->endpoint[BTR_ADMIN] = strdup(emu))) {
+		if (!(c->endpoint[BTR_DATA] = mem_strdup(emu)) || !(c->endpoint[BTR_ADMIN] = mem_strdup(emu))) {
 			err = -ENOMEM;
 			goto fail;
 		}
@@ -138,8 +139,8 @@ int btr_connect_with(const char *project, const char *instance, const btr_opts *
 		c->ch[BTR_ADMIN] = c->ch[BTR_DATA];
 	} else {
 		grpc_channel_credentials *cr;
-		if (!(c->endpoint[BTR_DATA] = strdup(or_default(o->data_endpoint, DATA_ENDPOINT))) ||
-		    !(c->endpoint[BTR_ADMIN] = strdup(or_default(o->admin_endpoint, ADMIN_ENDPOINT)))) {
+		if (!(c->endpoint[BTR_DATA] = mem_strdup(or_default(o->data_endpoint, DATA_ENDPOINT))) ||
+		    !(c->endpoint[BTR_ADMIN] = mem_strdup(or_default(o->admin_endpoint, ADMIN_ENDPOINT)))) {
 			err = -ENOMEM;
 			goto fail;
 		}

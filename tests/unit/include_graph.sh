@@ -1,6 +1,7 @@
 #!/bin/sh
 # include_graph.sh STOREDIR [--edges] — the store's modules depend on each other in one direction only:
-# fails, naming the cycle, if the graph among STOREDIR's modules has one other than store <-> schema
+# fails, naming the cycle, if the graph among the modules of STOREDIR and its sub-folders (store/bigtable/
+# ...; a module is known by its file names, which are unique across them) has one other than store <-> schema
 # (the store's struct holds the schema cache; the schema writes through the store's transactions).
 #
 # A module is x.c with x.h. Module A depends on module B when a file of A (a.c or a.h) includes "b.h",
