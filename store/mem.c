@@ -35,6 +35,11 @@ char *mem_strdup(const char *s)
 	return mem_fault() ? NULL : strdup(s);
 }
 
+FILE *mem_open_memstream(char **buf, size_t *n)
+{
+	return mem_fault() ? NULL : open_memstream(buf, n);
+}
+
 char *mem_strndup(const char *s, size_t n)
 {
 	return mem_fault() ? NULL : strndup(s, n);

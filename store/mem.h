@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* As malloc(3), calloc(3), realloc(3) (on failure *P of realloc is untouched), strdup(3), strndup(3):
  * NULL when out of memory. */
@@ -14,6 +15,8 @@ void *mem_calloc(size_t n, size_t size);
 void *mem_realloc(void *p, size_t n);
 char *mem_strdup(const char *s);
 char *mem_strndup(const char *s, size_t n);
+/* As open_memstream(3): NULL when out of memory. */
+FILE *mem_open_memstream(char **buf, size_t *n);
 
 /* As asprintf(3): the length printed, or -1 when out of memory (*OUT is then unspecified). Caller
  * frees *OUT. */

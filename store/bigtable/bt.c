@@ -7,7 +7,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "bt.h"
+#include "bt_internal.h"
+#include "mem.h"
 
 static __thread char why[600];
 
@@ -48,6 +49,14 @@ void bt_clear_error(void)
 static const char *last_error(void)
 {
 	return why[0] ? why : NULL;
+}
+
+void *bt_dup(const void *p, size_t n)
+{
+	void *d = mem_malloc(n ? n : 1);
+	if (d && n)
+		memcpy(d, p, n);
+	return d;
 }
 
 int64_t bt_mono_ms(void)
@@ -147,7 +156,7 @@ static int bt_open(const char *name, const cs_open_opts *opts, void **out, const
 		*fault = "an app profile's id is letters, digits, '-', '_', '.' (app_profile=)";
 		return -EINVAL;
 	}
-	if (!(st = calloc(1, sizeof(*st))))
+	if (!(st = mem_calloc(1, sizeof(*st))))
 		return -ENOMEM;
 	st->rdonly = opts->flags & CS_OPEN_RDONLY;
 	st->max_value = opts->max_value ? opts->max_value : CS_DEFAULT_MAX_VALUE;
@@ -217,7 +226,7 @@ static int bt_txn_begin(void *p, unsigned flags, void **out)
 	bt_clear_error();
 	if (!(flags & CS_TXN_RDONLY) && st->rdonly)
 		return -EROFS;
-	if (!(t = calloc(1, sizeof(*t))))
+	if (!(t = mem_calloc(1, sizeof(*t))))
 		return -ENOMEM;
 	t->st = st;
 	t->rdonly = flags & CS_TXN_RDONLY;

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bt.h"
+#include "bt_internal.h"
+#include "mem.h"
 
 #define AHEAD 4   /* ranges read ahead of the one a scan reads, and threads reading them */
 #define LISTS 8   /* lists of subdirectories kept, the newest */
@@ -64,7 +65,7 @@ static void kids_free(struct kids *l)
 
 static int kid_set(struct kid *k, const void *lo, size_t lon, const void *hi, size_t hin)
 {
-	if (!(k->lo = malloc(lon + 1)) || !(k->hi = malloc(hin + 1))) {
+	if (!(k->lo = mem_malloc(lon + 1)) || !(k->hi = mem_malloc(hin + 1))) {
 		free(k->lo);
 		return -ENOMEM;
 	}
@@ -82,7 +83,7 @@ static bool kid_is(const struct kid *k, const void *lo, size_t lon, const void *
 
 int bt_ahead_new(bt_store *st, struct bt_ahead **out)
 {
-	struct bt_ahead *a = calloc(1, sizeof(*a));
+	struct bt_ahead *a = mem_calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
 	pthread_mutex_init(&a->lock, NULL);
@@ -197,7 +198,7 @@ void bt_ahead_children(bt_store *st, const char *table, const uint8_t *blob, con
 	if (!l) {
 		struct kids **pp;
 		size_t k = 0;
-		if (!(l = calloc(1, sizeof(*l))) || !(l->table = strdup(table))) {
+		if (!(l = mem_calloc(1, sizeof(*l))) || !(l->table = mem_strdup(table))) {
 			free(l);
 			goto out;
 		}
@@ -215,7 +216,7 @@ void bt_ahead_children(bt_store *st, const char *table, const uint8_t *blob, con
 	for (size_t i = 0; i + 1 < 2 * n && l->n < KIDS_MAX; i += 2) { /* (pairs: lo, hi) */
 		if (l->n == l->cap) {
 			size_t cap = l->cap ? 2 * l->cap : 64;
-			struct kid *v = realloc(l->v, cap * sizeof(*v));
+			struct kid *v = mem_realloc(l->v, cap * sizeof(*v));
 			if (!v)
 				break;
 			l->v = v;
@@ -257,7 +258,7 @@ void bt_ahead_reading(bt_store *st, const char *table, const struct bt_target *t
 			continue;
 		}
 		a->q[a->nq] = (struct job){ .to = *to };
-		if (!(a->q[a->nq].table = strdup(table)) || kid_set(&a->q[a->nq].r, k->lo, k->lon, k->hi, k->hin)) {
+		if (!(a->q[a->nq].table = mem_strdup(table)) || kid_set(&a->q[a->nq].r, k->lo, k->lon, k->hi, k->hin)) {
 			free(a->q[a->nq].table);
 			break;
 		}

@@ -9,7 +9,8 @@
 #include <time.h>
 
 #include "bigtable.pb-c.h"
-#include "bt.h"
+#include "bt_internal.h"
+#include "mem.h"
 
 #define DEFER_MS 100             /* a queue is sent this long after its oldest entry */
 #define DEFER_ROWS 1000          /* a queue holds at most this many rows, */
@@ -103,7 +104,7 @@ static int append(struct dentry *e, const void *p, size_t n)
 		uint8_t *q;
 		while (cap < e->n + n)
 			cap *= 2;
-		if (!(q = realloc(e->p, cap)))
+		if (!(q = mem_realloc(e->p, cap)))
 			return -ENOMEM;
 		e->p = q;
 		e->cap = cap;
@@ -124,7 +125,7 @@ static int batch_add(struct dbatch *b, const void *key, size_t keyn, const btw_b
 		btw_buf head = { 0 };
 		if (b->nents == b->entcap) {
 			size_t cap = b->entcap ? 2 * b->entcap : 64;
-			struct dentry *x = realloc(b->ents, cap * sizeof(*x));
+			struct dentry *x = mem_realloc(b->ents, cap * sizeof(*x));
 			if (!x)
 				return -ENOMEM;
 			b->ents = x;
@@ -284,7 +285,7 @@ static void *run(void *arg)
 
 int bt_defer_new(struct bt_defer **out)
 {
-	struct bt_defer *d = calloc(1, sizeof(*d));
+	struct bt_defer *d = mem_calloc(1, sizeof(*d));
 	pthread_condattr_t ca;
 
 	if (!d)
@@ -335,9 +336,9 @@ static struct dq *table_q(bt_store *st, const char *table, const struct bt_targe
 	for (q = d->tables; q; q = q->next)
 		if (!strcmp(q->table, table))
 			return q;
-	if (!make || strlen(table) > CS_MAX_TABLE || !(q = calloc(1, sizeof(*q))))
+	if (!make || strlen(table) > CS_MAX_TABLE || !(q = mem_calloc(1, sizeof(*q))))
 		return NULL;
-	if (!(q->cur = calloc(1, sizeof(*q->cur))) || !(q->out = calloc(1, sizeof(*q->out)))) {
+	if (!(q->cur = mem_calloc(1, sizeof(*q->cur))) || !(q->out = mem_calloc(1, sizeof(*q->out)))) {
 		free(q->cur);
 		free(q);
 		return NULL;
@@ -367,7 +368,7 @@ int bt_defer_add(bt_store *st, const char *table, const struct bt_target *to, co
 	for (size_t i = 0; i < n && !m.failed; i++) {
 		size_t size = protobuf_c_message_get_packed_size(&mp[i]->base);
 		if (size > tmpcap) {
-			uint8_t *x = realloc(tmp, size);
+			uint8_t *x = mem_realloc(tmp, size);
 			if (!x) {
 				m.failed = true;
 				break;

@@ -8,9 +8,10 @@
 #include <string.h>
 
 #include "bigtable.pb-c.h"
-#include "bt.h"
+#include "bt_internal.h"
 #include "btm.h"
 #include "btw.h"
+#include "mem.h"
 
 #define READ_ROWS "/google.bigtable.v2.Bigtable/ReadRows"
 #define RESUMES 8 /* stream breaks survived without a committed row in between */
@@ -81,258 +82,6 @@ struct bt_scan {
 	cs_row row;
 };
 
-/* ---- filters ------------------------------------------------------------------------------------------ */
-
-static void filter_free(Google__Bigtable__V2__RowFilter *f)
-{
-	if (!f)
-		return;
-	switch (f->filter_case) {
-	case GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_CHAIN:
-		for (size_t i = 0; i < f->chain->n_filters; i++)
-			filter_free(f->chain->filters[i]);
-		free(f->chain->filters);
-		free(f->chain);
-		break;
-	case GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_INTERLEAVE:
-		for (size_t i = 0; i < f->interleave->n_filters; i++)
-			filter_free(f->interleave->filters[i]);
-		free(f->interleave->filters);
-		free(f->interleave);
-		break;
-	case GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_FAMILY_NAME_REGEX_FILTER:
-		free(f->family_name_regex_filter);
-		break;
-	case GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_COLUMN_QUALIFIER_REGEX_FILTER:
-		free(f->column_qualifier_regex_filter.data);
-		break;
-	case GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_ROW_KEY_REGEX_FILTER:
-		free(f->row_key_regex_filter.data);
-		break;
-	case GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_COLUMN_RANGE_FILTER:
-		free(f->column_range_filter->family_name);
-		free(f->column_range_filter->start_qualifier_closed.data);
-		free(f->column_range_filter);
-		break;
-	default:
-		break;
-	}
-	free(f);
-}
-
-static Google__Bigtable__V2__RowFilter *filter_new(void)
-{
-	Google__Bigtable__V2__RowFilter *f = malloc(sizeof(*f));
-	if (f)
-		google__bigtable__v2__row_filter__init(f);
-	return f;
-}
-
-static void *dup_bytes(const void *p, size_t n)
-{
-	void *d = malloc(n ? n : 1);
-	if (d && n)
-		memcpy(d, p, n);
-	return d;
-}
-
-/* A chain of A then B (both taken: freed on failure), or NULL (-ENOMEM). */
-static Google__Bigtable__V2__RowFilter *chain2(Google__Bigtable__V2__RowFilter *a, Google__Bigtable__V2__RowFilter *b)
-{
-	Google__Bigtable__V2__RowFilter *f = filter_new();
-	Google__Bigtable__V2__RowFilter__Chain *c = malloc(sizeof(*c));
-	Google__Bigtable__V2__RowFilter **v = malloc(2 * sizeof(*v));
-	if (!f || !c || !v) {
-		free(f);
-		free(c);
-		free(v);
-		filter_free(a);
-		filter_free(b);
-		return NULL;
-	}
-	google__bigtable__v2__row_filter__chain__init(c);
-	v[0] = a, v[1] = b;
-	c->n_filters = 2;
-	c->filters = v;
-	f->filter_case = GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_CHAIN;
-	f->chain = c;
-	return f;
-}
-
-/* A regex (cbt's dialect) matching exactly the N bytes at P: ASCII punctuation escaped, control bytes
- * as \xHH, bytes at or above 0x80 as themselves (they stand for themselves in the dialect). */
-static char *bytes_regex(const uint8_t *p, size_t n, size_t *outn)
-{
-	char *r = malloc(4 * n + 1), *w = r;
-	if (!r)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		uint8_t c = p[i];
-		if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80) {
-			*w++ = (char)c;
-		} else if (c < 0x20 || c == 0x7f) {
-			static const char hex[] = "0123456789abcdef";
-			*w++ = '\\', *w++ = 'x', *w++ = hex[c >> 4], *w++ = hex[c & 15];
-		} else {
-			*w++ = '\\', *w++ = (char)c;
-		}
-	}
-	*outn = (size_t)(w - r);
-	*w = '\0';
-	return r;
-}
-
-/* A regex matching exactly the family name NAME ([-_.a-zA-Z0-9]: only '.' needs escaping). */
-static char *family_regex(const char *name)
-{
-	size_t n = strlen(name);
-	char *r = malloc(2 * n + 1), *p = r;
-	if (!r)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (name[i] == '.' || name[i] == '-')
-			*p++ = '\\';
-		*p++ = name[i];
-	}
-	*p = '\0';
-	return r;
-}
-
-/* A filter for one column selector, or NULL with *RC set (-ENOMEM) or 0 (nothing to filter: pass all). */
-static Google__Bigtable__V2__RowFilter *sel_filter(const cs_column_sel *c, int *rc)
-{
-	Google__Bigtable__V2__RowFilter *parts[2] = { NULL, NULL }, *f;
-	size_t n = 0;
-
-	*rc = -ENOMEM;
-	if (c->family && c->qualifier) { /* one column: a closed range [q, q] */
-		Google__Bigtable__V2__ColumnRange *cr = malloc(sizeof(*cr));
-		if (!cr || !(parts[0] = filter_new())) {
-			free(cr);
-			return NULL;
-		}
-		google__bigtable__v2__column_range__init(cr);
-		parts[0]->filter_case = GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_COLUMN_RANGE_FILTER;
-		parts[0]->column_range_filter = cr;
-		cr->family_name = strdup(c->family);
-		cr->start_qualifier_case = GOOGLE__BIGTABLE__V2__COLUMN_RANGE__START_QUALIFIER_START_QUALIFIER_CLOSED;
-		cr->start_qualifier_closed = (ProtobufCBinaryData){ c->qualifier->len,
-								    dup_bytes(c->qualifier->data, c->qualifier->len) };
-		cr->end_qualifier_case = GOOGLE__BIGTABLE__V2__COLUMN_RANGE__END_QUALIFIER_END_QUALIFIER_CLOSED;
-		cr->end_qualifier_closed = cr->start_qualifier_closed; /* (freed once, as start) */
-		if (!cr->family_name || !cr->start_qualifier_closed.data) {
-			filter_free(parts[0]);
-			return NULL;
-		}
-		n = 1;
-	} else {
-		if (c->family || c->family_regex) {
-			if (!(parts[n] = filter_new()))
-				goto fail;
-			parts[n]->filter_case = GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_FAMILY_NAME_REGEX_FILTER;
-			parts[n]->family_name_regex_filter = c->family ? family_regex(c->family) : strdup(c->family_regex);
-			if (!parts[n++]->family_name_regex_filter)
-				goto fail;
-		}
-		if (c->qualifier_regex || c->qualifier) {
-			size_t qn = 0;
-			void *q = c->qualifier ? bytes_regex(c->qualifier->data, c->qualifier->len, &qn)
-					       : dup_bytes(c->qualifier_regex, qn = strlen(c->qualifier_regex));
-			if (!q || !(parts[n] = filter_new())) {
-				free(q);
-				goto fail;
-			}
-			parts[n]->filter_case = GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_COLUMN_QUALIFIER_REGEX_FILTER;
-			parts[n++]->column_qualifier_regex_filter = (ProtobufCBinaryData){ qn, q };
-		}
-	}
-	if (n == 0) {
-		*rc = 0;
-		return NULL;
-	}
-	if (n == 1) {
-		*rc = 0;
-		return parts[0];
-	}
-	if (!(f = chain2(parts[0], parts[1])))
-		return NULL; /* (chain2 freed them) */
-	*rc = 0;
-	return f;
-fail:
-	filter_free(parts[0]);
-	filter_free(parts[1]);
-	return NULL;
-}
-
-/* The filter of OPTS: the row regex and the union of the column selectors. NULL with 0: every cell. */
-static int build_filter(const cs_read_opts *o, Google__Bigtable__V2__RowFilter **out)
-{
-	Google__Bigtable__V2__RowFilter *cols = NULL, *re = NULL, *f;
-	int rc = 0;
-
-	*out = NULL;
-	if (o->ncolumns) {
-		Google__Bigtable__V2__RowFilter **v = calloc(o->ncolumns, sizeof(*v));
-		size_t n = 0;
-		bool all = false;
-		if (!v)
-			return -ENOMEM;
-		for (size_t i = 0; i < o->ncolumns && !rc; i++) {
-			Google__Bigtable__V2__RowFilter *one = sel_filter(&o->columns[i], &rc);
-			if (one)
-				v[n++] = one;
-			else if (!rc)
-				all = true;
-		}
-		if (rc || all || n == 0) {
-			for (size_t i = 0; i < n; i++)
-				filter_free(v[i]);
-			free(v);
-			if (rc)
-				return rc;
-		} else if (n == 1) {
-			cols = v[0];
-			free(v);
-		} else {
-			Google__Bigtable__V2__RowFilter__Interleave *il = malloc(sizeof(*il));
-			if (!il || !(cols = filter_new())) {
-				free(il);
-				for (size_t i = 0; i < n; i++)
-					filter_free(v[i]);
-				free(v);
-				return -ENOMEM;
-			}
-			google__bigtable__v2__row_filter__interleave__init(il);
-			il->n_filters = n;
-			il->filters = v;
-			cols->filter_case = GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_INTERLEAVE;
-			cols->interleave = il;
-		}
-	}
-	if (o->row_regex) {
-		size_t n = strlen(o->row_regex);
-		if (!(re = filter_new())) {
-			filter_free(cols);
-			return -ENOMEM;
-		}
-		re->filter_case = GOOGLE__BIGTABLE__V2__ROW_FILTER__FILTER_ROW_KEY_REGEX_FILTER;
-		re->row_key_regex_filter = (ProtobufCBinaryData){ n, dup_bytes(o->row_regex, n) };
-		if (!re->row_key_regex_filter.data) {
-			filter_free(re);
-			filter_free(cols);
-			return -ENOMEM;
-		}
-	}
-	if (!re || !cols) {
-		*out = re ? re : cols;
-		return 0;
-	}
-	if (!(f = chain2(re, cols)))
-		return -ENOMEM;
-	*out = f;
-	return 0;
-}
-
 /* ---- the range ----------------------------------------------------------------------------------------- */
 
 /* Narrow [lo, hi) to [A, B) (B NULL: unbounded). */
@@ -340,14 +89,14 @@ static int narrow(struct bt_scan *s, const void *a, size_t an, const void *b, si
 {
 	if (an && bt_key_cmp(a, an, s->lo, s->lon) > 0) {
 		free(s->lo);
-		if (!(s->lo = dup_bytes(a, an)))
+		if (!(s->lo = bt_dup(a, an)))
 			return -ENOMEM;
 		s->lon = an;
 	}
 	int c = b && s->hi ? bt_key_cmp(b, bn, s->hi, s->hin) : -1;
 	if (b && (c < 0 || (c == 0 && s->hi_closed && !b_closed))) {
 		free(s->hi);
-		if (!(s->hi = dup_bytes(b, bn)))
+		if (!(s->hi = bt_dup(b, bn)))
 			return -ENOMEM;
 		s->hin = bn;
 		s->hi_closed = b_closed;
@@ -364,7 +113,7 @@ static int prefix_end(const uint8_t *p, size_t n, uint8_t **out, size_t *outn)
 	*outn = 0;
 	if (!n)
 		return 0;
-	if (!(*out = dup_bytes(p, n)))
+	if (!(*out = bt_dup(p, n)))
 		return -ENOMEM;
 	(*out)[n - 1]++;
 	*outn = n;
@@ -374,7 +123,7 @@ static int prefix_end(const uint8_t *p, size_t n, uint8_t **out, size_t *outn)
 static int set_range(struct bt_scan *s, const cs_read_opts *o)
 {
 	int rc;
-	if (!(s->lo = dup_bytes("", 0)))
+	if (!(s->lo = bt_dup("", 0)))
 		return -ENOMEM;
 	if (o->row) {
 		if ((rc = narrow(s, o->row->data, o->row->len, o->row->data, o->row->len, true)))
@@ -457,7 +206,7 @@ static int stream_open(struct bt_scan *s)
 			}
 			if (i < bt_samples_count(sm)) {
 				const uint8_t *k = bt_samples_key(sm, i, &n);
-				if ((!s->hi || bt_key_cmp(k, n, s->hi, s->hin) < 0) && (s->cap = dup_bytes(k, n))) {
+				if ((!s->hi || bt_key_cmp(k, n, s->hi, s->hin) < 0) && (s->cap = bt_dup(k, n))) {
 					s->capn = n;
 					range.end_key_case = GOOGLE__BIGTABLE__V2__ROW_RANGE__END_KEY_END_KEY_CLOSED;
 					range.end_key_closed = (ProtobufCBinaryData){ n, s->cap };
@@ -618,8 +367,8 @@ static int take_row(struct bt_scan *s, const btm_row *r)
 {
 	size_t n = r->ncells, out = 0;
 	if (n > s->ordercap) {
-		size_t *o = realloc(s->order, n * sizeof(*o));
-		cs_cell *c = realloc(s->cells, n * sizeof(*c));
+		size_t *o = mem_realloc(s->order, n * sizeof(*o));
+		cs_cell *c = mem_realloc(s->cells, n * sizeof(*c));
 		if (o)
 			s->order = o;
 		if (c)
@@ -701,16 +450,16 @@ static int keys_add(struct keys *l, const uint8_t *k, size_t n)
 		uint8_t *b;
 		while (cap < l->n + n)
 			cap *= 2;
-		if (!(b = realloc(l->blob, cap)))
+		if (!(b = mem_realloc(l->blob, cap)))
 			return -ENOMEM;
 		l->blob = b;
 		l->cap = cap;
 	}
 	if (l->count == l->ocap) {
-		size_t cap = l->ocap ? 2 * l->ocap : 256, *o = realloc(l->off, cap * sizeof(*o)), *e;
+		size_t cap = l->ocap ? 2 * l->ocap : 256, *o = mem_realloc(l->off, cap * sizeof(*o)), *e;
 		if (o)
 			l->off = o;
-		if (!o || !(e = realloc(l->len, cap * sizeof(*e))))
+		if (!o || !(e = mem_realloc(l->len, cap * sizeof(*e))))
 			return -ENOMEM;
 		l->len = e;
 		l->ocap = cap;
@@ -828,7 +577,7 @@ int bt_scan_next(void *p, const cs_row **row)
 				break;
 			s->covi++;
 			if (!bt_rows_get(s->st, s->table, k, kn, &e, &r)) { /* gone meanwhile: read on from here */
-				uint8_t *lo = dup_bytes(k, kn);
+				uint8_t *lo = bt_dup(k, kn);
 				if (!lo)
 					return s->err = -ENOMEM;
 				free(s->lo);
@@ -934,7 +683,7 @@ int bt_scan_seek(void *p, cs_bytes row)
 	if (bt_key_cmp(row.data, row.len, s->lo, s->lon) <= 0 && !s->lo_open)
 		row = (cs_bytes){ s->lo, s->lon };
 	{
-		uint8_t *lo = dup_bytes(row.data, row.len);
+		uint8_t *lo = bt_dup(row.data, row.len);
 		if (!lo)
 			return -ENOMEM;
 		free(s->lo);
@@ -963,7 +712,7 @@ void bt_scan_close(void *p)
 	stream_drop(s);
 	btw_rr_free(&s->rr);
 	btm_free(s->m);
-	filter_free(s->filter);
+	bt_filter_free(s->filter);
 	bt_rows_release(s->held);
 	bt_rows_cover_release(s->cov);
 	if (s->kids.count)
@@ -998,14 +747,14 @@ int bt_scan_open(void *txn, const char *table, const cs_read_opts *opts, void **
 	bt_clear_error();
 	if (!opts)
 		opts = &none;
-	if (!(s = calloc(1, sizeof(*s))))
+	if (!(s = mem_calloc(1, sizeof(*s))))
 		return -ENOMEM;
 	s->txn = t;
 	s->st = t->st;
 	s->opened = bt_mono_ms();
 	if ((rc = bt_schema_get(t->st, table, &s->sch)))
 		goto fail;
-	if (!(s->table = strdup(table)) || (rc = bt_target(t->st, table, &s->to)) ||
+	if (!(s->table = mem_strdup(table)) || (rc = bt_target(t->st, table, &s->to)) ||
 	    (rc = set_range(s, opts)) || (rc = btm_new(&s->m, opts->reversed))) {
 		rc = rc ? rc : -ENOMEM;
 		goto fail;
@@ -1019,7 +768,7 @@ int bt_scan_open(void *txn, const char *table, const cs_read_opts *opts, void **
 	s->single = s->exact && opts->row;
 	s->whole_ok = s->exact && !opts->limit && !opts->reversed;
 	if (s->exact && opts->ncolumns) {
-		if (!(s->sel = calloc(opts->ncolumns, sizeof(*s->sel)))) {
+		if (!(s->sel = mem_calloc(opts->ncolumns, sizeof(*s->sel)))) {
 			rc = -ENOMEM;
 			goto fail;
 		}
@@ -1028,14 +777,14 @@ int bt_scan_open(void *txn, const char *table, const cs_read_opts *opts, void **
 			struct sel *x = &s->sel[i];
 			x->has_q = c->qualifier != NULL;
 			x->qn = x->has_q ? c->qualifier->len : 0;
-			if (!(x->family = strdup(c->family)) || !(x->q = dup_bytes(x->has_q ? c->qualifier->data : "", x->qn))) {
+			if (!(x->family = mem_strdup(c->family)) || !(x->q = bt_dup(x->has_q ? c->qualifier->data : "", x->qn))) {
 				free(x->family);
 				rc = -ENOMEM;
 				goto fail;
 			}
 		}
 	}
-	if (!s->single && (rc = build_filter(opts, &s->filter)))
+	if (!s->single && (rc = bt_filter_build(opts, &s->filter)))
 		goto fail;
 	s->cache_rows = t->st->rows && !s->filter;
 	s->reversed = opts->reversed;
@@ -1044,8 +793,8 @@ int bt_scan_open(void *txn, const char *table, const cs_read_opts *opts, void **
 	s->per_column = opts->cells_per_column;
 	s->per_row = opts->cells_per_row;
 	if (opts->after && opts->row && !opts->reversed) {
-		if (!(s->after_fam = strdup(opts->after->family)) ||
-		    !(s->after_q = malloc(opts->after->qualifier.len + 1))) {
+		if (!(s->after_fam = mem_strdup(opts->after->family)) ||
+		    !(s->after_q = mem_malloc(opts->after->qualifier.len + 1))) {
 			rc = -ENOMEM;
 			goto fail;
 		}

@@ -8,9 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bt.h"
+#include "bt_internal.h"
 
 #include "bigtable.pb-c.h"
+#include "mem.h"
 
 #define BUCKETS 4096
 
@@ -62,7 +63,7 @@ static uint64_t hash(const char *table, const void *key, size_t n)
 
 int bt_rows_new(size_t budget, struct bt_rows **out)
 {
-	struct bt_rows *c = calloc(1, sizeof(*c));
+	struct bt_rows *c = mem_calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	c->budget = budget;
@@ -182,7 +183,7 @@ static bool put_row(struct bt_rows *c, const char *table, const void *key, size_
 	struct bt_cached *e, *old;
 	uint8_t *p;
 
-	if (bytes > c->budget / 16 || !(e = malloc(bytes)))
+	if (bytes > c->budget / 16 || !(e = mem_malloc(bytes)))
 		return false;
 	p = (uint8_t *)(e + 1);
 	e->row.cells = n ? (btm_cell *)p : NULL;
@@ -339,16 +340,16 @@ static void add_cover(struct bt_rows *c, struct bt_cover *v)
 static struct bt_cover *cover_new(const char *table, const void *lo, size_t lon, const void *hi, size_t hin,
 				  size_t nkeys, size_t blobn, int64_t expires)
 {
-	struct bt_cover *v = calloc(1, sizeof(*v));
+	struct bt_cover *v = mem_calloc(1, sizeof(*v));
 	if (!v)
 		return NULL;
 	v->refs = 1;
 	v->expires = expires;
 	v->lon = lon;
 	v->hin = hin;
-	if (!(v->table = strdup(table)) || !(v->lo = malloc(lon + 1)) || (hi && !(v->hi = malloc(hin + 1))) ||
-	    !(v->off = malloc((nkeys + 1) * sizeof(size_t))) || !(v->len = malloc((nkeys + 1) * sizeof(size_t))) ||
-	    !(v->blob = malloc(blobn + 1))) {
+	if (!(v->table = mem_strdup(table)) || !(v->lo = mem_malloc(lon + 1)) || (hi && !(v->hi = mem_malloc(hin + 1))) ||
+	    !(v->off = mem_malloc((nkeys + 1) * sizeof(size_t))) || !(v->len = mem_malloc((nkeys + 1) * sizeof(size_t))) ||
+	    !(v->blob = mem_malloc(blobn + 1))) {
 		bt_rows_cover_release(v);
 		return NULL;
 	}
@@ -492,7 +493,7 @@ static bool deletes(const Google__Bigtable__V2__Mutation *m, const btm_cell *c)
 static int applied(const btm_cell *old, size_t nold, Google__Bigtable__V2__Mutation *const *mp, size_t n,
 		   btm_cell **out, size_t *nout)
 {
-	btm_cell *v = malloc((nold + n + 1) * sizeof(*v));
+	btm_cell *v = mem_malloc((nold + n + 1) * sizeof(*v));
 	size_t k = 0;
 
 	if (!v)

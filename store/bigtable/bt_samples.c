@@ -1,6 +1,6 @@
 /* bt_samples.c — a table's size by key range, from Bigtable's SampleRowKeys: the sample list and its
  * bound (pure, bt_samples.h), then the per-store cache of each table's list and the call that fills it
- * (bt.h). The first part builds alone, with BT_SAMPLES_LIST_ONLY defined, into a test that needs
+ * (bt_internal.h). The first part builds alone, with BT_SAMPLES_LIST_ONLY defined, into a test that needs
  * neither gRPC nor an emulator (tests/bigtable/test_bt_samples.c, suite unit). */
 #include <errno.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 
 #include "bt_key.h"
 #include "bt_samples.h"
+#include "mem.h"
 
 struct bt_samples {
 	int refs; /* atomic */
@@ -49,9 +50,9 @@ int bt_samples_new(const struct bt_sample *in, size_t n, int64_t fetched_ms, str
 			return -EIO;
 		total += in[i].keyn;
 	}
-	if (!(s = calloc(1, sizeof(*s))) || !(s->at = malloc((n + 1) * sizeof(*s->at))) ||
-	    (n && (!(s->off = malloc(n * sizeof(*s->off))) || !(v = malloc(n * sizeof(*v))))) ||
-	    !(s->keys = malloc(total ? total : 1)))
+	if (!(s = mem_calloc(1, sizeof(*s))) || !(s->at = mem_malloc((n + 1) * sizeof(*s->at))) ||
+	    (n && (!(s->off = mem_malloc(n * sizeof(*s->off))) || !(v = mem_malloc(n * sizeof(*v))))) ||
+	    !(s->keys = mem_malloc(total ? total : 1)))
 		goto nomem;
 	s->refs = 1;
 	s->fetched_ms = fetched_ms;
@@ -182,7 +183,7 @@ int64_t bt_samples_fetched_ms(const struct bt_samples *s)
 /* ---- the cache and the call ------------------------------------------------------------------------- */
 
 #include "bigtable.pb-c.h"
-#include "bt.h"
+#include "bt_internal.h"
 
 #define SAMPLE_ROW_KEYS "/google.bigtable.v2.Bigtable/SampleRowKeys"
 
@@ -200,7 +201,7 @@ struct bt_samples_cache {
 
 int bt_samples_cache_new(struct bt_samples_cache **out)
 {
-	struct bt_samples_cache *c = calloc(1, sizeof(*c));
+	struct bt_samples_cache *c = mem_calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	pthread_mutex_init(&c->lock, NULL);
@@ -248,7 +249,7 @@ static int fetch(bt_store *st, const struct bt_target *to, struct bt_samples **o
 			break;
 		if (n == cap) {
 			size_t ncap = cap ? 2 * cap : 64;
-			void *p = n < BT_SAMPLES_MAX ? realloc(msg, ncap * sizeof(*msg)) : NULL;
+			void *p = n < BT_SAMPLES_MAX ? mem_realloc(msg, ncap * sizeof(*msg)) : NULL;
 			if (!p) {
 				protobuf_c_message_free_unpacked(m, NULL);
 				rc = n < BT_SAMPLES_MAX ? -ENOMEM
@@ -265,7 +266,7 @@ static int fetch(bt_store *st, const struct bt_target *to, struct bt_samples **o
 			goto out;
 		}
 	}
-	if (n && !(in = malloc(n * sizeof(*in)))) {
+	if (n && !(in = mem_malloc(n * sizeof(*in)))) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -317,14 +318,14 @@ int bt_samples_get(bt_store *st, const char *table, struct bt_samples **out)
 			;
 		if (i == c->n && c->n == c->cap) {
 			size_t cap = c->cap ? 2 * c->cap : 8;
-			struct slot *v = realloc(c->v, cap * sizeof(*v));
+			struct slot *v = mem_realloc(c->v, cap * sizeof(*v));
 			if (v)
 				c->v = v, c->cap = cap;
 		}
 		if (i < c->n) {
 			bt_samples_put(c->v[i].s);
 			c->v[i].s = bt_samples_ref(s);
-		} else if (i < c->cap && (c->v[i].table = strdup(table))) {
+		} else if (i < c->cap && (c->v[i].table = mem_strdup(table))) {
 			c->v[i].s = bt_samples_ref(s);
 			c->n++;
 		} /* (else not kept: memory is short) */

@@ -1,6 +1,6 @@
 /* bt_samples.h — a table's row-key samples (Bigtable's SampleRowKeys) as a list: how many bytes a key range
  * holds at most, before reading it, and where to split it. Pure: no I/O and no gRPC, so that its test
- * builds everywhere (suite unit). Getting and caching a table's samples: bt.h, "bt_samples.c".
+ * builds everywhere (suite unit). Getting and caching a table's samples: bt_internal.h, "bt_samples.c".
  *
  * Invariants: a list is immutable once made and shared by reference (atomic count), so any number of
  * threads may read it; keys are copies, sorted (bytewise, a prefix first), without duplicates, and their

@@ -1,6 +1,6 @@
 /* bt_schema.c — tables and families through Bigtable's Table Admin API, the meta rows that keep what its
- * schema has no place for (delimiter, creation time: BT_META_TABLE), GC rules in cbt's syntax, and the
- * schema cache (admin calls are rate-limited: a schema is read again only when older than the store's
+ * schema has no place for (delimiter, creation time: BT_META_TABLE), GC rules (bt_gcrule.c) and value
+ * types, and the schema cache (admin calls are rate-limited: a schema is read again only when older than the store's
  * TTL, or after this process changed it). */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,8 +10,9 @@
 
 #include "admin.pb-c.h"
 #include "bigtable.pb-c.h"
-#include "bt.h"
+#include "bt_internal.h"
 #include "btm.h"
+#include "mem.h"
 
 #define ADMIN "/google.bigtable.admin.v2.BigtableTableAdmin/"
 
@@ -23,7 +24,7 @@ struct bt_cache {
 
 int bt_cache_new(struct bt_cache **out)
 {
-	struct bt_cache *c = calloc(1, sizeof(*c));
+	struct bt_cache *c = mem_calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	pthread_mutex_init(&c->lock, NULL);
@@ -81,185 +82,6 @@ void bt_schema_forget(bt_store *st, const char *table)
 			break;
 		}
 	pthread_mutex_unlock(&c->lock);
-}
-
-/* ---- GC rules: Bigtable's GcRule <-> cbt's syntax ---------------------------------------------------- */
-
-/* Append RULE in cbt's syntax to F. cellfs's chains apply left to right, as Bigtable's nested binary
- * rules do when the nesting is on the left: so the left operand needs no parentheses, the others do
- * when compound. */
-static void rule_text(FILE *f, const Google__Bigtable__Admin__V2__GcRule *r)
-{
-	size_t n;
-	Google__Bigtable__Admin__V2__GcRule **v;
-	const char *op;
-
-	switch (r ? r->rule_case : GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE__NOT_SET) {
-	case GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_MAX_NUM_VERSIONS:
-		fprintf(f, "maxversions=%" PRId32, r->max_num_versions);
-		return;
-	case GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_MAX_AGE: {
-		/* in ms, read back by gcp_parse_stored() (any int64 of them; cbt's syntax stops at 2^32 - 1) */
-		int64_t sec = r->max_age ? r->max_age->seconds : 0, ns = r->max_age ? r->max_age->nanos : 0;
-		if (sec < 0 || ns < 0 || sec > INT64_MAX / 1000000)
-			fputs("maxage=?", f); /* (a Duration no policy has: refused by the parser) */
-		else
-			fprintf(f, "maxage=%" PRId64 "ms", sec * 1000 + ns / 1000000);
-		return;
-	}
-	case GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_INTERSECTION:
-		n = r->intersection->n_rules, v = r->intersection->rules, op = " and ";
-		break;
-	case GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_UNION:
-		n = r->union_->n_rules, v = r->union_->rules, op = " or ";
-		break;
-	default:
-		fputs("never", f);
-		return;
-	}
-	if (n == 0) {
-		fputs("never", f);
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		bool compound = v[i]->rule_case == GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_INTERSECTION ||
-				v[i]->rule_case == GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_UNION;
-		if (i)
-			fputs(op, f);
-		if (compound && i)
-			fputc('(', f);
-		rule_text(f, v[i]);
-		if (compound && i)
-			fputc(')', f);
-	}
-}
-
-/* A GcRule tree for P (NULL for "never": no rule), built from allocations freed by rule_free(). */
-static Google__Bigtable__Admin__V2__GcRule *rule_of(const gcp *p);
-
-static void rule_free(Google__Bigtable__Admin__V2__GcRule *r)
-{
-	if (!r)
-		return;
-	if (r->rule_case == GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_MAX_AGE) {
-		free(r->max_age);
-	} else if (r->rule_case == GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_INTERSECTION ||
-		   r->rule_case == GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_UNION) {
-		Google__Bigtable__Admin__V2__GcRule__Intersection *in = r->intersection;
-		Google__Bigtable__Admin__V2__GcRule__Union *un = r->union_;
-		if (r->rule_case == GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_INTERSECTION) {
-			for (size_t i = 0; in && i < in->n_rules; i++)
-				rule_free(in->rules[i]);
-			if (in)
-				free(in->rules);
-			free(in);
-		} else {
-			for (size_t i = 0; un && i < un->n_rules; i++)
-				rule_free(un->rules[i]);
-			if (un)
-				free(un->rules);
-			free(un);
-		}
-	}
-	free(r);
-}
-
-static Google__Bigtable__Admin__V2__GcRule *rule_pair(bool and, Google__Bigtable__Admin__V2__GcRule *a,
-						       Google__Bigtable__Admin__V2__GcRule *b)
-{
-	Google__Bigtable__Admin__V2__GcRule *r = malloc(sizeof(*r));
-	Google__Bigtable__Admin__V2__GcRule **v = malloc(2 * sizeof(*v));
-	if (!r || !v || !a || !b) {
-		free(r);
-		free(v);
-		rule_free(a);
-		rule_free(b);
-		return NULL;
-	}
-	google__bigtable__admin__v2__gc_rule__init(r);
-	v[0] = a, v[1] = b;
-	if (and) {
-		Google__Bigtable__Admin__V2__GcRule__Intersection *in = malloc(sizeof(*in));
-		if (!in)
-			goto nomem;
-		google__bigtable__admin__v2__gc_rule__intersection__init(in);
-		in->n_rules = 2, in->rules = v;
-		r->rule_case = GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_INTERSECTION;
-		r->intersection = in;
-	} else {
-		Google__Bigtable__Admin__V2__GcRule__Union *un = malloc(sizeof(*un));
-		if (!un)
-			goto nomem;
-		google__bigtable__admin__v2__gc_rule__union__init(un);
-		un->n_rules = 2, un->rules = v;
-		r->rule_case = GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_UNION;
-		r->union_ = un;
-	}
-	return r;
-nomem:
-	free(r);
-	free(v);
-	rule_free(a);
-	rule_free(b);
-	return NULL;
-}
-
-static Google__Bigtable__Admin__V2__GcRule *rule_of(const gcp *p)
-{
-	Google__Bigtable__Admin__V2__GcRule *r;
-	switch (gcp_kind_of(p)) {
-	case GCP_MAXVERSIONS:
-		if (!(r = malloc(sizeof(*r))))
-			return NULL;
-		google__bigtable__admin__v2__gc_rule__init(r);
-		r->rule_case = GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_MAX_NUM_VERSIONS;
-		r->max_num_versions = (int32_t)gcp_max_versions(p);
-		return r;
-	case GCP_MAXAGE: {
-		Google__Protobuf__Duration *d = malloc(sizeof(*d));
-		if (!d || !(r = malloc(sizeof(*r)))) {
-			free(d);
-			return NULL;
-		}
-		google__protobuf__duration__init(d);
-		d->seconds = gcp_max_age_ms(p) / 1000;
-		d->nanos = (int32_t)(gcp_max_age_ms(p) % 1000 * 1000000);
-		google__bigtable__admin__v2__gc_rule__init(r);
-		r->rule_case = GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_MAX_AGE;
-		r->max_age = d;
-		return r;
-	}
-	case GCP_CHAIN:
-		r = rule_of(gcp_term(p, 0));
-		for (size_t i = 1; i < gcp_nterms(p) && r; i++)
-			r = rule_pair(gcp_op_before(p, i) == GCP_AND, r, rule_of(gcp_term(p, i)));
-		return r;
-	case GCP_NEVER:
-	default:
-		return NULL;
-	}
-}
-
-/* The GC rule of policy text GC (NULL = never) in *OUT (freed with rule_free()). Errors: -EINVAL, -ENOMEM.
- * "never" is an empty rule, present with no rule set, as cbt sends it (bigtable.NoGcPolicy): Bigtable
- * gives back what it was sent, and cbt's ls shows a family without a rule as "<never>", one with an
- * empty rule as "", so a family made here then looks to cbt as one cbt made. */
-static int rule_parse(const char *gc, Google__Bigtable__Admin__V2__GcRule **out)
-{
-	gcp *p;
-	int rc = gcp_parse(gc ? gc : "never", &p, NULL);
-	if (rc)
-		return rc;
-	if (gcp_is_never(p)) {
-		if ((*out = malloc(sizeof(**out))))
-			google__bigtable__admin__v2__gc_rule__init(*out);
-	} else {
-		*out = rule_of(p);
-	}
-	if (!*out)
-		rc = -ENOMEM;
-	gcp_free(p);
-	return rc;
 }
 
 /* ---- value types ------------------------------------------------------------------------------------ */
@@ -512,15 +334,15 @@ static int schema_fetch(bt_store *st, const char *table, struct bt_schema **out)
 	if ((rc = admin(st, ADMIN "GetTable", "name", name, &req.base, &google__bigtable__admin__v2__table__descriptor,
 			(ProtobufCMessage **)&t, BTR_IDEMPOTENT)))
 		return rc;
-	s = calloc(1, sizeof(*s));
-	info = calloc(1, sizeof(*info));
-	if (!s || !info || !(info->name = strdup(table)))
+	s = mem_calloc(1, sizeof(*s));
+	info = mem_calloc(1, sizeof(*info));
+	if (!s || !info || !(info->name = mem_strdup(table)))
 		goto nomem;
 	s->info = info;
 	s->refs = 1;
 	if (t->n_column_families &&
-	    (!(info->families = calloc(t->n_column_families, sizeof(*info->families))) ||
-	     !(s->gc = calloc(t->n_column_families, sizeof(*s->gc)))))
+	    (!(info->families = mem_calloc(t->n_column_families, sizeof(*info->families))) ||
+	     !(s->gc = mem_calloc(t->n_column_families, sizeof(*s->gc)))))
 		goto nomem;
 	for (size_t i = 0; i < t->n_column_families; i++) {
 		const Google__Bigtable__Admin__V2__Table__ColumnFamiliesEntry *e = t->column_families[i];
@@ -540,15 +362,15 @@ static int schema_fetch(bt_store *st, const char *table, struct bt_schema **out)
 		memset(f, 0, sizeof(*f));
 		s->gc[j] = NULL;
 		info->nfamilies++;
-		if (!(f->name = strdup(e->key)))
+		if (!(f->name = mem_strdup(e->key)))
 			goto nomem;
 		if ((rc = type_from(e->value ? e->value->value_type : NULL, &f->type))) {
 			bt_fail(rc, NULL, "a family has a value type cellfs does not support");
 			goto fail;
 		}
-		if (!(mf = open_memstream(&text, &textn)))
+		if (!(mf = mem_open_memstream(&text, &textn)))
 			goto nomem;
-		rule_text(mf, e->value ? e->value->gc_rule : NULL);
+		bt_gcrule_text(mf, e->value ? e->value->gc_rule : NULL);
 		if (fclose(mf) || !text)
 			goto nomem;
 		rc = gcp_parse_stored(text, &s->gc[j], NULL);
@@ -563,7 +385,7 @@ static int schema_fetch(bt_store *st, const char *table, struct bt_schema **out)
 		/* cbt shows a family with no rule at all (gc_rule absent: made by a client that sent none) as
 		 * "<never>", one with an empty rule (cbt's own "never") as "" (the Go client's GCRuleToString) */
 		if (!(f->gc = gcp_format(s->gc[j])) ||
-		    !(f->gc_cbt = e->value && e->value->gc_rule ? gcp_format_cbt(s->gc[j]) : strdup("<never>")))
+		    !(f->gc_cbt = e->value && e->value->gc_rule ? gcp_format_cbt(s->gc[j]) : mem_strdup("<never>")))
 			goto nomem;
 	}
 	protobuf_c_message_free_unpacked(&t->base, NULL);
@@ -623,7 +445,7 @@ int bt_schema_get(bt_store *st, const char *table, struct bt_schema **out)
 		}
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 8;
-		struct bt_schema **v = realloc(c->v, cap * sizeof(*v));
+		struct bt_schema **v = mem_realloc(c->v, cap * sizeof(*v));
 		if (v)
 			c->v = v, c->cap = cap;
 	}
@@ -647,18 +469,18 @@ int bt_table_info_get(void *txn, const char *name, cs_table_info **out)
 	if ((rc = bt_schema_get(t->st, name, &s)))
 		return rc;
 	rc = -ENOMEM;
-	if (!(info = calloc(1, sizeof(*info))) || !(info->name = strdup(s->info->name)))
+	if (!(info = mem_calloc(1, sizeof(*info))) || !(info->name = mem_strdup(s->info->name)))
 		goto out;
 	info->delim = s->info->delim;
 	info->created = s->info->created;
-	if (s->info->nfamilies && !(info->families = calloc(s->info->nfamilies, sizeof(*info->families))))
+	if (s->info->nfamilies && !(info->families = mem_calloc(s->info->nfamilies, sizeof(*info->families))))
 		goto out;
 	for (size_t i = 0; i < s->info->nfamilies; i++) {
 		const cs_family_info *f = &s->info->families[i];
 		cs_family_info *g = &info->families[i];
 		info->nfamilies++;
 		g->type = f->type;
-		if (!(g->name = strdup(f->name)) || !(g->gc = strdup(f->gc)) || !(g->gc_cbt = strdup(f->gc_cbt)))
+		if (!(g->name = mem_strdup(f->name)) || !(g->gc = mem_strdup(f->gc)) || !(g->gc_cbt = mem_strdup(f->gc_cbt)))
 			goto out;
 	}
 	*out = info;
@@ -706,19 +528,19 @@ int bt_table_list(void *txn, char ***names, size_t *n)
 			if (!strcmp(id, BT_META_TABLE))
 				continue;
 			if (nv == cap) {
-				char **w = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*w));
+				char **w = mem_realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*w));
 				if (!w) {
 					rc = -ENOMEM;
 					break;
 				}
 				v = w;
 			}
-			if (!(v[nv] = strdup(id)))
+			if (!(v[nv] = mem_strdup(id)))
 				rc = -ENOMEM;
 			else
 				nv++;
 		}
-		if (!rc && resp->next_page_token && *resp->next_page_token && !(token = strdup(resp->next_page_token)))
+		if (!rc && resp->next_page_token && *resp->next_page_token && !(token = mem_strdup(resp->next_page_token)))
 			rc = -ENOMEM;
 		protobuf_c_message_free_unpacked(&resp->base, NULL);
 	} while (!rc && token);
@@ -749,8 +571,8 @@ static int create(bt_txn *t, const char *table, const cs_family_info *fams, size
 		return rc;
 	if (cs_check_table_name(table) || !strcmp(table, BT_META_TABLE))
 		return -EINVAL;
-	if (n && (!(e = calloc(n, sizeof(*e))) || !(ep = calloc(n, sizeof(*ep))) || !(cf = calloc(n, sizeof(*cf))) ||
-		  !(tb = calloc(n, sizeof(*tb))))) {
+	if (n && (!(e = mem_calloc(n, sizeof(*e))) || !(ep = mem_calloc(n, sizeof(*ep))) || !(cf = mem_calloc(n, sizeof(*cf))) ||
+		  !(tb = mem_calloc(n, sizeof(*tb))))) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -761,7 +583,7 @@ static int create(bt_txn *t, const char *table, const cs_family_info *fams, size
 			rc = -EINVAL;
 			goto out;
 		}
-		if ((rc = rule_parse(fams[i].gc, &cf[i].gc_rule)))
+		if ((rc = bt_gcrule_parse(fams[i].gc, &cf[i].gc_rule)))
 			goto out;
 		cf[i].value_type = type_of(fams[i].type, &tb[i]);
 		e[i].key = fams[i].name;
@@ -782,7 +604,7 @@ static int create(bt_txn *t, const char *table, const cs_family_info *fams, size
 		rc = bt_wrote(t, meta_write(t->st, table, delim ? delim : CS_DEFAULT_DELIM, created));
 out:
 	for (size_t i = 0; cf && i < n; i++)
-		rule_free(cf[i].gc_rule);
+		bt_gcrule_free(cf[i].gc_rule);
 	free(e);
 	free(ep);
 	free(cf);
@@ -852,7 +674,7 @@ static int modify(bt_txn *t, const char *table, const char *family, bool create_
 		mod.mod_case = GOOGLE__BIGTABLE__ADMIN__V2__MODIFY_COLUMN_FAMILIES_REQUEST__MODIFICATION__MOD_DROP;
 		mod.drop = 1;
 	} else {
-		if ((rc = rule_parse(gc, &cf.gc_rule)))
+		if ((rc = bt_gcrule_parse(gc, &cf.gc_rule)))
 			return rc;
 		if (create_it) {
 			cf.value_type = type_of(type, &tb);
@@ -868,7 +690,7 @@ static int modify(bt_txn *t, const char *table, const char *family, bool create_
 	req.modifications = &mp;
 	rc = bt_wrote(t, admin(t->st, ADMIN "ModifyColumnFamilies", "name", name, &req.base,
 			       &google__bigtable__admin__v2__table__descriptor, NULL, 0));
-	rule_free(cf.gc_rule);
+	bt_gcrule_free(cf.gc_rule);
 	bt_schema_forget(t->st, table);
 	return rc;
 }

@@ -12,8 +12,9 @@
 #include <time.h>
 
 #include "bigtable.pb-c.h"
-#include "bt.h"
+#include "bt_internal.h"
 #include "btw.h"
+#include "mem.h"
 
 #define DATA "/google.bigtable.v2.Bigtable/"
 #define MAX_MUTATIONS 100000 /* per request, Bigtable's limit */
@@ -139,10 +140,10 @@ static int build(const bt_store *st, const struct bt_schema *s, const cs_mutatio
 	}
 	if (n == 0)
 		return 0;
-	if (!(g->m = calloc(n, sizeof(*g->m))) || !(g->mp = calloc(n, sizeof(*g->mp))) ||
-	    !(g->set = calloc(n, sizeof(*g->set))) || !(g->dc = calloc(n, sizeof(*g->dc))) ||
-	    !(g->tr = calloc(n, sizeof(*g->tr))) || !(g->df = calloc(n, sizeof(*g->df))) ||
-	    (nadd && (!(g->add = calloc(nadd, sizeof(*g->add))) || !(g->val = calloc(3 * nadd, sizeof(*g->val)))))) {
+	if (!(g->m = mem_calloc(n, sizeof(*g->m))) || !(g->mp = mem_calloc(n, sizeof(*g->mp))) ||
+	    !(g->set = mem_calloc(n, sizeof(*g->set))) || !(g->dc = mem_calloc(n, sizeof(*g->dc))) ||
+	    !(g->tr = mem_calloc(n, sizeof(*g->tr))) || !(g->df = mem_calloc(n, sizeof(*g->df))) ||
+	    (nadd && (!(g->add = mem_calloc(nadd, sizeof(*g->add))) || !(g->val = mem_calloc(3 * nadd, sizeof(*g->val)))))) {
 		msgs_free(g);
 		return -ENOMEM;
 	}
@@ -516,7 +517,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 		return 0;
 	while (c < need)
 		c *= 2;
-	if (!(q = realloc(*p, c * size)))
+	if (!(q = mem_realloc(*p, c * size)))
 		return -ENOMEM;
 	*p = q;
 	*cap = c;
@@ -579,7 +580,7 @@ static int send_once(struct bt_mrows *m, size_t *left, btr_status *last)
 	*left = 0;
 	if (!ne)
 		return 0;
-	if (!(idx = calloc(ne, sizeof(*idx))))
+	if (!(idx = mem_calloc(ne, sizeof(*idx))))
 		goto out;
 	if ((n = m->encode(m->arg, m->req, idx)) < 0) {
 		rc = (int)n;
@@ -746,7 +747,7 @@ int bt_bulk_open(void *txn, const char *table, void **out)
 	bt_clear_error();
 	if ((rc = bt_write_check(t)) || (rc = bt_defer_flush(t->st, table)))
 		return rc;
-	if (!(b = calloc(1, sizeof(*b))))
+	if (!(b = mem_calloc(1, sizeof(*b))))
 		return -ENOMEM;
 	b->txn = t;
 	if ((rc = bt_schema_get(t->st, table, &b->s)) || !(b->table = b->s->info->name) ||

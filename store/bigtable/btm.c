@@ -3,6 +3,7 @@
  * families and qualifiers share their bytes with the cell they came from, and a split value grows at the
  * arena's end. Every buffer is kept for the next row (and the next stream), but a big one is let go. */
 #include "btm.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -67,7 +68,7 @@ static int grow(void *pp, size_t *cap, size_t n, size_t size, size_t first)
 		c *= 2;
 	}
 	memcpy(&p, pp, sizeof(p));
-	if (!(np = realloc(p, c * size)))
+	if (!(np = mem_realloc(p, c * size)))
 		return -ENOMEM;
 	memcpy(pp, &np, sizeof(np));
 	*cap = c;
@@ -118,7 +119,7 @@ static int put(btm *m, const void *b, size_t n, bool nul, size_t *off)
 
 int btm_new(btm **out, bool reversed)
 {
-	btm *m = calloc(1, sizeof(*m));
+	btm *m = mem_calloc(1, sizeof(*m));
 
 	if (!m)
 		return -ENOMEM;

@@ -20,6 +20,8 @@
 #include <grpc/status.h>
 #include <protobuf-c/protobuf-c.h>
 
+#include "btr_auth.h"
+
 typedef struct btr_conn btr_conn;
 typedef struct btr_stream btr_stream;
 
@@ -51,17 +53,6 @@ typedef struct btr_status {
 	const char *who;    /* the credential it was made with (btr_who), or NULL */
 } btr_status;
 
-/* Where and how btr_connect_with connects, as cbt's flags and ~/.cbtrc name it; every member may be
- * NULL or "" for its default. Ignored, but for APP_PROFILE, when $BIGTABLE_EMULATOR_HOST is set. */
-typedef struct btr_opts {
-	const char *app_profile;    /* the instance's default profile */
-	const char *data_endpoint;  /* host:port of the Data API: bigtable.googleapis.com:443 */
-	const char *admin_endpoint; /* of the Admin API: bigtableadmin.googleapis.com:443 */
-	const char *cert_file;      /* PEM roots the server's certificate must verify against: the system's */
-	const char *creds;          /* a credentials JSON file: Application Default Credentials (btr_auth.h) */
-	const char *access_token;   /* a bearer token sent as given (wins over CREDS) */
-	const char *user_agent;     /* the user-agent gRPC sends: cellfs/VERSION */
-} btr_opts;
 
 /* btr_connect — channels to instance projects/PROJECT/instances/INSTANCE.
  * With $BIGTABLE_EMULATOR_HOST=host:port set: one plaintext channel to it for both APIs, no credentials.

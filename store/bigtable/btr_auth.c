@@ -4,6 +4,7 @@
  * call goes to (audience https://HOST/SERVICE), cached and made again before it expires; a user's
  * refresh token is exchanged at Google's token endpoint; the metadata server is asked on GCE. */
 #include "btr_auth.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,7 +44,7 @@ static int slurp(const char *path, char **out)
 		rc = -errno;
 	else if (S_ISDIR(sb.st_mode))
 		rc = -EISDIR;
-	else if (!(b = malloc(FILE_MAX + 1)))
+	else if (!(b = mem_malloc(FILE_MAX + 1)))
 		rc = -ENOMEM;
 	while (!rc) {
 		ssize_t got = read(fd, b + n, FILE_MAX + 1 - n);

@@ -1,11 +1,23 @@
-/* btr_auth.h — the credentials a channel to Cloud Bigtable presents (btr_auth.c), for btr_connect. */
+/* btr_auth.h — where a channel to Cloud Bigtable goes and the credentials it presents (btr_auth.c), for
+ * btr_connect_with (btr.h). */
 #ifndef CELLFS_BTR_AUTH_H
 #define CELLFS_BTR_AUTH_H
 
 #include <stddef.h>
 #include <grpc/grpc_security.h>
 
-#include "btr.h"
+/* Where and how btr_connect_with connects, as cbt's flags and ~/.cbtrc name it; every member may be
+ * NULL or "" for its default. Ignored, but for APP_PROFILE, when $BIGTABLE_EMULATOR_HOST is set. */
+typedef struct btr_opts {
+	const char *app_profile;    /* the instance's default profile */
+	const char *data_endpoint;  /* host:port of the Data API: bigtable.googleapis.com:443 */
+	const char *admin_endpoint; /* of the Admin API: bigtableadmin.googleapis.com:443 */
+	const char *cert_file;      /* PEM roots the server's certificate must verify against: the system's */
+	const char *creds;          /* a credentials JSON file: Application Default Credentials (btr_auth.h) */
+	const char *access_token;   /* a bearer token sent as given (wins over CREDS) */
+	const char *user_agent;     /* the user-agent gRPC sends: cellfs/VERSION */
+} btr_opts;
+
 
 /* btr_auth_channel — TLS verifying the server against O->cert_file's PEM roots (else the system's:
  * /etc/ssl/certs/ca-certificates.crt, ...), with call credentials in Application Default Credentials'

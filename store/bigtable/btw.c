@@ -2,6 +2,7 @@
  * wire type) as a varint, then a varint (type 0), 8 bytes (1), a varint length and that many bytes (2),
  * or 4 bytes (5); types 3 and 4 (groups) are not proto3's. */
 #include "btw.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -95,7 +96,7 @@ static int add_label(btw_rr *r, size_t nlab, size_t *lused, const uint8_t *d, si
 {
 	if (nlab + 1 > r->labcap) {
 		size_t cap = r->labcap ? 2 * r->labcap : 4;
-		char **v = realloc(r->labels, cap * sizeof(*v));
+		char **v = mem_realloc(r->labels, cap * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		r->labels = v;
@@ -106,7 +107,7 @@ static int add_label(btw_rr *r, size_t nlab, size_t *lused, const uint8_t *d, si
 		char *b;
 		while (cap < *lused + l + 1)
 			cap *= 2;
-		if (!(b = realloc(r->lbuf, cap)))
+		if (!(b = mem_realloc(r->lbuf, cap)))
 			return -ENOMEM;
 		for (size_t i = 0; i < nlab; i++) /* (pointers into the old buffer) */
 			r->labels[i] = b + (r->labels[i] - r->lbuf);
@@ -264,7 +265,7 @@ static bool room(btw_buf *b, size_t n)
 	size_t cap = b->cap ? b->cap : 4096;
 	while (cap < b->n + n)
 		cap *= 2;
-	uint8_t *p = realloc(b->p, cap);
+	uint8_t *p = mem_realloc(b->p, cap);
 	if (!p) {
 		b->failed = true;
 		return false;

@@ -16,7 +16,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "bt.h"
+#include "bt_internal.h"
 #include "temu.h"
 
 const struct cs_backend *cs_backend_table(void);

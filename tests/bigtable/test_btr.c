@@ -26,280 +26,10 @@
 #include <grpc/grpc.h>
 
 #include "btr.h"
+#include "tbtr.h"
 #include "temu.h"
-#include "admin.pb-c.h"
-#include "bigtable.pb-c.h"
 
-/* The generated names are long; the tests use these. */
-typedef Google__Bigtable__Admin__V2__Table Table;
-typedef Google__Bigtable__Admin__V2__ColumnFamily ColumnFamily;
-typedef Google__Bigtable__Admin__V2__GcRule GcRule;
-typedef Google__Bigtable__Admin__V2__Table__ColumnFamiliesEntry FamilyEntry;
-typedef Google__Bigtable__V2__Mutation Mutation;
-typedef Google__Bigtable__V2__ReadRowsResponse ReadRowsResponse;
-
-#define DATA(m) "/google.bigtable.v2.Bigtable/" m
-#define ADMIN(m) "/google.bigtable.admin.v2.BigtableTableAdmin/" m
 static struct temu emu; /* the online group's (temu.h) */
-
-/* A conn to the emulator; the test's env says where it is when it connects. */
-static btr_conn *conn_to(const struct temu *e)
-{
-	setenv("BIGTABLE_EMULATOR_HOST", e->addr, 1);
-	btr_conn *c = NULL;
-	assert_int_equal(btr_connect("proj", "inst", NULL, &c), 0);
-	return c;
-}
-
-/* ---- building requests */
-
-static char *table_path(btr_conn *c, const char *table)
-{
-	static _Thread_local char buf[BTR_NAME_MAX];
-	assert_int_equal(btr_table_name(c, table, buf, sizeof buf), 0);
-	return buf;
-}
-
-static const char *route(btr_conn *c, int api, const char *key, const char *value)
-{
-	static _Thread_local char buf[BTR_NAME_MAX];
-	assert_int_equal(btr_routing(c, api, key, value, buf, sizeof buf), 0);
-	return buf;
-}
-
-static ProtobufCBinaryData bin(const void *p, size_t n)
-{
-	return (ProtobufCBinaryData){ .len = n, .data = (uint8_t *)(uintptr_t)p };
-}
-
-static ProtobufCBinaryData str(const char *s)
-{
-	return bin(s, strlen(s));
-}
-
-/* CreateTable TABLE with NFAM families: NAMES[i] keeps VERSIONS[i] versions; AGG[i] (if AGG) makes it an
- * intsum family. Returns btr_unary's result; ST receives the status. */
-static int create_table(btr_conn *c, const char *table, int nfam, const char *const *names,
-			const int *versions, const bool *agg, btr_status *st)
-{
-	Google__Bigtable__Admin__V2__CreateTableRequest req =
-		GOOGLE__BIGTABLE__ADMIN__V2__CREATE_TABLE_REQUEST__INIT;
-	Table t = GOOGLE__BIGTABLE__ADMIN__V2__TABLE__INIT;
-	FamilyEntry ent[8], *entp[8];
-	ColumnFamily cf[8];
-	GcRule gc[8];
-	Google__Bigtable__Admin__V2__Type agg_type = GOOGLE__BIGTABLE__ADMIN__V2__TYPE__INIT,
-					  int64_type = GOOGLE__BIGTABLE__ADMIN__V2__TYPE__INIT;
-	Google__Bigtable__Admin__V2__Type__Aggregate aggregate = GOOGLE__BIGTABLE__ADMIN__V2__TYPE__AGGREGATE__INIT;
-	Google__Bigtable__Admin__V2__Type__Aggregate__Sum sum = GOOGLE__BIGTABLE__ADMIN__V2__TYPE__AGGREGATE__SUM__INIT;
-	Google__Bigtable__Admin__V2__Type__Int64 int64 = GOOGLE__BIGTABLE__ADMIN__V2__TYPE__INT64__INIT;
-	int64_type.kind_case = GOOGLE__BIGTABLE__ADMIN__V2__TYPE__KIND_INT64_TYPE;
-	int64_type.int64_type = &int64;
-	aggregate.input_type = &int64_type;
-	aggregate.aggregator_case = GOOGLE__BIGTABLE__ADMIN__V2__TYPE__AGGREGATE__AGGREGATOR_SUM;
-	aggregate.sum = &sum;
-	agg_type.kind_case = GOOGLE__BIGTABLE__ADMIN__V2__TYPE__KIND_AGGREGATE_TYPE;
-	agg_type.aggregate_type = &aggregate;
-
-	assert_true(nfam <= 8);
-	for (int i = 0; i < nfam; i++) {
-		google__bigtable__admin__v2__table__column_families_entry__init(&ent[i]);
-		google__bigtable__admin__v2__column_family__init(&cf[i]);
-		google__bigtable__admin__v2__gc_rule__init(&gc[i]);
-		gc[i].rule_case = GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_MAX_NUM_VERSIONS;
-		gc[i].max_num_versions = versions[i];
-		cf[i].gc_rule = &gc[i];
-		if (agg && agg[i])
-			cf[i].value_type = &agg_type;
-		ent[i].key = (char *)names[i];
-		ent[i].value = &cf[i];
-		entp[i] = &ent[i];
-	}
-	t.n_column_families = (size_t)nfam;
-	t.column_families = entp;
-	req.parent = (char *)btr_instance_name(c);
-	req.table_id = (char *)table;
-	req.table = &t;
-	ProtobufCMessage *resp = NULL;
-	int r = btr_unary(c, BTR_ADMIN, ADMIN("CreateTable"), &req.base,
-			  &google__bigtable__admin__v2__table__descriptor, &resp,
-			  route(c, BTR_ADMIN, "parent", btr_instance_name(c)), 0, st);
-	if (r == 0) {
-		Table *got = (Table *)resp;
-		assert_string_equal(got->name, table_path(c, table));
-		protobuf_c_message_free_unpacked(resp, NULL);
-	}
-	return r;
-}
-
-/* GetTable with the schema view; NULL and *ERR on an error. */
-static Table *get_table(btr_conn *c, const char *table, int *err, btr_status *st)
-{
-	Google__Bigtable__Admin__V2__GetTableRequest req = GOOGLE__BIGTABLE__ADMIN__V2__GET_TABLE_REQUEST__INIT;
-	req.name = table_path(c, table);
-	req.view = GOOGLE__BIGTABLE__ADMIN__V2__TABLE__VIEW__SCHEMA_VIEW;
-	ProtobufCMessage *resp = NULL;
-	*err = btr_unary(c, BTR_ADMIN, ADMIN("GetTable"), &req.base,
-			 &google__bigtable__admin__v2__table__descriptor, &resp,
-			 route(c, BTR_ADMIN, "name", req.name), BTR_IDEMPOTENT, st);
-	return (Table *)resp;
-}
-
-static const ColumnFamily *family_of(const Table *t, const char *name)
-{
-	for (size_t i = 0; i < t->n_column_families; i++)
-		if (strcmp(t->column_families[i]->key, name) == 0)
-			return t->column_families[i]->value;
-	return NULL;
-}
-
-/* MutateRow ROW: SetCell FAM:QUAL@TS = VALUE (LEN bytes). */
-static int set_cell(btr_conn *c, const char *table, const char *row, const char *fam, const char *qual,
-		    int64_t ts, const void *value, size_t len, btr_status *st)
-{
-	Google__Bigtable__V2__MutateRowRequest req = GOOGLE__BIGTABLE__V2__MUTATE_ROW_REQUEST__INIT;
-	Mutation m = GOOGLE__BIGTABLE__V2__MUTATION__INIT, *mp = &m;
-	Google__Bigtable__V2__Mutation__SetCell sc = GOOGLE__BIGTABLE__V2__MUTATION__SET_CELL__INIT;
-	sc.family_name = (char *)fam;
-	sc.column_qualifier = str(qual);
-	sc.timestamp_micros = ts;
-	sc.value = bin(value, len);
-	m.mutation_case = GOOGLE__BIGTABLE__V2__MUTATION__MUTATION_SET_CELL;
-	m.set_cell = &sc;
-	req.table_name = table_path(c, table);
-	req.row_key = str(row);
-	req.n_mutations = 1;
-	req.mutations = &mp;
-	ProtobufCMessage *resp = NULL;
-	int r = btr_unary(c, BTR_DATA, DATA("MutateRow"), &req.base,
-			  &google__bigtable__v2__mutate_row_response__descriptor, &resp,
-			  route(c, BTR_DATA, "table_name", req.table_name), BTR_IDEMPOTENT, st);
-	protobuf_c_message_free_unpacked(resp, NULL);
-	return r;
-}
-
-/* ---- reading: cells assembled from a ReadRows stream (chunks whose values may be split) */
-
-struct cell {
-	char row[64], fam[32], qual[64];
-	int64_t ts;
-	uint8_t *val;
-	size_t len;
-	bool committed;
-};
-
-struct cells {
-	struct cell c[256];
-	int n;
-	bool open; /* the last cell still takes value chunks */
-};
-
-static void cells_free(struct cells *cs)
-{
-	for (int i = 0; i < cs->n; i++)
-		free(cs->c[i].val);
-	free(cs);
-}
-
-static void cells_add(struct cells *cs, const Google__Bigtable__V2__ReadRowsResponse__CellChunk *ch)
-{
-	struct cell *cur;
-	if (cs->open) {
-		cur = &cs->c[cs->n - 1];
-	} else {
-		assert_true(cs->n < 256);
-		cur = &cs->c[cs->n++];
-		memset(cur, 0, sizeof *cur);
-		if (cs->n > 1) { /* row, family and qualifier carry over between cells */
-			const struct cell *prev = &cs->c[cs->n - 2];
-			memcpy(cur->row, prev->row, sizeof cur->row);
-			memcpy(cur->fam, prev->fam, sizeof cur->fam);
-			memcpy(cur->qual, prev->qual, sizeof cur->qual);
-		}
-		if (ch->row_key.len) {
-			assert_true(ch->row_key.len < sizeof cur->row);
-			memcpy(cur->row, ch->row_key.data, ch->row_key.len);
-			cur->row[ch->row_key.len] = '\0';
-		}
-		if (ch->family_name)
-			snprintf(cur->fam, sizeof cur->fam, "%s", ch->family_name->value);
-		if (ch->qualifier) {
-			assert_true(ch->qualifier->value.len < sizeof cur->qual);
-			memcpy(cur->qual, ch->qualifier->value.data, ch->qualifier->value.len);
-			cur->qual[ch->qualifier->value.len] = '\0';
-		}
-		cur->ts = ch->timestamp_micros;
-	}
-	uint8_t *v = realloc(cur->val, cur->len + ch->value.len + 1);
-	assert_non_null(v);
-	if (ch->value.len)
-		memcpy(v + cur->len, ch->value.data, ch->value.len);
-	cur->val = v;
-	cur->len += ch->value.len;
-	cs->open = ch->value_size > 0;
-	if (ch->row_status_case == GOOGLE__BIGTABLE__V2__READ_ROWS_RESPONSE__CELL_CHUNK__ROW_STATUS_COMMIT_ROW)
-		cur->committed = true;
-}
-
-/* ReadRows of TABLE (REQ filled by the caller or NULL for all rows): returns the stream's end (0 or an
- * errno) and the cells in *OUT (caller frees with cells_free). */
-static int read_rows(btr_conn *c, const char *table, Google__Bigtable__V2__ReadRowsRequest *req,
-		     struct cells **out, btr_status *st)
-{
-	Google__Bigtable__V2__ReadRowsRequest all = GOOGLE__BIGTABLE__V2__READ_ROWS_REQUEST__INIT;
-	if (!req)
-		req = &all;
-	req->table_name = table_path(c, table);
-	struct cells *cs = calloc(1, sizeof *cs);
-	assert_non_null(cs);
-	btr_stream *s = NULL;
-	assert_int_equal(btr_stream_open(c, BTR_DATA, DATA("ReadRows"), &req->base,
-					 route(c, BTR_DATA, "table_name", req->table_name), &s), 0);
-	ProtobufCMessage *m;
-	int r;
-	while ((r = btr_stream_next(s, &google__bigtable__v2__read_rows_response__descriptor, &m)) == 1) {
-		ReadRowsResponse *resp = (ReadRowsResponse *)m;
-		for (size_t i = 0; i < resp->n_chunks; i++)
-			cells_add(cs, resp->chunks[i]);
-		protobuf_c_message_free_unpacked(m, NULL);
-	}
-	assert_null(m);
-	if (st)
-		*st = *btr_stream_status(s);
-	btr_stream_close(s);
-	*out = cs;
-	return r;
-}
-
-/* Families of a row come in any order: cells sorted by row, family, qualifier, newest first. */
-static int cell_cmp(const void *a, const void *b)
-{
-	const struct cell *x = a, *y = b;
-	int d = strcmp(x->row, y->row);
-	if (!d)
-		d = strcmp(x->fam, y->fam);
-	if (!d)
-		d = strcmp(x->qual, y->qual);
-	if (!d)
-		d = (x->ts < y->ts) - (x->ts > y->ts);
-	return d;
-}
-
-static void cells_sort(struct cells *cs)
-{
-	qsort(cs->c, (size_t)cs->n, sizeof cs->c[0], cell_cmp);
-}
-
-static void assert_cell(const struct cell *c, const char *row, const char *fam, const char *qual, int64_t ts,
-			const char *val)
-{
-	assert_string_equal(c->row, row);
-	assert_string_equal(c->fam, fam);
-	assert_string_equal(c->qual, qual);
-	assert_int_equal(c->ts, ts);
-	assert_int_equal(c->len, strlen(val));
-	assert_memory_equal(c->val, val, c->len);
-}
 
 /* ---- endpoints that fail */
 
@@ -345,7 +75,7 @@ static void assert_calls_fail_eio(btr_conn *c)
 {
 	btr_status st;
 	int err;
-	Table *t = get_table(c, "t", &err, &st);
+	Table *t = tb_get_table(c, "t", &err, &st);
 	assert_null(t);
 	assert_int_equal(err, -EIO);
 	assert_true(st.code == GRPC_STATUS_UNAVAILABLE || st.code == GRPC_STATUS_DEADLINE_EXCEEDED);
@@ -354,23 +84,23 @@ static void assert_calls_fail_eio(btr_conn *c)
 	/* and once more without retries: a MutateRow that may not be repeated */
 	quiet_over(c);
 	Google__Bigtable__V2__ReadModifyWriteRowRequest rmw = GOOGLE__BIGTABLE__V2__READ_MODIFY_WRITE_ROW_REQUEST__INIT;
-	rmw.table_name = table_path(c, "t");
+	rmw.table_name = tb_table_path(c, "t");
 	ProtobufCMessage *resp = NULL;
 	err = btr_unary(c, BTR_DATA, DATA("ReadModifyWriteRow"), &rmw.base,
 			&google__bigtable__v2__read_modify_write_row_response__descriptor, &resp,
-			route(c, BTR_DATA, "table_name", rmw.table_name), 0, &st);
+			tb_route(c, BTR_DATA, "table_name", rmw.table_name), 0, &st);
 	assert_int_equal(err, -EIO);
 	assert_null(resp);
 	assert_true(st.code == GRPC_STATUS_UNAVAILABLE || st.code == GRPC_STATUS_DEADLINE_EXCEEDED);
 
 	struct cells *cs;
 	quiet_over(c);
-	err = read_rows(c, "t", NULL, &cs, &st);
+	err = tb_read_rows(c, "t", NULL, &cs, &st);
 	assert_int_equal(err, -EIO);
 	assert_int_equal(cs->n, 0);
 	assert_true(st.code == GRPC_STATUS_UNAVAILABLE || st.code == GRPC_STATUS_DEADLINE_EXCEEDED);
 	assert_true(st.message[0] != '\0');
-	cells_free(cs);
+	tb_cells_free(cs);
 }
 
 /* A call that waited its whole deadline makes the conn quiet: the calls and streams begun then fail at
@@ -392,27 +122,27 @@ static void test_btr__quiet_after_a_call_without_answer(void **state)
 	/* (quiet for 2 s: should this process be held up that long between two lines, once more) */
 	bool seen = false;
 	for (int tries = 0; tries < 5 && !seen; tries++) {
-		assert_null(get_table(c, "t", &err, &st));
+		assert_null(tb_get_table(c, "t", &err, &st));
 		assert_int_equal(err, -EIO);
 		assert_non_null(strstr(st.message, "no answer within the deadline (2000 ms)"));
 		if (!btr_quiet(c))
 			continue;
-		assert_null(get_table(c, "t", &err, &st));
+		assert_null(tb_get_table(c, "t", &err, &st));
 		assert_int_equal(err, -EIO);
 		assert_int_equal(st.code, GRPC_STATUS_DEADLINE_EXCEEDED);
 		if (!strstr(st.message, "a moment ago"))
 			continue;
 		struct cells *cs;
-		err = read_rows(c, "t", NULL, &cs, &st);
+		err = tb_read_rows(c, "t", NULL, &cs, &st);
 		assert_int_equal(err, -EIO);
 		assert_int_equal(st.code, GRPC_STATUS_DEADLINE_EXCEEDED);
 		seen = strstr(st.message, "a moment ago") != NULL;
-		cells_free(cs);
+		tb_cells_free(cs);
 	}
 	assert_true(seen);
 
 	quiet_over(c); /* and the next call is sent, and waits its deadline again */
-	assert_null(get_table(c, "t", &err, &st));
+	assert_null(tb_get_table(c, "t", &err, &st));
 	assert_int_equal(err, -EIO);
 	assert_non_null(strstr(st.message, "no answer within the deadline"));
 	btr_close(c);
@@ -551,21 +281,21 @@ static void test_btr__silent_endpoint_is_eio_at_the_deadline(void **state)
 
 static void test_btr__create_get_list_tables(void **state)
 {
-	btr_conn *c = conn_to(&emu);
+	btr_conn *c = tb_conn_to(&emu);
 	btr_status st;
 	static const char *const fams[] = { "cf1", "cf2", "sum" };
 	static const int versions[] = { 1, 3, 1 };
 	static const bool agg[] = { false, false, true };
-	assert_int_equal(create_table(c, "schema", 3, fams, versions, agg, &st), 0);
+	assert_int_equal(tb_create_table(c, "schema", 3, fams, versions, agg, &st), 0);
 	assert_int_equal(st.code, GRPC_STATUS_OK);
 
 	int err;
-	Table *t = get_table(c, "schema", &err, &st);
+	Table *t = tb_get_table(c, "schema", &err, &st);
 	assert_int_equal(err, 0);
 	assert_non_null(t);
-	assert_string_equal(t->name, table_path(c, "schema"));
+	assert_string_equal(t->name, tb_table_path(c, "schema"));
 	assert_int_equal(t->n_column_families, 3);
-	const ColumnFamily *cf1 = family_of(t, "cf1"), *cf2 = family_of(t, "cf2"), *sum = family_of(t, "sum");
+	const ColumnFamily *cf1 = tb_family_of(t, "cf1"), *cf2 = tb_family_of(t, "cf2"), *sum = tb_family_of(t, "sum");
 	assert_non_null(cf1);
 	assert_non_null(cf2);
 	assert_non_null(sum);
@@ -606,16 +336,16 @@ static void test_btr__create_get_list_tables(void **state)
 	mod[1].id = "cf3";
 	mod[1].mod_case = GOOGLE__BIGTABLE__ADMIN__V2__MODIFY_COLUMN_FAMILIES_REQUEST__MODIFICATION__MOD_CREATE;
 	mod[1].create = &cf3;
-	mreq.name = table_path(c, "schema");
+	mreq.name = tb_table_path(c, "schema");
 	mreq.n_modifications = 2;
 	mreq.modifications = modp;
 	ProtobufCMessage *resp = NULL;
 	assert_int_equal(btr_unary(c, BTR_ADMIN, ADMIN("ModifyColumnFamilies"), &mreq.base,
 				   &google__bigtable__admin__v2__table__descriptor, &resp,
-				   route(c, BTR_ADMIN, "name", mreq.name), 0, &st), 0);
+				   tb_route(c, BTR_ADMIN, "name", mreq.name), 0, &st), 0);
 	t = (Table *)resp;
-	assert_null(family_of(t, "cf2"));
-	const ColumnFamily *got3 = family_of(t, "cf3");
+	assert_null(tb_family_of(t, "cf2"));
+	const ColumnFamily *got3 = tb_family_of(t, "cf3");
 	assert_non_null(got3);
 	assert_int_equal(got3->gc_rule->rule_case, GOOGLE__BIGTABLE__ADMIN__V2__GC_RULE__RULE_UNION);
 	assert_int_equal(got3->gc_rule->union_->n_rules, 2);
@@ -624,7 +354,7 @@ static void test_btr__create_get_list_tables(void **state)
 	protobuf_c_message_free_unpacked(resp, NULL);
 
 	/* ListTables, a page at a time */
-	assert_int_equal(create_table(c, "schema2", 1, fams, versions, NULL, &st), 0);
+	assert_int_equal(tb_create_table(c, "schema2", 1, fams, versions, NULL, &st), 0);
 	int seen = 0;
 	char token[256] = "";
 	do {
@@ -634,12 +364,12 @@ static void test_btr__create_get_list_tables(void **state)
 		lreq.page_token = token;
 		assert_int_equal(btr_unary(c, BTR_ADMIN, ADMIN("ListTables"), &lreq.base,
 					   &google__bigtable__admin__v2__list_tables_response__descriptor, &resp,
-					   route(c, BTR_ADMIN, "parent", lreq.parent), BTR_IDEMPOTENT, &st), 0);
+					   tb_route(c, BTR_ADMIN, "parent", lreq.parent), BTR_IDEMPOTENT, &st), 0);
 		Google__Bigtable__Admin__V2__ListTablesResponse *l = (void *)resp;
 		for (size_t i = 0; i < l->n_tables; i++) {
-			if (strcmp(l->tables[i]->name, table_path(c, "schema")) == 0)
+			if (strcmp(l->tables[i]->name, tb_table_path(c, "schema")) == 0)
 				seen |= 1;
-			if (strcmp(l->tables[i]->name, table_path(c, "schema2")) == 0)
+			if (strcmp(l->tables[i]->name, tb_table_path(c, "schema2")) == 0)
 				seen |= 2;
 		}
 		snprintf(token, sizeof token, "%s", l->next_page_token);
@@ -649,43 +379,43 @@ static void test_btr__create_get_list_tables(void **state)
 
 	/* DeleteTable: then it is gone */
 	Google__Bigtable__Admin__V2__DeleteTableRequest dreq = GOOGLE__BIGTABLE__ADMIN__V2__DELETE_TABLE_REQUEST__INIT;
-	dreq.name = table_path(c, "schema2");
+	dreq.name = tb_table_path(c, "schema2");
 	assert_int_equal(btr_unary(c, BTR_ADMIN, ADMIN("DeleteTable"), &dreq.base,
 				   &google__protobuf__empty__descriptor, &resp,
-				   route(c, BTR_ADMIN, "name", dreq.name), 0, &st), 0);
+				   tb_route(c, BTR_ADMIN, "name", dreq.name), 0, &st), 0);
 	protobuf_c_message_free_unpacked(resp, NULL);
-	assert_null(get_table(c, "schema2", &err, &st));
+	assert_null(tb_get_table(c, "schema2", &err, &st));
 	assert_int_equal(err, -ENOENT);
 	btr_close(c);
 }
 
 static void test_btr__errors_map_with_the_servers_message(void **state)
 {
-	btr_conn *c = conn_to(&emu);
+	btr_conn *c = tb_conn_to(&emu);
 	btr_status st;
 	int err;
-	assert_null(get_table(c, "missing", &err, &st));
+	assert_null(tb_get_table(c, "missing", &err, &st));
 	assert_int_equal(err, -ENOENT);
 	assert_int_equal(st.code, GRPC_STATUS_NOT_FOUND);
 	assert_true(strstr(st.message, "missing") != NULL);
 
 	static const char *const fams[] = { "cf" };
 	static const int versions[] = { 1 };
-	assert_int_equal(create_table(c, "twice", 1, fams, versions, NULL, &st), 0);
-	assert_int_equal(create_table(c, "twice", 1, fams, versions, NULL, &st), -EEXIST);
+	assert_int_equal(tb_create_table(c, "twice", 1, fams, versions, NULL, &st), 0);
+	assert_int_equal(tb_create_table(c, "twice", 1, fams, versions, NULL, &st), -EEXIST);
 	assert_int_equal(st.code, GRPC_STATUS_ALREADY_EXISTS);
 	assert_true(st.message[0] != '\0');
 
 	/* a stream's error: ReadRows of a missing table */
 	struct cells *cs;
-	assert_int_equal(read_rows(c, "missing", NULL, &cs, &st), -ENOENT);
+	assert_int_equal(tb_read_rows(c, "missing", NULL, &cs, &st), -ENOENT);
 	assert_int_equal(st.code, GRPC_STATUS_NOT_FOUND);
 	assert_int_equal(cs->n, 0);
-	cells_free(cs);
+	tb_cells_free(cs);
 
 	/* a write into a family the table lacks: an error (the emulator says UNKNOWN, the service
 	 * NOT_FOUND or INVALID_ARGUMENT) whose message names the family */
-	assert_true(set_cell(c, "twice", "r", "nofam", "q", 1000, "v", 1, &st) < 0);
+	assert_true(tb_set_cell(c, "twice", "r", "nofam", "q", 1000, "v", 1, &st) < 0);
 	assert_true(st.code != GRPC_STATUS_OK);
 	assert_true(strstr(st.message, "nofam") != NULL);
 	btr_close(c);
@@ -693,18 +423,18 @@ static void test_btr__errors_map_with_the_servers_message(void **state)
 
 static void test_btr__mutate_then_read_streams_the_cells(void **state)
 {
-	btr_conn *c = conn_to(&emu);
+	btr_conn *c = tb_conn_to(&emu);
 	btr_status st;
 	static const char *const fams[] = { "a", "b" };
 	static const int versions[] = { 5, 5 };
-	assert_int_equal(create_table(c, "cells", 2, fams, versions, NULL, &st), 0);
-	assert_int_equal(set_cell(c, "cells", "r1", "a", "q1", 1000, "v1", 2, &st), 0);
-	assert_int_equal(set_cell(c, "cells", "r1", "a", "q1", 2000, "v2", 2, &st), 0);
-	assert_int_equal(set_cell(c, "cells", "r1", "b", "q2", 3000, "", 0, &st), 0);
-	assert_int_equal(set_cell(c, "cells", "r2", "a", "q1", 4000, "v4", 2, &st), 0);
+	assert_int_equal(tb_create_table(c, "cells", 2, fams, versions, NULL, &st), 0);
+	assert_int_equal(tb_set_cell(c, "cells", "r1", "a", "q1", 1000, "v1", 2, &st), 0);
+	assert_int_equal(tb_set_cell(c, "cells", "r1", "a", "q1", 2000, "v2", 2, &st), 0);
+	assert_int_equal(tb_set_cell(c, "cells", "r1", "b", "q2", 3000, "", 0, &st), 0);
+	assert_int_equal(tb_set_cell(c, "cells", "r2", "a", "q1", 4000, "v4", 2, &st), 0);
 
 	struct cells *cs;
-	assert_int_equal(read_rows(c, "cells", NULL, &cs, &st), 0);
+	assert_int_equal(tb_read_rows(c, "cells", NULL, &cs, &st), 0);
 	assert_int_equal(st.code, GRPC_STATUS_OK);
 	assert_int_equal(cs->n, 4);
 	/* each row's last cell commits it */
@@ -712,21 +442,21 @@ static void test_btr__mutate_then_read_streams_the_cells(void **state)
 	assert_false(cs->c[1].committed);
 	assert_true(cs->c[2].committed);
 	assert_true(cs->c[3].committed);
-	cells_sort(cs);
-	assert_cell(&cs->c[0], "r1", "a", "q1", 2000, "v2");
-	assert_cell(&cs->c[1], "r1", "a", "q1", 1000, "v1");
-	assert_cell(&cs->c[2], "r1", "b", "q2", 3000, "");
-	assert_cell(&cs->c[3], "r2", "a", "q1", 4000, "v4");
-	cells_free(cs);
+	tb_cells_sort(cs);
+	tb_assert_cell(&cs->c[0], "r1", "a", "q1", 2000, "v2");
+	tb_assert_cell(&cs->c[1], "r1", "a", "q1", 1000, "v1");
+	tb_assert_cell(&cs->c[2], "r1", "b", "q2", 3000, "");
+	tb_assert_cell(&cs->c[3], "r2", "a", "q1", 4000, "v4");
+	tb_cells_free(cs);
 
 	/* a row range, a filter chain (family regex, one cell per column) and a limit */
 	Google__Bigtable__V2__ReadRowsRequest req = GOOGLE__BIGTABLE__V2__READ_ROWS_REQUEST__INIT;
 	Google__Bigtable__V2__RowSet rs = GOOGLE__BIGTABLE__V2__ROW_SET__INIT;
 	Google__Bigtable__V2__RowRange rr = GOOGLE__BIGTABLE__V2__ROW_RANGE__INIT, *rrp = &rr;
 	rr.start_key_case = GOOGLE__BIGTABLE__V2__ROW_RANGE__START_KEY_START_KEY_CLOSED;
-	rr.start_key_closed = str("r1");
+	rr.start_key_closed = tb_str("r1");
 	rr.end_key_case = GOOGLE__BIGTABLE__V2__ROW_RANGE__END_KEY_END_KEY_OPEN;
-	rr.end_key_open = str("r9");
+	rr.end_key_open = tb_str("r9");
 	rs.n_row_ranges = 1;
 	rs.row_ranges = &rrp;
 	Google__Bigtable__V2__RowFilter chain = GOOGLE__BIGTABLE__V2__ROW_FILTER__INIT,
@@ -744,21 +474,21 @@ static void test_btr__mutate_then_read_streams_the_cells(void **state)
 	req.rows = &rs;
 	req.filter = &chain;
 	req.rows_limit = 1;
-	assert_int_equal(read_rows(c, "cells", &req, &cs, &st), 0);
+	assert_int_equal(tb_read_rows(c, "cells", &req, &cs, &st), 0);
 	assert_int_equal(cs->n, 1);
-	assert_cell(&cs->c[0], "r1", "a", "q1", 2000, "v2");
-	cells_free(cs);
+	tb_assert_cell(&cs->c[0], "r1", "a", "q1", 2000, "v2");
+	tb_cells_free(cs);
 	btr_close(c);
 }
 
 static void test_btr__other_data_calls(void **state)
 {
-	btr_conn *c = conn_to(&emu);
+	btr_conn *c = tb_conn_to(&emu);
 	btr_status st;
 	static const char *const fams[] = { "f", "n" };
 	static const int versions[] = { 1, 1 };
 	static const bool agg[] = { false, true };
-	assert_int_equal(create_table(c, "calls", 2, fams, versions, agg, &st), 0);
+	assert_int_equal(tb_create_table(c, "calls", 2, fams, versions, agg, &st), 0);
 	ProtobufCMessage *resp;
 
 	/* MutateRows: three entries, a status each */
@@ -772,23 +502,23 @@ static void test_btr__other_data_calls(void **state)
 		google__bigtable__v2__mutation__init(&m[i]);
 		google__bigtable__v2__mutation__set_cell__init(&sc[i]);
 		sc[i].family_name = "f";
-		sc[i].column_qualifier = str("q");
+		sc[i].column_qualifier = tb_str("q");
 		sc[i].timestamp_micros = 5000;
-		sc[i].value = str(rows[i]);
+		sc[i].value = tb_str(rows[i]);
 		m[i].mutation_case = GOOGLE__BIGTABLE__V2__MUTATION__MUTATION_SET_CELL;
 		m[i].set_cell = &sc[i];
 		mp[i] = &m[i];
-		e[i].row_key = str(rows[i]);
+		e[i].row_key = tb_str(rows[i]);
 		e[i].n_mutations = 1;
 		e[i].mutations = &mp[i];
 		ep[i] = &e[i];
 	}
-	mr.table_name = table_path(c, "calls");
+	mr.table_name = tb_table_path(c, "calls");
 	mr.n_entries = 3;
 	mr.entries = ep;
 	btr_stream *s;
 	assert_int_equal(btr_stream_open(c, BTR_DATA, DATA("MutateRows"), &mr.base,
-					 route(c, BTR_DATA, "table_name", mr.table_name), &s), 0);
+					 tb_route(c, BTR_DATA, "table_name", mr.table_name), &s), 0);
 	int seen = 0, r;
 	while ((r = btr_stream_next(s, &google__bigtable__v2__mutate_rows_response__descriptor, &resp)) == 1) {
 		Google__Bigtable__V2__MutateRowsResponse *mresp = (void *)resp;
@@ -810,13 +540,13 @@ static void test_btr__other_data_calls(void **state)
 	Google__Bigtable__V2__Mutation__DeleteFromRow dfr = GOOGLE__BIGTABLE__V2__MUTATION__DELETE_FROM_ROW__INIT;
 	del.mutation_case = GOOGLE__BIGTABLE__V2__MUTATION__MUTATION_DELETE_FROM_ROW;
 	del.delete_from_row = &dfr;
-	cm.table_name = table_path(c, "calls");
-	cm.row_key = str("m1");
+	cm.table_name = tb_table_path(c, "calls");
+	cm.row_key = tb_str("m1");
 	cm.n_true_mutations = 1;
 	cm.true_mutations = &delp;
 	assert_int_equal(btr_unary(c, BTR_DATA, DATA("CheckAndMutateRow"), &cm.base,
 				   &google__bigtable__v2__check_and_mutate_row_response__descriptor, &resp,
-				   route(c, BTR_DATA, "table_name", cm.table_name), 0, &st), 0);
+				   tb_route(c, BTR_DATA, "table_name", cm.table_name), 0, &st), 0);
 	assert_true(((Google__Bigtable__V2__CheckAndMutateRowResponse *)resp)->predicate_matched);
 	protobuf_c_message_free_unpacked(resp, NULL);
 
@@ -826,20 +556,20 @@ static void test_btr__other_data_calls(void **state)
 	google__bigtable__v2__read_modify_write_rule__init(&rule[0]);
 	google__bigtable__v2__read_modify_write_rule__init(&rule[1]);
 	rule[0].family_name = "f";
-	rule[0].column_qualifier = str("q");
+	rule[0].column_qualifier = tb_str("q");
 	rule[0].rule_case = GOOGLE__BIGTABLE__V2__READ_MODIFY_WRITE_RULE__RULE_APPEND_VALUE;
-	rule[0].append_value = str("+x");
+	rule[0].append_value = tb_str("+x");
 	rule[1].family_name = "f";
-	rule[1].column_qualifier = str("ctr");
+	rule[1].column_qualifier = tb_str("ctr");
 	rule[1].rule_case = GOOGLE__BIGTABLE__V2__READ_MODIFY_WRITE_RULE__RULE_INCREMENT_AMOUNT;
 	rule[1].increment_amount = 7;
-	rmw.table_name = table_path(c, "calls");
-	rmw.row_key = str("m2");
+	rmw.table_name = tb_table_path(c, "calls");
+	rmw.row_key = tb_str("m2");
 	rmw.n_rules = 2;
 	rmw.rules = rulep;
 	assert_int_equal(btr_unary(c, BTR_DATA, DATA("ReadModifyWriteRow"), &rmw.base,
 				   &google__bigtable__v2__read_modify_write_row_response__descriptor, &resp,
-				   route(c, BTR_DATA, "table_name", rmw.table_name), 0, &st), 0);
+				   tb_route(c, BTR_DATA, "table_name", rmw.table_name), 0, &st), 0);
 	Google__Bigtable__V2__Row *row = ((Google__Bigtable__V2__ReadModifyWriteRowResponse *)resp)->row;
 	assert_non_null(row);
 	assert_memory_equal(row->key.data, "m2", 2);
@@ -872,7 +602,7 @@ static void test_btr__other_data_calls(void **state)
 		Google__Bigtable__V2__Value q = GOOGLE__BIGTABLE__V2__VALUE__INIT, ts = GOOGLE__BIGTABLE__V2__VALUE__INIT,
 					    in = GOOGLE__BIGTABLE__V2__VALUE__INIT;
 		q.kind_case = GOOGLE__BIGTABLE__V2__VALUE__KIND_RAW_VALUE;
-		q.raw_value = str("hits");
+		q.raw_value = tb_str("hits");
 		ts.kind_case = GOOGLE__BIGTABLE__V2__VALUE__KIND_RAW_TIMESTAMP_MICROS;
 		ts.raw_timestamp_micros = 9000;
 		in.kind_case = GOOGLE__BIGTABLE__V2__VALUE__KIND_INT_VALUE;
@@ -883,28 +613,28 @@ static void test_btr__other_data_calls(void **state)
 		atc.input = &in;
 		add.mutation_case = GOOGLE__BIGTABLE__V2__MUTATION__MUTATION_ADD_TO_CELL;
 		add.add_to_cell = &atc;
-		req.table_name = table_path(c, "calls");
-		req.row_key = str("agg");
+		req.table_name = tb_table_path(c, "calls");
+		req.row_key = tb_str("agg");
 		req.n_mutations = 1;
 		req.mutations = &addp;
 		assert_int_equal(btr_unary(c, BTR_DATA, DATA("MutateRow"), &req.base,
 					   &google__bigtable__v2__mutate_row_response__descriptor, &resp,
-					   route(c, BTR_DATA, "table_name", req.table_name), 0, &st), 0);
+					   tb_route(c, BTR_DATA, "table_name", req.table_name), 0, &st), 0);
 		protobuf_c_message_free_unpacked(resp, NULL);
 	}
 
 	/* DropRowRange of prefix "m": then only the aggregate row is left */
 	Google__Bigtable__Admin__V2__DropRowRangeRequest drop = GOOGLE__BIGTABLE__ADMIN__V2__DROP_ROW_RANGE_REQUEST__INIT;
-	drop.name = table_path(c, "calls");
+	drop.name = tb_table_path(c, "calls");
 	drop.target_case = GOOGLE__BIGTABLE__ADMIN__V2__DROP_ROW_RANGE_REQUEST__TARGET_ROW_KEY_PREFIX;
-	drop.row_key_prefix = str("m");
+	drop.row_key_prefix = tb_str("m");
 	assert_int_equal(btr_unary(c, BTR_ADMIN, ADMIN("DropRowRange"), &drop.base,
 				   &google__protobuf__empty__descriptor, &resp,
-				   route(c, BTR_ADMIN, "name", drop.name), 0, &st), 0);
+				   tb_route(c, BTR_ADMIN, "name", drop.name), 0, &st), 0);
 	protobuf_c_message_free_unpacked(resp, NULL);
 
 	struct cells *cs;
-	assert_int_equal(read_rows(c, "calls", NULL, &cs, &st), 0);
+	assert_int_equal(tb_read_rows(c, "calls", NULL, &cs, &st), 0);
 	assert_int_equal(cs->n, 1);
 	static const uint8_t sum[8] = { 0, 0, 0, 0, 0, 0, 0, 41 };
 	assert_string_equal(cs->c[0].row, "agg");
@@ -912,29 +642,29 @@ static void test_btr__other_data_calls(void **state)
 	assert_int_equal(cs->c[0].ts, 9000);
 	assert_int_equal(cs->c[0].len, 8);
 	assert_memory_equal(cs->c[0].val, sum, 8);
-	cells_free(cs);
+	tb_cells_free(cs);
 	btr_close(c);
 }
 
 static void test_btr__six_mib_value_round_trips(void **state)
 {
-	btr_conn *c = conn_to(&emu);
+	btr_conn *c = tb_conn_to(&emu);
 	btr_status st;
 	static const char *const fams[] = { "big" };
 	static const int versions[] = { 1 };
-	assert_int_equal(create_table(c, "big", 1, fams, versions, NULL, &st), 0);
+	assert_int_equal(tb_create_table(c, "big", 1, fams, versions, NULL, &st), 0);
 	size_t n = 6u << 20;
 	uint8_t *v = malloc(n);
 	assert_non_null(v);
 	for (size_t i = 0; i < n; i++)
 		v[i] = (uint8_t)(i * 131 + (i >> 13));
-	assert_int_equal(set_cell(c, "big", "row", "big", "q", 1000, v, n, &st), 0);
+	assert_int_equal(tb_set_cell(c, "big", "row", "big", "q", 1000, v, n, &st), 0);
 	struct cells *cs;
-	assert_int_equal(read_rows(c, "big", NULL, &cs, &st), 0);
+	assert_int_equal(tb_read_rows(c, "big", NULL, &cs, &st), 0);
 	assert_int_equal(cs->n, 1);
 	assert_int_equal(cs->c[0].len, n);
 	assert_memory_equal(cs->c[0].val, v, n);
-	cells_free(cs);
+	tb_cells_free(cs);
 	free(v);
 	btr_close(c);
 }
@@ -942,26 +672,26 @@ static void test_btr__six_mib_value_round_trips(void **state)
 /* A stream closed before its end: cancelled, no hang, and the conn goes on working. */
 static void test_btr__stream_closed_early(void **state)
 {
-	btr_conn *c = conn_to(&emu);
+	btr_conn *c = tb_conn_to(&emu);
 	btr_status st;
 	static const char *const fams[] = { "f" };
 	static const int versions[] = { 1 };
-	assert_int_equal(create_table(c, "early", 1, fams, versions, NULL, &st), 0);
+	assert_int_equal(tb_create_table(c, "early", 1, fams, versions, NULL, &st), 0);
 	char row[16];
 	for (int i = 0; i < 50; i++) {
 		snprintf(row, sizeof row, "r%03d", i);
-		assert_int_equal(set_cell(c, "early", row, "f", "q", 1000, row, strlen(row), &st), 0);
+		assert_int_equal(tb_set_cell(c, "early", row, "f", "q", 1000, row, strlen(row), &st), 0);
 	}
 	Google__Bigtable__V2__ReadRowsRequest req = GOOGLE__BIGTABLE__V2__READ_ROWS_REQUEST__INIT;
-	req.table_name = table_path(c, "early");
+	req.table_name = tb_table_path(c, "early");
 	btr_stream *s;
 	/* closed unread */
 	assert_int_equal(btr_stream_open(c, BTR_DATA, DATA("ReadRows"), &req.base,
-					 route(c, BTR_DATA, "table_name", req.table_name), &s), 0);
+					 tb_route(c, BTR_DATA, "table_name", req.table_name), &s), 0);
 	btr_stream_close(s);
 	/* closed after one message */
 	assert_int_equal(btr_stream_open(c, BTR_DATA, DATA("ReadRows"), &req.base,
-					 route(c, BTR_DATA, "table_name", req.table_name), &s), 0);
+					 tb_route(c, BTR_DATA, "table_name", req.table_name), &s), 0);
 	ProtobufCMessage *m;
 	assert_int_equal(btr_stream_next(s, &google__bigtable__v2__read_rows_response__descriptor, &m), 1);
 	protobuf_c_message_free_unpacked(m, NULL);
@@ -970,9 +700,9 @@ static void test_btr__stream_closed_early(void **state)
 	btr_stream_close(NULL);
 
 	struct cells *cs;
-	assert_int_equal(read_rows(c, "early", NULL, &cs, &st), 0);
+	assert_int_equal(tb_read_rows(c, "early", NULL, &cs, &st), 0);
 	assert_int_equal(cs->n, 50);
-	cells_free(cs);
+	tb_cells_free(cs);
 	btr_close(c);
 }
 
@@ -992,7 +722,7 @@ static void *writer_run(void *arg)
 	for (int i = 0; i < ROWS_PER_THREAD; i++) {
 		snprintf(row, sizeof row, "t%d-%02d", w->id, i);
 		btr_status st;
-		if (set_cell(w->c, "shared", row, "f", "q", 1000, row, strlen(row), &st) != 0)
+		if (tb_set_cell(w->c, "shared", row, "f", "q", 1000, row, strlen(row), &st) != 0)
 			w->failures++;
 	}
 	return NULL;
@@ -1000,11 +730,11 @@ static void *writer_run(void *arg)
 
 static void test_btr__threads_share_a_conn(void **state)
 {
-	btr_conn *c = conn_to(&emu);
+	btr_conn *c = tb_conn_to(&emu);
 	btr_status st;
 	static const char *const fams[] = { "f" };
 	static const int versions[] = { 1 };
-	assert_int_equal(create_table(c, "shared", 1, fams, versions, NULL, &st), 0);
+	assert_int_equal(tb_create_table(c, "shared", 1, fams, versions, NULL, &st), 0);
 	pthread_t th[THREADS];
 	struct writer w[THREADS];
 	for (int i = 0; i < THREADS; i++) {
@@ -1016,11 +746,11 @@ static void test_btr__threads_share_a_conn(void **state)
 		assert_int_equal(w[i].failures, 0);
 	}
 	struct cells *cs;
-	assert_int_equal(read_rows(c, "shared", NULL, &cs, &st), 0);
+	assert_int_equal(tb_read_rows(c, "shared", NULL, &cs, &st), 0);
 	assert_int_equal(cs->n, THREADS * ROWS_PER_THREAD);
 	for (int i = 0; i < cs->n; i++)
 		assert_true(cs->c[i].committed);
-	cells_free(cs);
+	tb_cells_free(cs);
 	btr_close(c);
 }
 
@@ -1029,11 +759,11 @@ static void test_btr__threads_share_a_conn(void **state)
  * at the fork, the child's gRPC would count itself started and have no threads: its calls hang.) */
 static void test_btr__conn_after_fork(void **state)
 {
-	btr_conn *c = conn_to(&emu);
+	btr_conn *c = tb_conn_to(&emu);
 	btr_status st;
 	static const char *const fams[] = { "f" };
 	static const int versions[] = { 1 };
-	assert_int_equal(create_table(c, "forked", 1, fams, versions, NULL, &st), 0);
+	assert_int_equal(tb_create_table(c, "forked", 1, fams, versions, NULL, &st), 0);
 	btr_close(c);
 	assert_int_equal(grpc_is_initialized(), 0); /* stopped, not stopping in the background */
 	pid_t pid = fork();
@@ -1041,7 +771,7 @@ static void test_btr__conn_after_fork(void **state)
 	if (pid == 0) {
 		btr_conn *cc = NULL;
 		int ok = btr_connect("proj", "inst", NULL, &cc) == 0 &&
-			 set_cell(cc, "forked", "child", "f", "q", 1000, "v", 1, &st) == 0;
+			 tb_set_cell(cc, "forked", "child", "f", "q", 1000, "v", 1, &st) == 0;
 		btr_close(cc);
 		_exit(ok ? 0 : 1);
 	}
@@ -1049,12 +779,12 @@ static void test_btr__conn_after_fork(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
-	c = conn_to(&emu);
+	c = tb_conn_to(&emu);
 	struct cells *cs;
-	assert_int_equal(read_rows(c, "forked", NULL, &cs, &st), 0);
+	assert_int_equal(tb_read_rows(c, "forked", NULL, &cs, &st), 0);
 	assert_int_equal(cs->n, 1);
-	assert_cell(&cs->c[0], "child", "f", "q", 1000, "v");
-	cells_free(cs);
+	tb_assert_cell(&cs->c[0], "child", "f", "q", 1000, "v");
+	tb_cells_free(cs);
 	btr_close(c);
 }
 
@@ -1067,26 +797,26 @@ static void test_btr__stream_broken_mid_way_is_retryable(void **state)
 {
 	struct temu own;
 	assert_int_equal(temu_start(&own), 0);
-	btr_conn *c = conn_to(&own);
+	btr_conn *c = tb_conn_to(&own);
 	btr_status st;
 	static const char *const fams[] = { "f" };
 	static const int versions[] = { 1 };
-	assert_int_equal(create_table(c, "broken", 1, fams, versions, NULL, &st), 0);
+	assert_int_equal(tb_create_table(c, "broken", 1, fams, versions, NULL, &st), 0);
 	size_t n = 1u << 20;
 	uint8_t *v = calloc(1, n);
 	assert_non_null(v);
 	char row[16];
 	for (int i = 0; i < BROKEN_ROWS; i++) {
 		snprintf(row, sizeof row, "r%03d", i);
-		assert_int_equal(set_cell(c, "broken", row, "f", "q", 1000, v, n, &st), 0);
+		assert_int_equal(tb_set_cell(c, "broken", row, "f", "q", 1000, v, n, &st), 0);
 	}
 	free(v);
 
 	Google__Bigtable__V2__ReadRowsRequest req = GOOGLE__BIGTABLE__V2__READ_ROWS_REQUEST__INIT;
-	req.table_name = table_path(c, "broken");
+	req.table_name = tb_table_path(c, "broken");
 	btr_stream *s;
 	assert_int_equal(btr_stream_open(c, BTR_DATA, DATA("ReadRows"), &req.base,
-					 route(c, BTR_DATA, "table_name", req.table_name), &s), 0);
+					 tb_route(c, BTR_DATA, "table_name", req.table_name), &s), 0);
 	ProtobufCMessage *m;
 	assert_int_equal(btr_stream_next(s, &google__bigtable__v2__read_rows_response__descriptor, &m), 1);
 	protobuf_c_message_free_unpacked(m, NULL);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # include_graph.sh STOREDIR [--edges] — the store's modules depend on each other in one direction only:
-# fails, naming the cycle, if the graph among STOREDIR's modules has one other than store <-> schema
+# fails, naming the cycle, if the graph among the modules of STOREDIR and its sub-folders (store/bigtable/
+# ...; a module is known by its file names, which are unique across them) has one other than store <-> schema
 # (the store's struct holds the schema cache; the schema writes through the store's transactions).
 #
 # A module is x.c with x.h. Module A depends on module B when a file of A (a.c or a.h) includes "b.h",
@@ -13,8 +14,7 @@ edges_only=${2:-}
 LC_ALL=C
 export LC_ALL
 
-for f in "$dir"/*.c "$dir"/*.h; do
-	[ -e "$f" ] || continue
+find "$dir" -name '*.[ch]' | sort | while read -r f; do
 	printf '@file %s\n' "${f##*/}"
 	cat "$f"
 done | awk -v edges_only="$edges_only" '
@@ -71,8 +71,11 @@ function dfs(u,    v, k, i, s) {
 }
 /^@file / { file = $2; ncode[file] = 0; incomment = 0; files[file] = 1; next }
 {
-	if (match($0, /^#include "[^"]+"/))
-		inc[file, substr($0, 11, RLENGTH - 11)] = 1
+	if (match($0, /^#include "[^"]+"/)) {
+		h = substr($0, 11, RLENGTH - 11)
+		sub(/.*\//, "", h)
+		inc[file, h] = 1
+	}
 	code[file, ++ncode[file]] = strip($0)
 }
 END {

@@ -1,12 +1,13 @@
 /* bt.h — the Cloud Bigtable backend's shared state: the store and transaction structs, the schema cache,
  * the thread's last error (bt.c), and what the read, write and schema files call of each other.
  * Internal to store/bigtable/; the store reaches it only through backend.h's table. */
-#ifndef CELLFS_BT_H
-#define CELLFS_BT_H
+#ifndef CELLFS_BT_INTERNAL_H
+#define CELLFS_BT_INTERNAL_H
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "backend.h"
@@ -63,6 +64,9 @@ typedef struct bt_txn {
 } bt_txn;
 
 /* ---- bt.c */
+
+/* A copy of the N bytes at P (N may be 0: a 1-byte buffer), or NULL (out of memory). */
+void *bt_dup(const void *p, size_t n);
 
 /* Note why the current call failed, for cs_last_error(): STATUS (if not NULL, and not OK or with a
  * message) as "ENDPOINT: CODE: message" (the address the call went to, gRPC's status code name, the
@@ -201,6 +205,27 @@ void bt_ahead_children(bt_store *st, const char *table, const uint8_t *blob, con
  * itself, wait until it is. */
 void bt_ahead_reading(bt_store *st, const char *table, const struct bt_target *to, const void *lo, size_t lon,
 		      const void *hi, size_t hin);
+
+/* ---- bt_gcrule.c: GC rules in cbt's syntax */
+
+struct Google__Bigtable__Admin__V2__GcRule;
+/* Appends R (NULL: none) to F in cbt's syntax ("never" for none). */
+void bt_gcrule_text(FILE *f, const struct Google__Bigtable__Admin__V2__GcRule *r);
+/* bt_gcrule_parse — cbt's policy text GC as a GcRule into *OUT (free with bt_gcrule_free). Returns 0,
+ * -EINVAL (not a policy), -ENOMEM. */
+int bt_gcrule_parse(const char *gc, struct Google__Bigtable__Admin__V2__GcRule **out);
+/* Frees R and its parts (NULL: nothing). */
+void bt_gcrule_free(struct Google__Bigtable__Admin__V2__GcRule *r);
+
+/* ---- bt_filter.c: a scan's selections as a RowFilter */
+
+struct Google__Bigtable__V2__RowFilter;
+
+/* bt_filter_build — the filter for O's columns, families and row regex into *OUT (NULL: every cell; free
+ * with bt_filter_free). Returns 0, -EINVAL (a selection Bigtable cannot take), -ENOMEM. */
+int bt_filter_build(const cs_read_opts *o, struct Google__Bigtable__V2__RowFilter **out);
+/* Frees F and everything it holds (NULL: nothing). */
+void bt_filter_free(struct Google__Bigtable__V2__RowFilter *f);
 
 /* ---- bt_read.c */
 
