@@ -18,8 +18,8 @@ enum where { IN_BUF, IN_LINE, IN_STATIC };
 
 struct node {
 	dj_type type;
-	jl_span name;  /* in buf */
-	jl_span bytes; /* in buf, the line or the static text, as WHERE says */
+	jl_span name;  /* in lx.b */
+	jl_span bytes; /* in lx.b, the line or the static text, as WHERE says */
 	enum where where;
 	const char *text;  /* IN_STATIC */
 	uint32_t child, next;

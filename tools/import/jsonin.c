@@ -187,11 +187,17 @@ static int object(ji_parser *p, struct rawcell *c, bool top, unsigned *seen, boo
 				return fail(p, "column %zu: %.*s given twice", kcol, keylen, l->start + kcol - 1);
 			*seen |= bit;
 			switch (bit) {
-			case F_ROW: rc = IS("row") ? jl_str(l, &c->row) : jl_b64str(l, "\"row_b64\"", &c->row); break;
+			case F_ROW:
+				rc = IS("row") ? jl_str(l, &c->row) : jl_b64str(l, "\"row_b64\"", &c->row);
+				break;
 			case F_FAM: rc = jl_str(l, &c->fam); break;
-			case F_Q: rc = IS("qualifier") ? jl_str(l, &c->q) : jl_b64str(l, "\"qualifier_b64\"", &c->q); break;
+			case F_Q:
+				rc = IS("qualifier") ? jl_str(l, &c->q) : jl_b64str(l, "\"qualifier_b64\"", &c->q);
+				break;
 			case F_TS: rc = integer(p, &c->ts); break;
-			case F_VAL: rc = IS("value") ? jl_str(l, &c->val) : jl_b64str(l, "\"value_b64\"", &c->val); break;
+			case F_VAL:
+				rc = IS("value") ? jl_str(l, &c->val) : jl_b64str(l, "\"value_b64\"", &c->val);
+				break;
 			case F_INT: /* an integer of any sign, not kept */
 				jl_ws(l);
 				if (l->s < l->end && *l->s == '-')
