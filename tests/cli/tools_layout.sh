@@ -2,7 +2,7 @@
 # tools_layout.sh SRCDIR — tools/'s layers are its folders (tools/README.md, "Layers"), and they hold:
 #   1. the top folder holds the commands and the cellctl_core library only; every other source file lives
 #      in a sub-folder (tools/import/, tools/keyviz/), and every folder's README.md names each of its
-#      source files and stays short (under 200 lines);
+#      source files and stays short (under 200 lines); the top README's tour names every sub-folder;
 #   2. includes follow the layers: the core includes only the core; a sub-folder includes its own
 #      headers, the core's and cellstore.h (the import command's own part, import.h and import_ddb.c,
 #      also cellctl.h and progress.h); no sub-folder includes another's; a folder's *_internal.h is
@@ -47,6 +47,11 @@ for d in . */; do
 		grep -Eq "(^|[^A-Za-z0-9_])$stem\.[ch]([^A-Za-z0-9_]|$)" "$d/README.md" ||
 			bad "${name%/}/README.md does not name ${f##*/}"
 	done
+done
+for d in */; do
+	[ -d "$d" ] || continue
+	sed -n '/^## Source layout/,/^## [^S]/p' ../README.md | grep -q "tools/$d" ||
+		bad "the top README's \"Source layout\" does not name tools/$d"
 done
 
 # 2. Includes. "file header" pairs: every #include "..." of every source file.
