@@ -89,8 +89,10 @@ int cc_usage(const struct cellctl *cc);
  * ENOMEM's) with cc_error(). Returns CC_OK or CC_FAIL. */
 int cc_args_kv(int argc, char *const argv[], const char *const valid[], const char *vals[]);
 
-/* Go-quote S (N bytes) for a message; the string lives until the process exits ("<nomem>" if memory
- * ran out). Messages quote user input with this, so they stay on one line whatever the bytes. */
+/* Go-quote S (N bytes) for a message. The string is one of 8 slots used in turn: it stays valid through
+ * the next 7 calls of cc_q()/cc_qs() and is freed by the 8th (or at exit), so one message may quote up to
+ * 8 strings; "<nomem>" (static) if memory ran out. Not thread-safe. Messages quote user input with
+ * this, so they stay on one line whatever the bytes. */
 const char *cc_q(const void *s, size_t n);
 const char *cc_qs(const char *s);
 

@@ -15,7 +15,7 @@
 
 #include "args.h"
 #include "cellctl.h"
-#include "csv.h"
+#include "import/csv.h"
 #include "jsonout.h"
 
 struct col {

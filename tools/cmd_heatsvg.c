@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cellctl.h"
-#include "heatsvg.h"
+#include "keyviz/heatsvg.h"
 
 int keyviz_heatmap(struct cellctl *cc, const char *table, const char *out)
 {

@@ -20,10 +20,10 @@
 
 #include "args.h"
 #include "cellctl.h"
-#include "csv.h"
-#include "gzin.h"
-#include "import.h"
-#include "jsonin.h"
+#include "import/csv.h"
+#include "import/gzin.h"
+#include "import/import.h"
+#include "import/jsonin.h"
 #include "progress.h"
 
 #define BATCH_CELLS 100000

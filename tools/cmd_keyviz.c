@@ -11,7 +11,7 @@
 #include "cbtfmt.h"
 #include "cellctl.h"
 #include "jsonout.h"
-#include "keyviz.h"
+#include "keyviz/keyviz.h"
 
 struct keyviz_args {
 	const char *table;

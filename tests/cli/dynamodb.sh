@@ -1,6 +1,6 @@
 #!/bin/bash
 # dynamodb.sh CELLCTL — cellctl import format=dynamodb: DynamoDB table exports (one {"Item":...} a line)
-# covering every DynamoDB type, plain and gzip'd, written as the cells tools/README.md states (row keys,
+# covering every DynamoDB type, plain and gzip'd, written as the cells tools/import/README.md states (row keys,
 # families, qualifiers, value bytes, list versions and their order); every bad line, bad argument and
 # damaged gzip stream refused with one line naming it, the store unchanged afterwards.
 #

@@ -1,5 +1,5 @@
 #!/bin/bash
-# import_kill.sh CELLCTL [ROUNDS] — cellctl import killed (SIGKILL) at random points (tools/README.md, "How
+# import_kill.sh CELLCTL [ROUNDS] — cellctl import killed (SIGKILL) at random points (tools/import/README.md, "How
 # import writes": every finished batch survives a crash). Each round imports its own JSON-lines file
 # (rows rNN_IIIIII, two cells a line; key order on even rounds, which takes the MDB_APPEND path, shuffled
 # on odd ones) with a random batch-size and --batches, and kill -9s it after a random delay up to 90%

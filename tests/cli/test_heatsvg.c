@@ -1,4 +1,4 @@
-/* test_heatsvg.c — the heatmap's numbers over many minutes (tools/heatsvg.c), which the cellctl tests
+/* test_heatsvg.c — the heatmap's numbers over many minutes (tools/keyviz/heatsvg.c), which the cellctl tests
  * cannot reach (they would have to wait for the minutes): a table of 100 rows written and read one row a
  * minute for 450 minutes, the store's clock moved by its test hook, gives a matrix of two minutes a
  * column (HS_COLUMNS is 360) in which every count is where an independent reckoning of the load puts it,

@@ -1,4 +1,4 @@
-/* fuzz_csv.c — cellctl import's CSV reader (tools/csv.h), as Go's encoding/csv reads cbt's files.
+/* fuzz_csv.c — cellctl import's CSV reader (tools/import/csv.h), as Go's encoding/csv reads cbt's files.
  *
  * Input: the bytes of a CSV file. Properties:
  *   - csv_read() returns records until the end or one clean error (-EINVAL with a message naming the

@@ -1,4 +1,4 @@
-/* fuzz_ddbjson.c — cellctl import's DynamoDB export parser (tools/ddbjson.h).
+/* fuzz_ddbjson.c — cellctl import's DynamoDB export parser (tools/import/ddbjson.h).
  *
  * Input: one line of text. Properties:
  *   - dj_parse_line() returns an item or one clean error (-EINVAL with a one-line message), never

@@ -1,4 +1,4 @@
-/* fuzz_jsonl.c — cellctl import's JSON lines parser (tools/jsonin.h) against export's writer
+/* fuzz_jsonl.c — cellctl import's JSON lines parser (tools/import/jsonin.h) against export's writer
  * (tools/jsonout.h).
  *
  * Input: one line of text. Properties:

@@ -45,9 +45,9 @@ build() { # build TARGET
 	local t=$1 src=()
 	case $t in
 	name) src=(fs/name.c) ;;
-	csv) src=(tools/csv.c) ;;
-	jsonl) src=(tools/jsonin.c tools/jsonlex.c tools/jsonout.c) ;;
-	ddbjson) src=(tools/ddbjson.c tools/jsonlex.c tools/jsonout.c) ;;
+	csv) src=(tools/import/csv.c -Itools/import) ;;
+	jsonl) src=(tools/import/jsonin.c tools/import/jsonlex.c tools/jsonout.c -Itools/import) ;;
+	ddbjson) src=(tools/import/ddbjson.c tools/import/jsonlex.c tools/jsonout.c -Itools/import) ;;
 	btm) src=(store/bigtable/btm.c -Istore/bigtable) ;;
 	keys|codec|gcpolicy|dump) src=("$store_lib" -llmdb -lzstd -lpthread) ;;
 	*) echo "run.sh: unknown target $t (targets: ${all[*]})" >&2; return 1 ;;

@@ -1,10 +1,11 @@
 /* jsonlex.h — what cellctl's two JSON line parsers read alike (jsonin.c: cellctl's JSON lines; ddbjson.c:
- * DynamoDB exports): string literals, decoded onto the end of a growing buffer, and base64. Each
- * parser words its own messages from the faults reported here. Prints nothing.
+ * DynamoDB exports): a line's cursor (jl_lexer: whitespace, punctuation, columns, the line's first
+ * error), string literals decoded onto the end of a growing buffer, and base64. Prints nothing.
  */
 #ifndef CELLFS_JSONLEX_H
 #define CELLFS_JSONLEX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* A growing buffer: P is NULL or malloc'd (the owner frees it), N bytes used of CAP. */
@@ -53,5 +54,45 @@ const char *jl_fault_text(const jl_fault *f, char *buf, size_t n);
 /* Decode base64 (RFC 4648, standard alphabet, padded) P (N bytes) in place: the bytes take the first
  * *OUT bytes of P. Errors: -EINVAL (not such base64; P may be changed). */
 int jl_b64_decode(char *p, size_t n, size_t *out);
+
+/* ---- A line's cursor ------------------------------------------------------------------------------ */
+
+/* Where a decoded string is: OFF bytes into the lexer's buffer (which moves as it grows), N long. */
+typedef struct jl_span {
+	size_t off, n;
+} jl_span;
+
+/* One line being read: the text [START, END) read up to S, its decoded strings in B, its first error
+ * going to *ERR (jl_fail()). A parser embeds one, set up by jl_lexer_init() and jl_begin(). */
+typedef struct jl_lexer {
+	jl_buf b;
+	const char *s, *end, *start;
+	char **err;
+	const char *utf8_hint; /* added to the message of a string that is not UTF-8 (static, "" for none) */
+} jl_lexer;
+
+/* Set up L (embedded) with HINT (see utf8_hint). Errors: -ENOMEM. Undo with jl_lexer_release(). */
+int jl_lexer_init(jl_lexer *l, const char *hint);
+void jl_lexer_release(jl_lexer *l);
+
+/* Start reading LINE (N bytes; it must not change meanwhile): errors go to *ERR, the buffer is emptied. */
+void jl_begin(jl_lexer *l, const char *line, size_t n, char **err);
+
+/* Skip JSON whitespace. */
+void jl_ws(jl_lexer *l);
+
+/* The 1-based byte column of the cursor, for messages. */
+size_t jl_col(const jl_lexer *l);
+
+/* Skip whitespace, then C if it is there: true if it was. */
+bool jl_eat(jl_lexer *l, char c);
+
+/* A string literal (after whitespace) decoded onto the buffer, *OUT where. Errors: -EINVAL (reported
+ * through jl_fail(): "column C: want a string", "column C: unterminated string", ...), -ENOMEM. */
+int jl_str(jl_lexer *l, jl_span *out);
+
+/* A string literal holding base64, decoded in place behind its text (never longer), *OUT where. WHAT
+ * names it in the message ("column C: bad base64 in WHAT"). Errors: as jl_str(). */
+int jl_b64str(jl_lexer *l, const char *what, jl_span *out);
 
 #endif

@@ -16,14 +16,10 @@
 
 enum where { IN_BUF, IN_LINE, IN_STATIC };
 
-struct span {
-	size_t off, n;
-};
-
 struct node {
 	dj_type type;
-	struct span name;  /* in buf */
-	struct span bytes; /* in buf, the line or the static text, as WHERE says */
+	jl_span name;  /* in lx.b */
+	jl_span bytes; /* in lx.b, the line or the static text, as WHERE says */
 	enum where where;
 	const char *text;  /* IN_STATIC */
 	uint32_t child, next;
@@ -32,15 +28,13 @@ struct node {
 };
 
 struct dj_parser {
-	jl_buf b;          /* decoded strings of the line */
+	jl_lexer lx;       /* the line, its decoded strings */
 	struct node *nodes;
 	size_t nn, ncap;
 	dj_value *out;
 	size_t outcap;
 	uint32_t *idx;     /* for the duplicate-name check */
 	size_t idxcap;
-	const char *s, *end, *start;
-	char **err;
 };
 
 static const char *const type_names[] = { "S", "N", "B", "BOOL", "NULL", "SS", "NS", "BS", "M", "L" };
@@ -54,7 +48,7 @@ int dj_new(dj_parser **out)
 {
 	dj_parser *p = calloc(1, sizeof(*p));
 
-	if (!p || jl_buf_init(&p->b)) {
+	if (!p || jl_lexer_init(&p->lx, "")) {
 		free(p);
 		return -ENOMEM;
 	}
@@ -66,14 +60,14 @@ void dj_free(dj_parser *p)
 {
 	if (!p)
 		return;
-	free(p->b.p);
+	jl_lexer_release(&p->lx);
 	free(p->nodes);
 	free(p->out);
 	free(p->idx);
 	free(p);
 }
 
-#define fail(p, ...) jl_fail(&(p)->err, __VA_ARGS__) /* (the first error of a line wins) */
+#define fail(p, ...) jl_fail(&(p)->lx.err, __VA_ARGS__) /* (the first error of a line wins) */
 
 static int grow(void **v, size_t *cap, size_t want, size_t size)
 {
@@ -91,29 +85,8 @@ static int grow(void **v, size_t *cap, size_t want, size_t size)
 	return 0;
 }
 
-static void ws(dj_parser *p)
-{
-	while (p->s < p->end && (*p->s == ' ' || *p->s == '\t' || *p->s == '\n' || *p->s == '\r'))
-		p->s++;
-}
-
-static size_t col(const dj_parser *p)
-{
-	return (size_t)(p->s - p->start) + 1;
-}
-
-static bool eat(dj_parser *p, char c)
-{
-	ws(p);
-	if (p->s < p->end && *p->s == c) {
-		p->s++;
-		return true;
-	}
-	return false;
-}
-
 /* A name for a message, quoted as a JSON string (one line whatever its bytes); NULL if memory ran out. */
-static char *quoted(const dj_parser *p, struct span s)
+static char *quoted(const dj_parser *p, jl_span s)
 {
 	char *t = NULL;
 	size_t tn;
@@ -121,7 +94,7 @@ static char *quoted(const dj_parser *p, struct span s)
 
 	if (!m)
 		return NULL;
-	jo_str(m, p->b.p + s.off, s.n);
+	jo_str(m, p->lx.b.p + s.off, s.n);
 	if (fclose(m)) {
 		free(t);
 		return NULL;
@@ -129,46 +102,7 @@ static char *quoted(const dj_parser *p, struct span s)
 	return t;
 }
 
-/* ---- Strings --------------------------------------------------------------------------------------- */
-
-/* A string literal, decoded into the buffer. */
-static int string(dj_parser *p, struct span *out)
-{
-	jl_fault f;
-	char msg[48];
-	int rc;
-
-	if (!eat(p, '"'))
-		return fail(p, "column %zu: want a string", col(p));
-	p->s--;
-	out->off = p->b.n;
-	rc = jl_string(&p->b, &p->s, p->end, &f);
-	if (rc == -EINVAL)
-		return fail(p, "column %zu: %s", (size_t)(f.at - p->start) + 1, jl_fault_text(&f, msg, sizeof msg));
-	if (rc)
-		return rc;
-	out->n = p->b.n - out->off;
-	return 0;
-}
-
-/* A base64 string literal, decoded in place behind its text (never longer). WHAT names it. */
-static int b64string(dj_parser *p, const char *what, struct span *out)
-{
-	struct span s;
-	size_t c0, n;
-	int rc;
-
-	ws(p);
-	c0 = col(p);
-	if ((rc = string(p, &s)))
-		return rc;
-	if (jl_b64_decode(p->b.p + s.off, s.n, &n) < 0)
-		return fail(p, "column %zu: bad base64 in %s", c0, what);
-	out->off = s.off;
-	out->n = n;
-	p->b.n = s.off + n;
-	return 0;
-}
+/* ---- Numbers --------------------------------------------------------------------------------------- */
 
 /* A number's text: [+-]digits[.digits][(e|E)[+-]digits], with a digit before or after the point. */
 static bool number_ok(const char *s, size_t n)
@@ -196,16 +130,17 @@ static bool number_ok(const char *s, size_t n)
 	return i == n;
 }
 
-static int number(dj_parser *p, const char *what, struct span *out)
+static int number(dj_parser *p, const char *what, jl_span *out)
 {
+	jl_lexer *l = &p->lx;
 	size_t c0;
 	int rc;
 
-	ws(p);
-	c0 = col(p);
-	if ((rc = string(p, out)))
+	jl_ws(l);
+	c0 = jl_col(l);
+	if ((rc = jl_str(l, out)))
 		return rc;
-	if (!number_ok(p->b.p + out->off, out->n))
+	if (!number_ok(l->b.p + out->off, out->n))
 		return fail(p, "column %zu: bad number in %s (want digits, a point, an exponent, as \"-12.5E3\")", c0,
 			    what);
 	return 0;
@@ -243,12 +178,13 @@ static void link(dj_parser *p, uint32_t *first, uint32_t *last, uint32_t i)
 
 static int literal(dj_parser *p, const char *word)
 {
+	jl_lexer *l = &p->lx;
 	size_t n = strlen(word);
 
-	ws(p);
-	if ((size_t)(p->end - p->s) < n || memcmp(p->s, word, n))
+	jl_ws(l);
+	if ((size_t)(l->end - l->s) < n || memcmp(l->s, word, n))
 		return -1;
-	p->s += n;
+	l->s += n;
 	return 0;
 }
 
@@ -257,7 +193,7 @@ static int cmp_names(const void *a, const void *b, void *ctx)
 	const dj_parser *p = ctx;
 	const struct node *x = &p->nodes[*(const uint32_t *)a], *y = &p->nodes[*(const uint32_t *)b];
 	size_t n = x->name.n < y->name.n ? x->name.n : y->name.n;
-	int c = memcmp(p->b.p + x->name.off, p->b.p + y->name.off, n);
+	int c = memcmp(p->lx.b.p + x->name.off, p->lx.b.p + y->name.off, n);
 
 	if (c)
 		return c;
@@ -282,7 +218,7 @@ static int unique_names(dj_parser *p, uint32_t first, const char *what)
 	for (size_t j = 1; j < k; j++) {
 		const struct node *a = &p->nodes[p->idx[j - 1]], *b = &p->nodes[p->idx[j]];
 
-		if (a->name.n == b->name.n && !memcmp(p->b.p + a->name.off, p->b.p + b->name.off, a->name.n)) {
+		if (a->name.n == b->name.n && !memcmp(p->lx.b.p + a->name.off, p->lx.b.p + b->name.off, a->name.n)) {
 			char *q = quoted(p, b->name);
 			int rc = fail(p, "column %zu: %s %s given twice", b->name_col, what, q ? q : "?");
 			free(q);
@@ -297,36 +233,38 @@ static int value(dj_parser *p, int depth, uint32_t *out);
 /* "name": value, ... } of an item or a map (the '{' eaten), as the chain *FIRST. */
 static int members(dj_parser *p, int depth, const char *what, uint32_t *first)
 {
+	jl_lexer *l = &p->lx;
 	uint32_t last = DJ_NONE, i;
 	int rc;
 
 	*first = DJ_NONE;
-	if (eat(p, '}'))
+	if (jl_eat(l, '}'))
 		return 0;
 	do {
-		struct span name;
+		jl_span name;
 		size_t ncol;
 
-		ws(p);
-		ncol = col(p);
-		if ((rc = string(p, &name)))
+		jl_ws(l);
+		ncol = jl_col(l);
+		if ((rc = jl_str(l, &name)))
 			return rc;
-		if (!eat(p, ':'))
-			return fail(p, "column %zu: want ':'", col(p));
+		if (!jl_eat(l, ':'))
+			return fail(p, "column %zu: want ':'", jl_col(l));
 		if ((rc = value(p, depth, &i)))
 			return rc;
 		p->nodes[i].name = name;
 		p->nodes[i].name_col = ncol;
 		link(p, first, &last, i);
-	} while (eat(p, ','));
-	if (!eat(p, '}'))
-		return fail(p, "column %zu: want ',' or '}'", col(p));
+	} while (jl_eat(l, ','));
+	if (!jl_eat(l, '}'))
+		return fail(p, "column %zu: want ',' or '}'", jl_col(l));
 	return unique_names(p, *first, what);
 }
 
 /* [ "member", ... ] of a set of type T. */
 static int set_members(dj_parser *p, dj_type t, uint32_t *first)
 {
+	jl_lexer *l = &p->lx;
 	static const char *const what[] = { [DJ_SS] = "a member of an \"SS\" set",
 					     [DJ_NS] = "a member of an \"NS\" set",
 					     [DJ_BS] = "a member of a \"BS\" set" };
@@ -336,93 +274,95 @@ static int set_members(dj_parser *p, dj_type t, uint32_t *first)
 	int rc;
 
 	*first = DJ_NONE;
-	ws(p);
-	c0 = col(p);
-	if (!eat(p, '['))
-		return fail(p, "column %zu: a \"%s\" set must be an array of strings", col(p), dj_type_name(t));
-	if (eat(p, ']'))
+	jl_ws(l);
+	c0 = jl_col(l);
+	if (!jl_eat(l, '['))
+		return fail(p, "column %zu: a \"%s\" set must be an array of strings", jl_col(l), dj_type_name(t));
+	if (jl_eat(l, ']'))
 		return fail(p, "column %zu: an empty set (DynamoDB has none)", c0);
 	do {
-		struct span s;
+		jl_span s;
 
-		ws(p);
-		if ((rc = add_node(p, mt, col(p), &i)))
+		jl_ws(l);
+		if ((rc = add_node(p, mt, jl_col(l), &i)))
 			return rc;
-		rc = mt == DJ_S ? string(p, &s) : mt == DJ_N ? number(p, what[t], &s) : b64string(p, what[t], &s);
+		rc = mt == DJ_S ? jl_str(l, &s) : mt == DJ_N ? number(p, what[t], &s) : jl_b64str(l, what[t], &s);
 		if (rc)
 			return rc;
 		p->nodes[i].bytes = s;
 		link(p, first, &last, i);
-	} while (eat(p, ','));
-	if (!eat(p, ']'))
-		return fail(p, "column %zu: want ',' or ']'", col(p));
+	} while (jl_eat(l, ','));
+	if (!jl_eat(l, ']'))
+		return fail(p, "column %zu: want ',' or ']'", jl_col(l));
 	return 0;
 }
 
 /* [ value, ... ] of a list. */
 static int list_members(dj_parser *p, int depth, uint32_t *first)
 {
+	jl_lexer *l = &p->lx;
 	uint32_t last = DJ_NONE, i;
 	int rc;
 
 	*first = DJ_NONE;
-	if (!eat(p, '['))
-		return fail(p, "column %zu: an \"L\" list must be an array", col(p));
-	if (eat(p, ']'))
+	if (!jl_eat(l, '['))
+		return fail(p, "column %zu: an \"L\" list must be an array", jl_col(l));
+	if (jl_eat(l, ']'))
 		return 0;
 	do {
 		if ((rc = value(p, depth, &i)))
 			return rc;
 		link(p, first, &last, i);
-	} while (eat(p, ','));
-	if (!eat(p, ']'))
-		return fail(p, "column %zu: want ',' or ']'", col(p));
+	} while (jl_eat(l, ','));
+	if (!jl_eat(l, ']'))
+		return fail(p, "column %zu: want ',' or ']'", jl_col(l));
 	return 0;
 }
 
 /* One value: {"T": ...} with T a type descriptor. DEPTH: the M and L around it. */
 static int value(dj_parser *p, int depth, uint32_t *out)
 {
+	jl_lexer *l = &p->lx;
 	const char *start;
-	struct span d, s = { 0, 0 };
+	jl_span d, s = { 0, 0 };
 	size_t c0, dcol, save;
 	uint32_t i, first = DJ_NONE;
 	int t, rc = 0;
 
-	ws(p);
-	start = p->s;
-	c0 = col(p);
-	if (!eat(p, '{'))
+	jl_ws(l);
+	start = l->s;
+	c0 = jl_col(l);
+	if (!jl_eat(l, '{'))
 		return fail(p, "column %zu: want a value: an object with a type descriptor, as {\"S\":\"text\"}", c0);
-	ws(p);
-	if (p->s < p->end && *p->s == '}')
+	jl_ws(l);
+	if (l->s < l->end && *l->s == '}')
 		return fail(p, "column %zu: a value without a type descriptor", c0);
-	dcol = col(p);
-	save = p->b.n;
-	if ((rc = string(p, &d)))
+	dcol = jl_col(l);
+	save = l->b.n;
+	if ((rc = jl_str(l, &d)))
 		return rc;
-	p->b.n = save; /* the descriptor is not kept */
+	l->b.n = save; /* the descriptor is not kept */
 	for (t = 0; t <= DJ_L; t++)
-		if (strlen(type_names[t]) == d.n && !memcmp(p->b.p + d.off, type_names[t], d.n))
+		if (strlen(type_names[t]) == d.n && !memcmp(l->b.p + d.off, type_names[t], d.n))
 			break;
 	if (t > DJ_L)
 		return fail(p, "column %zu: unknown type descriptor %.*s (want S, N, B, BOOL, NULL, SS, NS, BS, M or L)",
-			    dcol, (int)(p->s - (p->start + dcol - 1)), p->start + dcol - 1);
-	if (!eat(p, ':'))
-		return fail(p, "column %zu: want ':'", col(p));
+			    dcol, (int)(l->s - (l->start + dcol - 1)), l->start + dcol - 1);
+	if (!jl_eat(l, ':'))
+		return fail(p, "column %zu: want ':'", jl_col(l));
 	if ((t == DJ_M || t == DJ_L) && depth >= DJ_MAX_DEPTH)
 		return fail(p, "column %zu: maps and lists nested more than %d deep", c0, DJ_MAX_DEPTH);
 	if ((rc = add_node(p, (dj_type)t, c0, &i)))
 		return rc;
 	switch (t) {
 	case DJ_S:
-		rc = string(p, &s);
+		rc = jl_str(l, &s);
 		break;
 	case DJ_N:
 		rc = number(p, "an \"N\" value", &s);
 		break;
 	case DJ_B:
-		rc = b64string(p, "a \"B\" value", &s);
+		rc = jl_b64str(l, "a \"B\" value", &s);
 		break;
 	case DJ_BOOL:
 		if (!literal(p, "true"))
@@ -430,21 +370,21 @@ static int value(dj_parser *p, int depth, uint32_t *out)
 		else if (!literal(p, "false"))
 			p->nodes[i].text = "false";
 		else
-			return fail(p, "column %zu: \"BOOL\" must be true or false", col(p));
+			return fail(p, "column %zu: \"BOOL\" must be true or false", jl_col(l));
 		p->nodes[i].where = IN_STATIC;
 		break;
 	case DJ_NULL:
 		if (literal(p, "true"))
-			return fail(p, "column %zu: \"NULL\" must be true", col(p));
-		s = (struct span){ p->b.n, 0 };
+			return fail(p, "column %zu: \"NULL\" must be true", jl_col(l));
+		s = (jl_span){ l->b.n, 0 };
 		break;
 	case DJ_SS: case DJ_NS: case DJ_BS:
 		rc = set_members(p, (dj_type)t, &first);
 		break;
 	case DJ_M:
-		ws(p);
-		if (!eat(p, '{'))
-			return fail(p, "column %zu: an \"M\" map must be an object", col(p));
+		jl_ws(l);
+		if (!jl_eat(l, '{'))
+			return fail(p, "column %zu: an \"M\" map must be an object", jl_col(l));
 		rc = members(p, depth + 1, "map key", &first);
 		break;
 	default:
@@ -453,16 +393,16 @@ static int value(dj_parser *p, int depth, uint32_t *out)
 	}
 	if (rc)
 		return rc;
-	if (eat(p, ','))
-		return fail(p, "column %zu: a value holds one type descriptor, not more", col(p) - 1);
-	if (!eat(p, '}'))
-		return fail(p, "column %zu: want '}'", col(p));
+	if (jl_eat(l, ','))
+		return fail(p, "column %zu: a value holds one type descriptor, not more", jl_col(l) - 1);
+	if (!jl_eat(l, '}'))
+		return fail(p, "column %zu: want '}'", jl_col(l));
 	if (t <= DJ_NULL && t != DJ_BOOL) {
 		p->nodes[i].bytes = s;
 	} else if (t >= DJ_SS) {
 		p->nodes[i].child = first;
 		p->nodes[i].where = IN_LINE;
-		p->nodes[i].bytes = (struct span){ (size_t)(start - p->start), (size_t)(p->s - start) };
+		p->nodes[i].bytes = (jl_span){ (size_t)(start - l->start), (size_t)(l->s - start) };
 	}
 	*out = i;
 	return 0;
@@ -471,50 +411,48 @@ static int value(dj_parser *p, int depth, uint32_t *out)
 int dj_parse_line(dj_parser *p, const char *line, size_t n, const dj_value **values, uint32_t *first,
 		  char **err)
 {
+	jl_lexer *l = &p->lx;
 	bool seen = false;
 	uint32_t item = DJ_NONE;
 	int rc;
 
-	p->s = p->start = line;
-	p->end = line + n;
-	p->err = err;
-	p->b.n = 0;
+	jl_begin(l, line, n, err);
 	p->nn = 0;
-	if (!eat(p, '{'))
-		return fail(p, "column %zu: want '{'", col(p));
-	if (!eat(p, '}')) {
+	if (!jl_eat(l, '{'))
+		return fail(p, "column %zu: want '{'", jl_col(l));
+	if (!jl_eat(l, '}')) {
 		do {
-			struct span k;
-			size_t kcol, save = p->b.n;
+			jl_span k;
+			size_t kcol, save = l->b.n;
 			int keylen;
 
-			ws(p);
-			kcol = col(p);
-			if ((rc = string(p, &k)))
+			jl_ws(l);
+			kcol = jl_col(l);
+			if ((rc = jl_str(l, &k)))
 				return rc;
-			keylen = (int)(p->s - (p->start + kcol - 1));
-			if (k.n != 4 || memcmp(p->b.p + k.off, "Item", 4))
+			keylen = (int)(l->s - (l->start + kcol - 1));
+			if (k.n != 4 || memcmp(l->b.p + k.off, "Item", 4))
 				return fail(p, "column %zu: unknown key %.*s (a line of a full export holds \"Item\" only)",
-					    kcol, keylen, p->start + kcol - 1);
-			p->b.n = save;
+					    kcol, keylen, l->start + kcol - 1);
+			l->b.n = save;
 			if (seen)
 				return fail(p, "column %zu: \"Item\" given twice", kcol);
 			seen = true;
-			if (!eat(p, ':'))
-				return fail(p, "column %zu: want ':'", col(p));
-			if (!eat(p, '{'))
-				return fail(p, "column %zu: \"Item\" must be an object of attributes", col(p));
+			if (!jl_eat(l, ':'))
+				return fail(p, "column %zu: want ':'", jl_col(l));
+			if (!jl_eat(l, '{'))
+				return fail(p, "column %zu: \"Item\" must be an object of attributes", jl_col(l));
 			if ((rc = members(p, 0, "attribute", &item)))
 				return rc;
-		} while (eat(p, ','));
-		if (!eat(p, '}'))
-			return fail(p, "column %zu: want ',' or '}'", col(p));
+		} while (jl_eat(l, ','));
+		if (!jl_eat(l, '}'))
+			return fail(p, "column %zu: want ',' or '}'", jl_col(l));
 	}
 	if (!seen)
 		return fail(p, "no \"Item\" (a line of a full export is {\"Item\":{...}})");
-	ws(p);
-	if (p->s != p->end)
-		return fail(p, "column %zu: text after the object", col(p));
+	jl_ws(l);
+	if (l->s != l->end)
+		return fail(p, "column %zu: text after the object", jl_col(l));
 	if (grow((void **)&p->out, &p->outcap, p->nn ? p->nn : 1, sizeof *p->out))
 		return -ENOMEM;
 	for (size_t i = 0; i < p->nn; i++) {
@@ -522,13 +460,13 @@ int dj_parse_line(dj_parser *p, const char *line, size_t n, const dj_value **val
 		dj_value *v = &p->out[i];
 
 		v->type = nd->type;
-		v->name = (dj_bytes){ p->b.p + nd->name.off, nd->name.n };
+		v->name = (dj_bytes){ l->b.p + nd->name.off, nd->name.n };
 		if (nd->where == IN_STATIC)
 			v->bytes = (dj_bytes){ nd->text, strlen(nd->text) };
 		else if (nd->where == IN_LINE)
 			v->bytes = (dj_bytes){ line + nd->bytes.off, nd->bytes.n };
 		else
-			v->bytes = (dj_bytes){ p->b.p + nd->bytes.off, nd->bytes.n };
+			v->bytes = (dj_bytes){ l->b.p + nd->bytes.off, nd->bytes.n };
 		v->child = nd->child;
 		v->next = nd->next;
 		v->column = nd->column;

@@ -1,6 +1,6 @@
 /* ddbjson.h — DynamoDB JSON as a DynamoDB table export (format DYNAMODB_JSON) writes it, one item a line:
  *   {"Item":{"id":{"S":"a1"},"price":{"N":"12.50"},"tags":{"SS":["x","y"]},"m":{"M":{"k":{"BOOL":true}}}}}
- * parsed strictly into a tree of typed values (tools/import_ddb.c turns it into cells). Prints nothing.
+ * parsed strictly into a tree of typed values (import_ddb.c turns it into cells). Prints nothing.
  *
  * Strict: the line's object holds "Item" only; every attribute value is an object with exactly one of
  * the type descriptors S N B BOOL NULL SS NS BS M L; strings are valid UTF-8; N and the members of NS

@@ -1,4 +1,4 @@
-/* jsonlex.c — JSON string literals and base64 for cellctl's line parsers (jsonlex.h). */
+/* jsonlex.c — a line's cursor, JSON string literals and base64 for cellctl's line parsers (jsonlex.h). */
 #include "jsonlex.h"
 
 #include <errno.h>
@@ -234,5 +234,84 @@ int jl_b64_decode(char *p, size_t n, size_t *out)
 		}
 	}
 	*out = o - pad;
+	return 0;
+}
+
+int jl_lexer_init(jl_lexer *l, const char *hint)
+{
+	l->utf8_hint = hint;
+	return jl_buf_init(&l->b);
+}
+
+void jl_lexer_release(jl_lexer *l)
+{
+	free(l->b.p);
+	l->b.p = NULL;
+}
+
+void jl_begin(jl_lexer *l, const char *line, size_t n, char **err)
+{
+	l->s = l->start = line;
+	l->end = line + n;
+	l->err = err;
+	l->b.n = 0;
+}
+
+void jl_ws(jl_lexer *l)
+{
+	while (l->s < l->end && (*l->s == ' ' || *l->s == '\t' || *l->s == '\n' || *l->s == '\r'))
+		l->s++;
+}
+
+size_t jl_col(const jl_lexer *l)
+{
+	return (size_t)(l->s - l->start) + 1;
+}
+
+bool jl_eat(jl_lexer *l, char c)
+{
+	jl_ws(l);
+	if (l->s < l->end && *l->s == c) {
+		l->s++;
+		return true;
+	}
+	return false;
+}
+
+int jl_str(jl_lexer *l, jl_span *out)
+{
+	jl_fault f;
+	char msg[48];
+	int rc;
+
+	if (!jl_eat(l, '"'))
+		return jl_fail(&l->err, "column %zu: want a string", jl_col(l));
+	l->s--;
+	out->off = l->b.n;
+	rc = jl_string(&l->b, &l->s, l->end, &f);
+	if (rc == -EINVAL)
+		return jl_fail(&l->err, "column %zu: %s%s", (size_t)(f.at - l->start) + 1,
+			       jl_fault_text(&f, msg, sizeof msg), f.kind == JL_NOT_UTF8 ? l->utf8_hint : "");
+	if (rc)
+		return rc;
+	out->n = l->b.n - out->off;
+	return 0;
+}
+
+int jl_b64str(jl_lexer *l, const char *what, jl_span *out)
+{
+	jl_span s;
+	size_t c0, n;
+	int rc;
+
+	jl_ws(l);
+	c0 = jl_col(l);
+	if ((rc = jl_str(l, &s)))
+		return rc;
+	if (jl_b64_decode(l->b.p + s.off, s.n, &n) < 0)
+		return jl_fail(&l->err, "column %zu: bad base64 in %s", c0, what);
+	out->off = s.off;
+	out->n = n;
+	l->b.n = s.off + n;
 	return 0;
 }
