@@ -194,7 +194,7 @@ static void rm_tmpdir(char *dir)
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/anchor", dir); /* the store's (store/anchor.h) */
 	unlink(path);
-	snprintf(path, sizeof(path), "%s/heat.spool", dir); /* the Key Visualizer's (store/heatspool.h) */
+	snprintf(path, sizeof(path), "%s/heat.spool", dir); /* the Key Visualizer's (store/keyviz/heatspool.h) */
 	unlink(path);
 	rmdir(dir);
 	free(dir);

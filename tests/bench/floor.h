@@ -28,7 +28,7 @@ static void floor_entry(const struct stat *st, struct fuse_entry_param *e)
 
 /* Mount OPS at OPTS's mountpoint with ARGS and serve until unmounted: libfuse's multi-threaded loop
  * configured as cellfs configures it, or the single-threaded one for -s; with URING, cellfs's own loop
- * and io_uring transport (fs/loop.c, fs/uring.c: the io_uring floor, which says on stderr which transport
+ * and io_uring transport (fs/transport/loop.c, fs/transport/uring.c: the io_uring floor, which says on stderr which transport
  * the kernel accepted). Returns 0 after a clean run. */
 static int floor_serve(struct fuse_args *args, const struct fuse_cmdline_opts *opts,
 		       const struct fuse_lowlevel_ops *ops, int uring)

@@ -44,7 +44,7 @@ for c in count createfamily createtable deleteallrows deletecolumn deletefamily 
 	checks=$((checks + 1))
 	"$cellctl" help $c | head -1 | grep -q "^cellctl $c" || failed "help $c does not start with its synopsis"
 done
-# The store's regular expressions are RE2's syntax (store/rx_parse.c parses Go's regexp/syntax): the help
+# The store's regular expressions are RE2's syntax (store/rx/rx_parse.c parses Go's regexp/syntax): the help
 # of read and lookup (which export's points to) says so, and no help says POSIX.
 for c in read lookup; do
 	checks=$((checks + 1))

@@ -86,7 +86,7 @@ static void remove_store(void)
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/anchor", dir); /* (store/anchor.h) */
 	unlink(path);
-	snprintf(path, sizeof(path), "%s/heat.spool", dir); /* (store/heatspool.h) */
+	snprintf(path, sizeof(path), "%s/heat.spool", dir); /* (store/keyviz/heatspool.h) */
 	unlink(path);
 	rmdir(dir);
 }

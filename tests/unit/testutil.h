@@ -92,7 +92,7 @@ void tu_expect_dump(cs_store *st, const cs_read_opts *o, const char *want);
  * *TS and length in *N (either may be NULL); NULL if there is none. */
 char *tu_newest(cs_txn *txn, const char *row, const char *fam, const char *q, int64_t *ts, size_t *n);
 
-/* A bare kv environment (store/kv.h) in its own temporary directory: the cmocka state of tu_kv_setup. */
+/* A bare kv environment (store/kv/kv.h) in its own temporary directory: the cmocka state of tu_kv_setup. */
 struct kv_env;
 struct kv_txn;
 struct tu_kv {
