@@ -761,7 +761,8 @@ static int minute_add(cs_heat_minute *m, const struct heat_hist *hist)
 	cs_heat_range *r;
 
 	cur.n = m->nranges;
-	memcpy(cur.r, m->ranges, m->nranges * sizeof(*m->ranges));
+	if (m->nranges) /* (a new minute's ranges are NULL: memcpy must not see it) */
+		memcpy(cur.r, m->ranges, m->nranges * sizeof(*m->ranges));
 	heat_hist_merge(&cur, hist);
 	if (!(r = mem_realloc(m->ranges, cur.n * sizeof(*r))))
 		return -ENOMEM;
