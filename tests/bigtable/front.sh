@@ -13,14 +13,8 @@ if ! [ -x "$cbt" ]; then
 	echo "SKIP: cbt not found ($cbt)"
 	exit 77
 fi
-py=
-for p in ${PYTHON3:-python3 /usr/bin/python3}; do
-	if "$p" -c 'import grpc, jwt, cryptography' 2>/dev/null; then
-		py=$p
-		break
-	fi
-done
-if [ -z "$py" ]; then
+. "$self/../oracle/emulator.sh" # (front_python, front_start: the fronts lib.sh's cleanup stops)
+if ! py=$(front_python); then
 	echo "SKIP: no python3 with the modules grpc, jwt and cryptography (Debian: python3-grpcio python3-jwt python3-cryptography)"
 	exit 77
 fi
@@ -31,31 +25,15 @@ mkdir -p "$tmp/home"
 export HOME=$tmp/home
 dir=$tmp/keys
 
-fronts=()
-stop_fronts() {
-	for pid in "${fronts[@]}"; do
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	done
-	fronts=()
-}
-trap 'stop_fronts; cleanup' EXIT
-
 # start_front NAME DIR [OPTIONS...]: a front logging to $tmp/NAME.log; sets $addr to its gRPC address.
 start_front() {
 	local name=$1 d=$2
 	shift 2
-	"$py" "$self/tlsfront.py" "$emu" "$d" --log "$tmp/$name.log" "$@" >"$tmp/$name.addr" 2>"$tmp/$name.err" &
-	fronts+=($!)
-	addr=
-	for _ in $(seq 1200); do
-		addr=$(head -1 "$tmp/$name.addr" 2>/dev/null)
-		[ -n "$addr" ] && return 0
-		kill -0 "${fronts[-1]}" 2>/dev/null || break
-		sleep 0.1
-	done
-	fail "front $name did not start: $(cat "$tmp/$name.err")"
-	return 1
+	if ! BIGTABLE_EMULATOR_HOST=$emu front_start "$d" --log "$tmp/$name.log" "$@"; then
+		fail "front $name did not start"
+		return 1
+	fi
+	addr=$front_addr
 }
 
 # cbtf ADDR FLAGS... CMD...: cbt through the front at ADDR (TLS, DIR's CA); cbtd CMD...: the emulator itself.
@@ -261,8 +239,8 @@ same "--audience-host: its audience taken" r fc "$addr" "$dir" ReadRows t \
 	--aud https://bigtable.googleapis.com/google.bigtable.v2.Bigtable
 
 # the fronts end quietly on SIGTERM
-stop_fronts
-for f in main prof short aud; do
-	check "front $f said nothing" bash -c '! [ -s "$0" ] || { cat "$0"; false; }' "$tmp/$f.err"
+front_stop
+for f in "$dir"/err.* "$tmp/short"/err.*; do
+	check "front ${f##*/} said nothing" bash -c '! [ -s "$0" ] || { cat "$0"; false; }' "$f"
 done
 finish

@@ -41,12 +41,12 @@ emulator_stop() {
 	fi
 }
 
-# front_python: prints a Python 3 that has grpc, jwt and cryptography (Debian's python3-grpcio,
-# python3-jwt, python3-cryptography: /usr/bin/python3 first, as a python3 earlier on PATH may lack them),
-# or returns 1.
+# front_python: prints a Python 3 that has grpc, jwt and cryptography ($PYTHON3 if set; else Debian's
+# python3-grpcio, python3-jwt, python3-cryptography: /usr/bin/python3 first, as a python3 earlier on PATH
+# may lack them), or returns 1.
 front_python() {
 	local py
-	for py in /usr/bin/python3 python3; do
+	for py in ${PYTHON3:-} /usr/bin/python3 python3; do
 		if "$py" -c 'import grpc, jwt, cryptography' 2>/dev/null; then
 			echo "$py"
 			return 0
