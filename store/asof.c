@@ -1,14 +1,15 @@
-/* asof.c — as-of views (CS_OPEN_ASOF): the time they are of, parsed from what users type (RFC 3339 or µs
- * since the epoch), and the one place a read's timestamp range is narrowed to it. Every scan of an as-of
- * store goes through asof_read_opts() (read.c), for local and remote stores alike, so no reader of the
- * store (the mount's many paths, cellctl's commands, dumps) can see past the time. */
+/* asof.c — the store's clock (cs_now_us()) and as-of views (CS_OPEN_ASOF): the time they are of, parsed
+ * from what users type (RFC 3339 or µs since the epoch), and the one place a read's timestamp range is
+ * narrowed to it. Every scan of an as-of store goes through asof_read_opts() (called by the seam,
+ * store.c, for every backend), so no reader of the store (the mount's many paths, cellctl's commands,
+ * dumps) can see past the time. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "asof.h"
-#include "store.h"
 
 /* N decimal digits at *P into *V (advancing *P); false if they are not all digits. */
 static bool digits(const char **p, int n, int *v)
@@ -159,7 +160,7 @@ int cs_time_parse(const char *text, int64_t *us, const char **why)
 	return parse_rfc3339(text, us, why);
 }
 
-void asof_read_opts(const cs_store *st, const cs_read_opts *o, cs_read_opts *out)
+void asof_read_opts(int64_t asof_us, const cs_read_opts *o, cs_read_opts *out)
 {
 	static const cs_read_opts none;
 	int64_t end;
@@ -167,7 +168,7 @@ void asof_read_opts(const cs_store *st, const cs_read_opts *o, cs_read_opts *out
 	*out = o ? *o : none;
 	if (out->ts_start == 0 && out->ts_end == 0)
 		out->ts_end = CS_TS_MAX;
-	end = st->asof_us == INT64_MAX ? CS_TS_MAX : st->asof_us + 1;
+	end = asof_us == INT64_MAX ? CS_TS_MAX : asof_us + 1;
 	if (out->ts_end > end)
 		out->ts_end = end;
 	/* ts_end >= 1 unless the caller's range was already empty ([S, 0) with S > 0): (0, 0) never results */
@@ -251,4 +252,11 @@ int cs_duration_parse(const char *text, unsigned *ms, const char **why)
 	}
 	*ms = (unsigned)((total + 999999) / 1000000);
 	return 0;
+}
+
+int64_t cs_now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }

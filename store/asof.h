@@ -5,8 +5,8 @@
 
 #include "cellstore.h"
 
-/* *OUT = O (NULL: every default) with its timestamp range narrowed to the as-of store ST's time: ts_end
- * at most asof + 1 ((0, 0), "every timestamp", becomes [0, asof + 1)). ST must be an as-of store. */
-void asof_read_opts(const cs_store *st, const cs_read_opts *o, cs_read_opts *out);
+/* *OUT = O (NULL: every default) with its timestamp range narrowed to an as-of store's time ASOF_US:
+ * ts_end at most ASOF_US + 1 ((0, 0), "every timestamp", becomes [0, ASOF_US + 1)). */
+void asof_read_opts(int64_t asof_us, const cs_read_opts *o, cs_read_opts *out);
 
 #endif

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cellstore.h"
 #include "codec.h"
 #include "dumpfmt.h"
 #include "hash.h"
 #include "mem.h"
-#include "store.h"
 
 struct dw {
 	cs_write_fn *write;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "remote.h"
+#include "backends.h"
 
 #ifndef CELLFS_MODULE_DIR
 #define CELLFS_MODULE_DIR "/usr/local/lib/cellfs"
@@ -63,6 +64,7 @@ static const struct cs_backend *try_load(const char *path, char *why, size_t why
 {
 	const struct cs_backend *(*get)(void);
 	const struct cs_backend *be;
+	const char *bad;
 	void *h;
 
 	if (access(path, F_OK))
@@ -72,7 +74,7 @@ static const struct cs_backend *try_load(const char *path, char *why, size_t why
 		return NULL;
 	}
 	*(void **)&get = dlsym(h, CS_BACKEND_SYMBOL);
-	if (!get || !(be = get()) || be->abi != CS_BACKEND_ABI) {
+	if (!get || !(be = get()) || backend_check(be, &bad)) {
 		snprintf(why, whyn, "%s is not a cellfs backend of this version", path);
 		dlclose(h);
 		return NULL;

@@ -1,31 +1,83 @@
-/* store.c — opening stores, transactions and the write sequence that dropped ranges are judged by. */
+/* store.c — the seam (backend.h): every public call of cellstore.h that a store answers, handed to the
+ * backend of the store it is made on. The only file that dispatches; what it adds is the same for every
+ * backend: the checks of what a call may ask, the capabilities' answers (CS_CAP_*), and the as-of
+ * store's narrowing of reads. */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "store.h"
-#include "heatspool.h"
-#include "keys.h"
+#include "asof.h"
+#include "backends.h"
 #include "mem.h"
 #include "remote.h"
-#include "schema.h"
+#include "store.h"
 
-static const char META_SEQ[] = "Mseq";
+struct cs_store {
+	const struct cs_backend *be;
+	void *impl;
+	bool rdonly;
+	bool asof;       /* CS_OPEN_ASOF: reads see only cells at or before asof_us (asof.h) */
+	int64_t asof_us;
+	uint64_t max_value;
+};
 
-/* A remote store (backend.h): the backend's store in a cs_store of its own. */
-static int open_remote(const char *name, const cs_open_opts *opts, cs_store **out)
+struct cs_txn {
+	cs_store *st;
+	void *impl;
+	bool rdonly;
+};
+
+struct cs_scan {
+	const struct cs_backend *be;
+	void *impl;
+};
+
+struct cs_bulk {
+	const struct cs_backend *be;
+	void *impl;
+};
+
+/* The backend of transaction TXN's store. */
+#define BE(txn) ((txn)->st->be)
+
+/* ---- Which backend ---------------------------------------------------------------------------------- */
+
+/* The backend of store NAME: a built-in one by its scheme (backends.c), else a module's (remote.c). */
+static int find_backend(const char *name, const struct cs_backend **out)
 {
-	cs_open_opts ro = *opts;
+	const char *sep = strstr(name, "://");
+	size_t sn = remote_is_name(name) ? (size_t)(sep - name) : 0;
+
+	for (size_t i = 0; backends[i].scheme; i++)
+		if (strlen(backends[i].scheme) == sn && !strncmp(backends[i].scheme, name, sn) &&
+		    backends[i].be) {
+			*out = backends[i].be;
+			return 0;
+		}
+	return sn ? remote_backend(name, out) : -EPROTONOSUPPORT;
+}
+
+int cs_store_name_kind(const char *name)
+{
+	return remote_is_name(name) ? 1 : remote_check_name(name);
+}
+
+int cs_store_open(const char *name, const cs_open_opts *opts, cs_store **out)
+{
+	cs_open_opts def = { 0 };
 	const struct cs_backend *be;
 	const char *why = NULL;
 	cs_store *st;
 	int rc;
 
-	if ((rc = remote_backend(name, &be)))
+	if (!opts)
+		opts = &def;
+	if (!name || !*name)
+		return -EINVAL;
+	if ((opts->flags & CS_OPEN_ASOF) && (opts->asof < 0 || (opts->flags & CS_OPEN_CREATE)))
+		return -EINVAL;
+	if ((rc = cs_store_name_kind(name)) < 0 || (rc = find_backend(name, &be)))
 		return rc;
 	if (!(st = mem_calloc(1, sizeof(*st))))
 		return -ENOMEM;
@@ -34,9 +86,7 @@ static int open_remote(const char *name, const cs_open_opts *opts, cs_store **ou
 	st->asof = opts->flags & CS_OPEN_ASOF;
 	st->asof_us = opts->asof;
 	st->max_value = opts->max_value ? opts->max_value : CS_DEFAULT_MAX_VALUE;
-	if (st->asof) /* (the backend knows nothing of as-of: read-only to it; reads are narrowed here) */
-		ro.flags = (ro.flags & ~(unsigned)CS_OPEN_ASOF) | CS_OPEN_RDONLY;
-	if ((rc = be->open(name, &ro, &st->impl, &why))) {
+	if ((rc = be->open(name, opts, &st->impl, &why))) {
 		remote_open_failed(be, why);
 		free(st);
 		return rc;
@@ -45,189 +95,71 @@ static int open_remote(const char *name, const cs_open_opts *opts, cs_store **ou
 	return 0;
 }
 
-int cs_store_name_kind(const char *name)
-{
-	return remote_is_name(name) ? 1 : remote_check_name(name);
-}
-
-int cs_store_open(const char *dir, const cs_open_opts *opts, cs_store **out)
-{
-	cs_open_opts def = { 0 };
-	cs_store *st;
-	int rc;
-
-	if (!opts)
-		opts = &def;
-	if (!dir || !*dir)
-		return -EINVAL;
-	if ((opts->flags & CS_OPEN_ASOF) && (opts->asof < 0 || (opts->flags & CS_OPEN_CREATE)))
-		return -EINVAL;
-	if ((rc = cs_store_name_kind(dir)) > 0)
-		return open_remote(dir, opts, out);
-	if (rc < 0)
-		return rc;
-	st = mem_calloc(1, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
-	sch_spares_init(&st->spares);
-	st->rdonly = opts->flags & (CS_OPEN_RDONLY | CS_OPEN_ASOF);
-	st->asof = opts->flags & CS_OPEN_ASOF;
-	st->asof_us = opts->asof;
-	st->max_value = opts->max_value ? opts->max_value : CS_DEFAULT_MAX_VALUE;
-	if ((rc = heat_new(&st->heat)) || !(st->dir = mem_strdup(dir)))
-		rc = -ENOMEM;
-	else
-		rc = kv_env_open(dir, st->rdonly, opts->flags & CS_OPEN_CREATE, &st->kv);
-	if (rc) {
-		heat_free(st->heat);
-		free(st->dir);
-		sch_spares_release(&st->spares);
-		free(st);
-		return rc;
-	}
-	kv_env_set_bg_sync(st->kv, opts->flags & CS_OPEN_BG_SYNC);
-	*out = st;
-	return 0;
-}
-
 void cs_store_close(cs_store *st)
 {
 	if (!st)
 		return;
-	if (st->be) {
-		st->be->close(st->impl);
-		free(st);
-		return;
-	}
-	if (heat_pending(st->heat))
-		cs_heat_flush(st); /* (errors are not reported: the counts are only lost) */
-	kv_env_close(st->kv);
-	heat_free(st->heat);
-	free(st->dir);
-	sch_spares_release(&st->spares);
+	st->be->close(st->impl);
 	free(st);
 }
 
+int cs_store_catch_faults(void)
+{
+	int rc = 0;
+
+	for (size_t i = 0; backends[i].scheme && !rc; i++)
+		if (backends[i].be && backends[i].be->catch_faults)
+			rc = backends[i].be->catch_faults();
+	return rc;
+}
+
+/* ---- The store -------------------------------------------------------------------------------------- */
+
 int cs_store_sync(cs_store *st)
 {
-	if (st->be) /* (no CS_CAP_SYNC: every commit is acknowledged by the service, but CS_TXN_DEFER's) */
-		return st->be->sync ? st->be->sync(st->impl) : 0;
-	return kv_env_sync(st->kv);
+	return st->be->sync ? st->be->sync(st->impl) : 0;
 }
 
 bool cs_store_unpin(cs_store *st)
 {
-	if (st->be)
-		return true;
-	return kv_env_unpin(st->kv);
+	return st->be->unpin ? st->be->unpin(st->impl) : true;
 }
 
 int cs_store_release_pages(cs_store *st)
 {
-	if (st->be)
-		return 0;
-	return kv_env_release_pages(st->kv);
+	return st->be->release_pages ? st->be->release_pages(st->impl) : 0;
 }
 
 bool cs_store_sync_due(cs_store *st)
 {
-	if (st->be)
-		return false;
-	return kv_env_sync_due(st->kv);
+	return st->be->sync_due ? st->be->sync_due(st->impl) : false;
 }
 
 bool cs_store_sync_wait(cs_store *st, unsigned ms)
 {
-	if (st->be) {
-		struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-		nanosleep(&ts, NULL);
-		return false;
-	}
-	return kv_env_sync_wait(st->kv, ms);
-}
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
 
-static int seq_floor(cs_txn *t, uint64_t *floor);
-static int seq_floor_store(cs_txn *t, uint64_t floor);
-
-/* The copy's txnids start again at 1: raise its sequence floor (below) past every sequence ST has used,
- * read after the copy, so no earlier snapshot's can be larger. Then sync the copy. */
-static int compact_floor(cs_store *st, const char *dest)
-{
-	cs_open_opts o = { 0 };
-	uint64_t floor, used;
-	cs_store *copy;
-	cs_txn *t;
-	int rc;
-
-	if ((rc = cs_txn_begin(st, CS_TXN_RDONLY, &t)))
-		return rc;
-	rc = seq_floor(t, &floor);
-	used = floor + kv_txn_id(t->kv);
-	cs_txn_abort(t);
-	if (rc || (rc = cs_store_open(dest, &o, &copy)))
-		return rc;
-	if (!(rc = cs_txn_begin(copy, 0, &t))) {
-		if ((rc = seq_floor_store(t, used + 1)))
-			cs_txn_abort(t);
-		else
-			rc = cs_txn_commit(t);
-	}
-	if (!rc)
-		rc = cs_store_sync(copy);
-	cs_store_close(copy);
-	return rc;
+	if (st->be->sync_wait)
+		return st->be->sync_wait(st->impl, ms);
+	nanosleep(&ts, NULL);
+	return false;
 }
 
 int cs_store_compact(cs_store *st, const char *dest, uint64_t *size)
 {
-	if (st->be || st->asof) /* (an as-of store: the copy would hold every cell, the newer ones too) */
-		return -EOPNOTSUPP;
-	struct stat sb;
-	char *data;
-	int rc;
-
-	if (!dest || !*dest)
-		return -EINVAL;
-	if (mkdir(dest, 0700) && errno != EEXIST)
-		return -errno;
-	if (stat(dest, &sb))
-		return -errno;
-	if (!S_ISDIR(sb.st_mode))
-		return -ENOTDIR;
-	if (mem_asprintf(&data, "%s/data.mdb", dest) < 0)
-		return -ENOMEM;
-	if (!access(data, F_OK)) {
-		free(data);
-		return -EEXIST;
-	}
-	if ((rc = kv_env_dir_is_empty(dest))) {
-		free(data);
-		return rc;
-	}
-	rc = kv_env_copy_compact(st->kv, dest);
-	if (!rc)
-		rc = compact_floor(st, dest);
-	if (!rc && size) {
-		rc = stat(data, &sb) ? -errno : 0;
-		*size = rc ? 0 : (uint64_t)sb.st_size;
-	}
-	if (rc) { /* never leave half a copy */
-		char *anchor;
-		unlink(data);
-		if (mem_asprintf(&anchor, "%s/anchor", dest) >= 0) {
-			unlink(anchor);
-			free(anchor);
-		}
-	}
-	free(data);
-	return rc;
+	return st->be->caps & CS_CAP_MAINT ? st->be->compact(st->impl, dest, size) : -EOPNOTSUPP;
 }
 
 int cs_store_size(cs_store *st, uint64_t *size)
 {
-	if (st->be)
-		return -EOPNOTSUPP;
-	return kv_env_size(st->kv, size);
+	return st->be->caps & CS_CAP_MAINT ? st->be->size(st->impl, size) : -EOPNOTSUPP;
+}
+
+int cs_restore(cs_store *st, cs_read_fn *read, void *ctx, const cs_restore_opts *opts, cs_restore_result *res)
+{
+	if (!(st->be->caps & CS_CAP_MAINT))
+		return -EOPNOTSUPP; /* (tables cannot be renamed into place) */
+	return st->be->restore(st->impl, read, ctx, opts, res);
 }
 
 uint64_t cs_store_max_value(const cs_store *st)
@@ -237,16 +169,300 @@ uint64_t cs_store_max_value(const cs_store *st)
 
 unsigned cs_store_caps(const cs_store *st)
 {
-	if (st->be)
-		return st->be->caps;
-	return CS_CAP_TXN | CS_CAP_MOVE | CS_CAP_TABLE_RENAME | CS_CAP_TS_MICROS | CS_CAP_WATCH | CS_CAP_MAINT |
-	       CS_CAP_SYNC;
+	return st->be->caps;
 }
 
-int cs_store_catch_faults(void)
+uint64_t cs_store_version(cs_store *st)
 {
-	return kv_guard_catch_faults();
+	return st->be->version(st->impl);
 }
+
+int cs_store_counters(cs_store *st, char **text, size_t *len)
+{
+	if (st->be->counters)
+		return st->be->counters(st->impl, text, len);
+	if (!(*text = mem_strdup("")))
+		return -ENOMEM;
+	*len = 0;
+	return 0;
+}
+
+int cs_heat_flush(cs_store *st)
+{
+	return st->be->caps & CS_CAP_KEYVIZ ? st->be->heat_flush(st->impl) : 0;
+}
+
+void cs_heat_set_clock(cs_store *st, int64_t (*now_us)(void *ctx), void *ctx)
+{
+	if (st->be->caps & CS_CAP_KEYVIZ)
+		st->be->heat_set_clock(st->impl, now_us, ctx);
+}
+
+/* ---- Transactions ----------------------------------------------------------------------------------- */
+
+int cs_txn_begin(cs_store *st, unsigned flags, cs_txn **out)
+{
+	cs_txn *t;
+	int rc;
+
+	if (!(flags & CS_TXN_RDONLY) && st->rdonly)
+		return -EROFS;
+	if (!(t = mem_calloc(1, sizeof(*t))))
+		return -ENOMEM;
+	if ((rc = st->be->txn_begin(st->impl, flags, &t->impl))) {
+		free(t);
+		return rc;
+	}
+	t->st = st;
+	t->rdonly = flags & CS_TXN_RDONLY;
+	*out = t;
+	return 0;
+}
+
+int cs_txn_commit(cs_txn *t)
+{
+	int rc = BE(t)->txn_commit(t->impl);
+	free(t);
+	return rc;
+}
+
+void cs_txn_abort(cs_txn *t)
+{
+	if (!t)
+		return;
+	BE(t)->txn_abort(t->impl);
+	free(t);
+}
+
+int cs_txn_renew(cs_txn *t)
+{
+	if (!t->rdonly)
+		return -EINVAL;
+	return BE(t)->txn_renew ? BE(t)->txn_renew(t->impl) : 0;
+}
+
+void cs_txn_reset(cs_txn *t)
+{
+	if (t && t->rdonly && BE(t)->txn_reset)
+		BE(t)->txn_reset(t->impl);
+}
+
+void *store_txn_impl(cs_txn *t)
+{
+	return t->impl;
+}
+
+/* ---- Tables and families ---------------------------------------------------------------------------- */
+
+int cs_table_create(cs_txn *txn, const char *name, char delim)
+{
+	const cs_table_info info = { .name = (char *)name, .delim = delim };
+
+	return cs_table_create_as(txn, &info);
+}
+
+int cs_table_create_as(cs_txn *txn, const cs_table_info *info)
+{
+	return BE(txn)->table_create_as(txn->impl, info);
+}
+
+int cs_table_delete(cs_txn *txn, const char *name)
+{
+	return BE(txn)->table_delete(txn->impl, name);
+}
+
+int cs_table_rename(cs_txn *txn, const char *from, const char *to)
+{
+	return BE(txn)->caps & CS_CAP_TABLE_RENAME ? BE(txn)->table_rename(txn->impl, from, to) : -EXDEV;
+}
+
+int cs_table_list(cs_txn *txn, char ***names, size_t *n)
+{
+	return BE(txn)->table_list(txn->impl, names, n);
+}
+
+int cs_table_info_get(cs_txn *txn, const char *name, cs_table_info **out)
+{
+	int rc = BE(txn)->table_info_get(txn->impl, name, out);
+
+	/* An as-of store: nothing there is newer than its time, the table's creation neither */
+	if (!rc && txn->st->asof && (*out)->created > txn->st->asof_us)
+		(*out)->created = txn->st->asof_us;
+	return rc;
+}
+
+int cs_table_set_keyviz(cs_txn *txn, const char *table, bool on)
+{
+	return BE(txn)->caps & CS_CAP_KEYVIZ ? BE(txn)->table_set_keyviz(txn->impl, table, on) : -EOPNOTSUPP;
+}
+
+int cs_family_create(cs_txn *txn, const char *table, const char *family, const char *gc)
+{
+	return cs_family_create_typed(txn, table, family, gc, CS_TYPE_BYTES);
+}
+
+int cs_family_create_typed(cs_txn *txn, const char *table, const char *family, const char *gc,
+			   cs_value_type type)
+{
+	return BE(txn)->family_create_typed(txn->impl, table, family, gc, type);
+}
+
+int cs_family_delete(cs_txn *txn, const char *table, const char *family)
+{
+	return BE(txn)->family_delete(txn->impl, table, family);
+}
+
+int cs_family_set_gc(cs_txn *txn, const char *table, const char *family, const char *gc)
+{
+	return BE(txn)->family_set_gc(txn->impl, table, family, gc);
+}
+
+/* ---- Writes ----------------------------------------------------------------------------------------- */
+
+int cs_row_mutate(cs_txn *txn, const char *table, cs_bytes row, const cs_mutation *m, size_t n)
+{
+	return BE(txn)->row_mutate(txn->impl, table, row, m, n);
+}
+
+int cs_rmw_append(cs_txn *txn, const char *table, cs_bytes row, const char *family, cs_bytes qualifier,
+		  cs_bytes suffix, int64_t *ts)
+{
+	return BE(txn)->rmw_append(txn->impl, table, row, family, qualifier, suffix, ts);
+}
+
+int cs_rmw_increment(cs_txn *txn, const char *table, cs_bytes row, const char *family, cs_bytes qualifier,
+		     int64_t delta, int64_t *result)
+{
+	return BE(txn)->rmw_increment(txn->impl, table, row, family, qualifier, delta, result);
+}
+
+int cs_check_and_mutate(cs_txn *txn, const char *table, cs_bytes row, const cs_predicate *pred,
+			const cs_mutation *true_m, size_t n_true, const cs_mutation *false_m, size_t n_false,
+			bool *matched)
+{
+	return BE(txn)->check_and_mutate(txn->impl, table, row, pred, true_m, n_true, false_m, n_false, matched);
+}
+
+int cs_drop_prefix(cs_txn *txn, const char *table, cs_bytes prefix)
+{
+	return BE(txn)->drop_prefix(txn->impl, table, prefix);
+}
+
+int cs_move_prefix(cs_txn *txn, const char *table, cs_bytes from, cs_bytes to, uint64_t max_cells,
+		   uint64_t *moved)
+{
+	if (!(BE(txn)->caps & CS_CAP_MOVE))
+		return -EXDEV;
+	return BE(txn)->move_prefix(txn->impl, table, from, to, max_cells, moved);
+}
+
+/* ---- Maintenance and the Key Visualizer ------------------------------------------------------------- */
+
+int cs_gc(cs_txn *txn, const char *table, cs_gc_stats *stats)
+{
+	return BE(txn)->caps & CS_CAP_MAINT ? BE(txn)->gc(txn->impl, table, stats) : -EOPNOTSUPP;
+}
+
+int cs_verify(cs_txn *txn, cs_problem_fn *report, void *ctx, cs_verify_stats *stats)
+{
+	return BE(txn)->caps & CS_CAP_MAINT ? BE(txn)->verify(txn->impl, report, ctx, stats) : -EOPNOTSUPP;
+}
+
+int cs_table_stats_get(cs_txn *txn, const char *table, cs_table_stats **out)
+{
+	return BE(txn)->caps & CS_CAP_MAINT ? BE(txn)->table_stats_get(txn->impl, table, out) : -EOPNOTSUPP;
+}
+
+int cs_heat_get(cs_txn *txn, const char *table, cs_heat **out)
+{
+	return BE(txn)->caps & CS_CAP_KEYVIZ ? BE(txn)->heat_get(txn->impl, table, out) : -EOPNOTSUPP;
+}
+
+/* ---- Bulk loads ------------------------------------------------------------------------------------- */
+
+int cs_bulk_open(cs_txn *txn, const char *table, cs_bulk **out)
+{
+	cs_bulk *b;
+	int rc;
+
+	if (txn->rdonly)
+		return -EROFS;
+	if (!(b = mem_calloc(1, sizeof(*b))))
+		return -ENOMEM;
+	if ((rc = BE(txn)->bulk_open(txn->impl, table, &b->impl))) {
+		free(b);
+		return rc;
+	}
+	b->be = BE(txn);
+	*out = b;
+	return 0;
+}
+
+int cs_bulk_put(cs_bulk *b, cs_bytes row, const char *family, cs_bytes qualifier, int64_t ts, cs_bytes value)
+{
+	return b->be->bulk_put(b->impl, row, family, qualifier, ts, value);
+}
+
+void cs_bulk_get_stats(const cs_bulk *b, cs_bulk_stats *stats)
+{
+	b->be->bulk_get_stats(b->impl, stats);
+}
+
+int cs_bulk_flush(cs_bulk *b)
+{
+	return b->be->bulk_flush ? b->be->bulk_flush(b->impl) : 0;
+}
+
+void cs_bulk_close(cs_bulk *b)
+{
+	if (!b)
+		return;
+	b->be->bulk_close(b->impl);
+	free(b);
+}
+
+/* ---- Scans ------------------------------------------------------------------------------------------ */
+
+int cs_scan_open(cs_txn *txn, const char *table, const cs_read_opts *opts, cs_scan **out)
+{
+	cs_read_opts narrowed;
+	cs_scan *s;
+	int rc;
+
+	if (txn->st->asof) { /* every scan of an as-of store passes here */
+		asof_read_opts(txn->st->asof_us, opts, &narrowed);
+		opts = &narrowed;
+	}
+	if (!(s = mem_calloc(1, sizeof(*s))))
+		return -ENOMEM;
+	if ((rc = BE(txn)->scan_open(txn->impl, table, opts, &s->impl))) {
+		free(s);
+		return rc;
+	}
+	s->be = BE(txn);
+	*out = s;
+	return 0;
+}
+
+int cs_scan_next(cs_scan *s, const cs_row **row)
+{
+	return s->be->scan_next(s->impl, row);
+}
+
+int cs_scan_seek(cs_scan *s, cs_bytes row)
+{
+	return s->be->scan_seek(s->impl, row);
+}
+
+void cs_scan_close(cs_scan *s)
+{
+	if (!s)
+		return;
+	s->be->scan_close(s->impl);
+	free(s);
+}
+
+/* ---- Backend-free ----------------------------------------------------------------------------------- */
 
 int cs_default_path(char **out)
 {
@@ -262,305 +478,4 @@ int cs_default_path(char **out)
 	else
 		return -ENOENT;
 	return n < 0 ? -ENOMEM : 0;
-}
-
-int64_t cs_now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-int cs_txn_begin(cs_store *st, unsigned flags, cs_txn **out)
-{
-	bool rdonly = flags & CS_TXN_RDONLY;
-	cs_txn *t;
-	int rc;
-
-	if (!rdonly && st->rdonly)
-		return -EROFS;
-	if (st->be) {
-		if (!(t = mem_calloc(1, sizeof(*t))))
-			return -ENOMEM;
-		if ((rc = st->be->txn_begin(st->impl, flags, &t->impl))) {
-			free(t);
-			return rc;
-		}
-		t->st = st;
-		t->rdonly = rdonly;
-		*out = t;
-		return 0;
-	}
-	t = mem_calloc(1, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	t->st = st;
-	t->rdonly = rdonly;
-	t->kbuf = mem_malloc(KEY_MAX);
-	t->kbuf2 = mem_malloc(KEY_MAX);
-	if (!t->kbuf || !t->kbuf2) {
-		rc = -ENOMEM;
-		goto free_txn;
-	}
-	if ((rc = kv_txn_begin(st->kv, rdonly, &t->kv)))
-		goto free_txn;
-	if (!rdonly)
-		atomic_fetch_add(&st->writers, 1);
-	*out = t;
-	return 0;
-
-free_txn:
-	free(t->kbuf);
-	free(t->kbuf2);
-	free(t);
-	return rc;
-}
-
-static void txn_free(cs_txn *t, bool keep)
-{
-	if (!t->rdonly)
-		atomic_fetch_sub(&t->st->writers, 1);
-	sch_cache_release(t, keep);
-	heat_pend_release(&t->heat_w);
-	free(t->scratch);
-	free(t->kbuf);
-	free(t->kbuf2);
-	free(t);
-}
-
-/* Add one pending histogram to its record, unless the table is gone. (Counts of a table whose keyviz is
- * off now were counted while it was on: they stay, as what was recorded does.) */
-static int heat_write_one(cs_txn *t, const struct heat_item *it, int64_t now)
-{
-	struct sch_table *tab;
-	int rc = sch_table_get(t, it->table, &tab);
-
-	if (rc == -ENOENT)
-		return 0;
-	return rc ? rc : heat_write(t->kv, it->table, it->minute, &it->h, now);
-}
-
-/* Write the handle's counts, T's own writes and the spool's counts into T, before it commits: *TAKEN
- * gets what was taken out of the handle and the spool (heat_taken_done() once the commit is known: a
- * failed commit gives the spool's to the handle, which writes them later). */
-static int heat_write_all(cs_txn *t, struct heat_item **taken)
-{
-	int64_t now = heat_minute(t->st->heat);
-	struct heat_item *spooled, **tail;
-	int rc = 0;
-
-	*taken = heat_take(t->st->heat, &t->heat_w);
-	if (!hspool_take(t->st->dir, &spooled) && spooled) { /* (a spool that cannot be read waits) */
-		for (tail = taken; *tail; tail = &(*tail)->next)
-			;
-		*tail = spooled;
-	}
-	for (const struct heat_item *it = *taken; it && !rc; it = it->next)
-		rc = heat_write_one(t, it, now);
-	return store_txn_fail(t, rc);
-}
-
-int cs_txn_commit(cs_txn *t)
-{
-	struct heat_item *taken = NULL;
-	bool heat = false;
-	int rc = t->err;
-
-	if (t->st->be) {
-		rc = t->st->be->txn_commit(t->impl);
-		free(t);
-		return rc;
-	}
-	/* The counts ride on a commit made anyway: the handle's first, then one a minute (heat.h). */
-	if (!rc && !t->rdonly && heat_due(t->st->heat, &t->heat_w, t->heat_force)) {
-		heat = true;
-		rc = heat_write_all(t, &taken);
-	}
-	if (rc)
-		kv_txn_abort(t->kv);
-	else
-		rc = kv_txn_commit(t->kv);
-	if (heat)
-		heat_taken_done(t->st->heat, taken, !rc);
-	else if (!rc && !t->rdonly)
-		heat_pend_commit(t->st->heat, &t->heat_w);
-	txn_free(t, !rc);
-	return rc;
-}
-
-/* A handle's counts go to the spool (heatspool.h): a commit of their own would wait for any writer, and
- * change the store's version, which makes every mount drop its caches. Only once the spool is large and
- * the handle may write (and has no transaction open, which its own would wait for) do they take one. */
-int cs_heat_flush(cs_store *st)
-{
-	struct heat_pend none = { 0 };
-	struct heat_item *items;
-	uint64_t spooled;
-	cs_txn *t;
-	int rc;
-
-	if (st->be || !heat_pending(st->heat))
-		return 0;
-	if (!st->rdonly && !atomic_load(&st->writers) && !hspool_size(st->dir, &spooled) &&
-	    spooled >= HSPOOL_COMMIT) {
-		if ((rc = cs_txn_begin(st, 0, &t)))
-			return rc;
-		t->heat_force = true;
-		return cs_txn_commit(t);
-	}
-	items = heat_take(st->heat, &none);
-	rc = hspool_append(st->dir, items);
-	heat_taken_done(st->heat, items, !rc);
-	return rc;
-}
-
-/* TABLE's records from minute FROM on, and what the spool holds of it (a spool that cannot be read is
- * left out: its counts are not lost, only not shown yet). */
-static int heat_get_local(cs_txn *txn, const struct sch_table *t, int64_t from, cs_heat **out)
-{
-	struct heat_item *spooled = NULL;
-	int rc;
-
-	if ((rc = heat_read(txn->kv, t->name, from, out)))
-		return rc;
-	if (!hspool_peek(txn->st->dir, t->name, &spooled))
-		rc = heat_add_items(*out, spooled, from, heat_minute(txn->st->heat));
-	hspool_free(spooled);
-	if (rc) {
-		cs_heat_free(*out);
-		*out = NULL;
-	}
-	return rc;
-}
-
-int cs_heat_get(cs_txn *txn, const char *table, cs_heat **out)
-{
-	struct sch_table *t;
-	int rc;
-
-	if (txn->st->be)
-		return -EOPNOTSUPP;
-	if ((rc = sch_table_get(txn, table, &t)))
-		return rc;
-	/* (records of the name older than the table are an earlier table's, until cs_gc() removes them) */
-	return heat_get_local(txn, t, t->created > 0 ? t->created / 60000000 : 0, out);
-}
-
-void cs_heat_set_clock(cs_store *st, int64_t (*now_us)(void *ctx), void *ctx)
-{
-	if (st->heat)
-		heat_set_clock(st->heat, now_us, ctx);
-}
-
-void cs_txn_abort(cs_txn *t)
-{
-	if (!t)
-		return;
-	if (t->st->be) {
-		t->st->be->txn_abort(t->impl);
-		free(t);
-		return;
-	}
-	kv_txn_abort(t->kv);
-	txn_free(t, t->rdonly); /* a write's changes are undone: what it parsed may be unlike its record */
-}
-
-int cs_txn_renew(cs_txn *t)
-{
-	if (!t->rdonly)
-		return -EINVAL;
-	if (t->st->be) /* (no CS_CAP_TXN: reads see the newest data anyway) */
-		return 0;
-	sch_cache_release(t, true); /* the schema may have changed too: read again (or a spare) */
-	return kv_txn_renew(t->kv);
-}
-
-void cs_txn_reset(cs_txn *t)
-{
-	if (!t || !t->rdonly || t->st->be)
-		return;
-	sch_cache_release(t, true);
-	kv_txn_reset(t->kv);
-}
-
-uint64_t cs_store_version(cs_store *st)
-{
-	if (st->be)
-		return st->be->version(st->impl);
-	return kv_env_version(st->kv);
-}
-
-int cs_store_counters(cs_store *st, char **text, size_t *len)
-{
-	if (st->be && st->be->counters)
-		return st->be->counters(st->impl, text, len);
-	if (!(*text = mem_strdup("")))
-		return -ENOMEM;
-	*len = 0;
-	return 0;
-}
-
-int store_txn_write_check(cs_txn *t)
-{
-	if (t->rdonly)
-		return -EROFS;
-	return t->err;
-}
-
-int store_txn_fail(cs_txn *t, int rc)
-{
-	if (rc < 0 && !t->err)
-		t->err = rc;
-	return rc;
-}
-
-/* Write sequences. A write transaction's cells carry F + its LMDB txnid, F being the floor stored at
- * META_SEQ (0 when absent): txnids only grow, so sequences do, and a plain write stores nothing more than
- * its cells (no counter rewritten by every commit, which would cost a second B-tree path). A drop or a
- * new family needs a sequence later than the cells written before it in the same transaction: it raises
- * F by one (stored), and the transaction's later cells follow it. Where txnids start again (a compacted
- * copy) cs_store_compact() raises F past every sequence used. */
-static int seq_floor(cs_txn *t, uint64_t *floor)
-{
-	const void *v;
-	size_t vn;
-	int rc = kv_get(t->kv, META_SEQ, sizeof(META_SEQ) - 1, &v, &vn);
-	if (rc && rc != -ENOENT)
-		return rc;
-	if (!rc && vn != 8)
-		return -EIO;
-	*floor = rc ? 0 : key_get_u64(v);
-	return 0;
-}
-
-static int seq_floor_store(cs_txn *t, uint64_t floor)
-{
-	uint8_t v[8];
-	key_put_u64(v, floor);
-	return kv_put(t->kv, META_SEQ, sizeof(META_SEQ) - 1, v, 8);
-}
-
-int store_txn_seq(cs_txn *t, uint64_t *seq)
-{
-	if (!t->seq_loaded) {
-		uint64_t floor;
-		int rc = seq_floor(t, &floor);
-		if (rc)
-			return rc;
-		t->seq = floor + kv_txn_id(t->kv);
-		t->seq_loaded = true;
-	}
-	*seq = t->seq;
-	return 0;
-}
-
-int store_txn_seq_bump(cs_txn *t, uint64_t *seq)
-{
-	uint64_t s, floor;
-	int rc = store_txn_seq(t, &s);
-	if (rc || (rc = seq_floor(t, &floor)) || (rc = seq_floor_store(t, floor + 1)))
-		return rc;
-	t->seq++;
-	*seq = t->seq;
-	return 0;
 }

@@ -158,7 +158,7 @@ static int bt_open(const char *name, const cs_open_opts *opts, void **out, const
 	}
 	if (!(st = mem_calloc(1, sizeof(*st))))
 		return -ENOMEM;
-	st->rdonly = opts->flags & CS_OPEN_RDONLY;
+	st->rdonly = opts->flags & (CS_OPEN_RDONLY | CS_OPEN_ASOF); /* (the seam narrows reads) */
 	st->max_value = opts->max_value ? opts->max_value : CS_DEFAULT_MAX_VALUE;
 	st->ttl_ms = opts->version_ttl_ms ? opts->version_ttl_ms : 5000;
 	st->prefetch = opts->prefetch_bytes ? opts->prefetch_bytes : CS_DEFAULT_PREFETCH;

@@ -258,6 +258,8 @@ enum {
 	CS_CAP_SYNC = 1 << 6,         /* cs_store_sync() has work to do; without it every commit is already
 	                               * durable when it returns (the service acknowledged it), but for what
 	                               * CS_TXN_DEFER transactions queued */
+	CS_CAP_KEYVIZ = 1 << 7,       /* the Key Visualizer: cs_heat_get(), cs_table_set_keyviz() (else
+	                               * -EOPNOTSUPP); without it nothing is counted (Cloud Bigtable has its own) */
 };
 
 /* The CS_CAP_* flags of ST. */
@@ -794,8 +796,8 @@ int cs_store_size(cs_store *st, uint64_t *size);
  * ("heat.spool"), which no LMDB lock guards: a read-only handle's counts go there too, and the next
  * commit that writes counts takes them in. Counts a process could not spool (no right to write the
  * directory, or the spool at its 16 MiB cap) are lost. Minutes older than CS_HEAT_MINUTES are dropped.
- * A table whose keyviz is off (cs_table_set_keyviz()) is not counted. Stores on Cloud Bigtable count nothing (the
- * service has its own Key Visualizer): their cs_heat_* calls are -EOPNOTSUPP. What counts:
+ * A table whose keyviz is off (cs_table_set_keyviz()) is not counted. A store without CS_CAP_KEYVIZ
+ * counts nothing (Bigtable: the service has its own Key Visualizer). What counts:
  * - a read: each row cs_scan_next() returns, but for scans opened with cs_read_opts.unrecorded;
  * - a write: each cs_row_mutate(), cs_rmw_append(), cs_rmw_increment() and cs_check_and_mutate() that
  *   applied mutations, and each row a bulk loader writes cells of (once per run of cells of one row).
@@ -826,14 +828,14 @@ typedef struct cs_heat {
 /* What the store recorded of TABLE's accesses since it was created: its records as TXN sees them and
  * what the spool holds now (what handles hold in memory, their own included, is not there:
  * cs_heat_flush() spools this handle's). Errors: -ENOENT (no table), -EIO (a damaged record), -ENOMEM,
- * -EOPNOTSUPP (a remote store). Caller frees *OUT with cs_heat_free(). */
+ * -EOPNOTSUPP (no CS_CAP_KEYVIZ). Caller frees *OUT with cs_heat_free(). */
 int cs_heat_get(cs_txn *txn, const char *table, cs_heat **out);
 void cs_heat_free(cs_heat *h); /* accepts NULL */
 
 /* Write what ST has counted and not yet written to the spool, without a commit (so no other process's
  * mount sees the store change, and nothing waits for a writer); when the spool has grown past 1 MiB and
  * ST may write and has no write transaction open, in a write transaction of its own, which takes the
- * spool in too. 0 when there is nothing to write, and for a remote store. Errors: the spool's (-EACCES,
+ * spool in too. 0 when there is nothing to write, and without CS_CAP_KEYVIZ. Errors: the spool's (-EACCES,
  * -ENOSPC, -EFBIG at its cap...; the counts stay held), a transaction's. Threads: as cs_txn_begin(). */
 int cs_heat_flush(cs_store *st);
 
@@ -842,7 +844,7 @@ int cs_heat_flush(cs_store *st);
  * not). Off, nothing more is counted, and what TXN's handle holds of it is dropped; what was recorded
  * (and spooled, by any process) stays until it is older than CS_HEAT_MINUTES. (Records are kept under the table's name: a
  * renamed table starts anew, and cs_gc() of the whole store removes those of names no table has.)
- * Errors: -ENOENT (no table), -EROFS, -EOPNOTSUPP (a remote store). */
+ * Errors: -ENOENT (no table), -EROFS, -EOPNOTSUPP (no CS_CAP_KEYVIZ). */
 int cs_table_set_keyviz(cs_txn *txn, const char *table, bool on);
 
 /* Test hook: the clock ST's recording reads the minute from (NULL: cs_now_us()), so tests move through

@@ -1,8 +1,8 @@
 #!/bin/sh
 # include_graph.sh STOREDIR [--edges] — the store's modules depend on each other in one direction only:
 # fails, naming the cycle, if the graph among the modules of STOREDIR and its sub-folders (store/bigtable/
-# ...; a module is known by its file names, which are unique across them) has one other than store <-> schema
-# (the store's struct holds the schema cache; the schema writes through the store's transactions).
+# ...; a module is known by its file names, which are unique across them) has one other than lm <-> schema
+# (the LMDB store's struct holds the schema cache; the schema writes through its transactions).
 #
 # A module is x.c with x.h. Module A depends on module B when a file of A (a.c or a.h) includes "b.h",
 # or a.c calls a function that b.c defines (calls through the public cellstore.h count, the header itself
@@ -45,8 +45,8 @@ function module(file) { sub(/\.[ch]$/, "", file); return file }
 function edge(a, b) {
 	if (a in part) a = part[a]
 	if (b in part) b = part[b]
-	if (a == "store" || a == "schema") a = "store+schema"
-	if (b == "store" || b == "schema") b = "store+schema"
+	if (a == "lm" || a == "schema") a = "lm+schema"
+	if (b == "lm" || b == "schema") b = "lm+schema"
 	if (a != b) adj[a, b] = 1
 }
 function dfs(u,    v, k, i, s) {
@@ -156,10 +156,10 @@ END {
 	}
 	for (u in nodes)
 		if (!state[u] && dfs(u)) {
-			print "include_graph: a cycle among the store'"'"'s modules (store and schema count as one): " cycle
+			print "include_graph: a cycle among the store'"'"'s modules (lm and schema count as one): " cycle
 			exit 1
 		}
 	n = 0
 	for (k in adj) n++
-	print "include_graph: " n " edges, no cycle beyond store <-> schema"
+	print "include_graph: " n " edges, no cycle beyond lm <-> schema"
 }'

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store.h"
+#include "lmutil.h"
 
 #define LIT(s) { (s), sizeof(s) - 1 }
 #define ADD(f, q, t, n) { .op = CS_ADD_TO_CELL, .family = (f), .qualifier = LIT(q), .ts = (t), .input = (n) }
@@ -290,9 +290,9 @@ static void test_aggregate__plain_tables_keep_record_version_2(void **state)
 
 	tu_table(ts->st, "plain", "a", NULL, NULL);
 	txn = tu_begin(ts->st, CS_TXN_RDONLY);
-	assert_int_equal(kv_get(txn->kv, "Tplain", 6, &v, &vn), 0);
+	assert_int_equal(kv_get(lm_txn_of(txn)->kv, "Tplain", 6, &v, &vn), 0);
 	assert_int_equal(((const uint8_t *)v)[0], 2);
-	assert_int_equal(kv_get(txn->kv, "Tt", 2, &v, &vn), 0);
+	assert_int_equal(kv_get(lm_txn_of(txn)->kv, "Tt", 2, &v, &vn), 0);
 	assert_int_equal(((const uint8_t *)v)[0], 3);
 	cs_txn_abort(txn);
 }

@@ -16,7 +16,7 @@
 #include "dumpfmt.h"
 #include "hash.h"
 #include "keys.h"
-#include "store.h"
+#include "lmutil.h"
 
 struct mem {
 	uint8_t *p;
@@ -87,7 +87,7 @@ static void count_kinds(cs_store *st, size_t counts[256])
 	kv_cursor *c;
 	int rc;
 	memset(counts, 0, 256 * sizeof(size_t));
-	assert_int_equal(kv_cursor_open(txn->kv, &c), 0);
+	assert_int_equal(kv_cursor_open(lm_txn_of(txn)->kv, &c), 0);
 	for (rc = kv_seek(c, "", 0); !rc; rc = kv_next(c)) {
 		const uint8_t *k;
 		size_t kn;
@@ -466,9 +466,9 @@ static void test_restore__gc_spares_live_staging_only(void **state)
 		memcpy(sk, "Mstage", 6);
 		key_put_u32(sk + 6, id);
 		key_put_u32(pid, id == 1000 ? (uint32_t)getpid() : (uint32_t)dead);
-		assert_int_equal(kv_put(txn->kv, sk, 10, pid, 4), 0);
+		assert_int_equal(kv_put(lm_txn_of(txn)->kv, sk, 10, pid, 4), 0);
 		kn = key_cell(key, id, CS_STR("r"), "f", CS_STR("q"), 1);
-		assert_int_equal(kv_put(txn->kv, key, kn, "\0\1\0", 3), 0);
+		assert_int_equal(kv_put(lm_txn_of(txn)->kv, key, kn, "\0\1\0", 3), 0);
 	}
 	tu_commit(txn);
 	count_kinds(ts->st, kb);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "keys.h"
-#include "store.h"
+#include "lmutil.h"
 
 #define DAY (24 * 3600LL * 1000000)
 
@@ -23,7 +23,7 @@ static size_t count_keys(cs_store *st, uint8_t kind, uint32_t tid)
 	int rc;
 
 	key_put_u32(pfx + 1, tid);
-	assert_int_equal(kv_cursor_open(txn->kv, &c), 0);
+	assert_int_equal(kv_cursor_open(lm_txn_of(txn)->kv, &c), 0);
 	for (rc = kv_seek(c, pfx, pn); !rc; rc = kv_next(c)) {
 		const void *k;
 		size_t kn;
@@ -43,7 +43,7 @@ static uint32_t table_id(cs_store *st, const char *name)
 	cs_txn *txn = tu_begin(st, CS_TXN_RDONLY);
 	struct sch_table *t;
 	uint32_t id;
-	assert_int_equal(sch_table_get(txn, name, &t), 0);
+	assert_int_equal(sch_table_get(lm_txn_of(txn), name, &t), 0);
 	id = t->id;
 	tu_commit(txn);
 	return id;

@@ -13,7 +13,7 @@
 #include "heat.h"
 #include "heatspool.h"
 #include "keys.h"
-#include "store.h"
+#include "lmutil.h"
 
 #define MIN_US 60000000LL
 static int64_t BASE; /* a minute after now (tables are created at the real time: their minute and later show) */
@@ -526,7 +526,7 @@ static void test_heat__damaged_record(void **state)
 	key_put_u64(k + 7, (uint64_t)BASE);
 	kn = 15;
 	txn = tu_begin(ts->st, 0);
-	assert_int_equal(kv_put(txn->kv, k, kn, "\x01\x05zz", 4), 0);
+	assert_int_equal(kv_put(lm_txn_of(txn)->kv, k, kn, "\x01\x05zz", 4), 0);
 	tu_commit(txn);
 	txn = tu_begin(ts->st, CS_TXN_RDONLY);
 	assert_int_equal(cs_heat_get(txn, "t", &h), -EIO);

@@ -9,7 +9,7 @@
 
 #include "codec.h"
 #include "keys.h"
-#include "store.h"
+#include "lmutil.h"
 
 /* ---- moving a subtree of rows (cs_move_prefix) ---- */
 
@@ -143,10 +143,10 @@ static uint64_t stored_cells(cs_txn *txn, const char *table, cs_bytes prefix)
 	int rc;
 
 	assert_non_null(k);
-	assert_int_equal(sch_table_get(txn, table, &t), 0);
+	assert_int_equal(sch_table_get(lm_txn_of(txn), table, &t), 0);
 	kn = key_table_data(k, t->id);
 	kn += key_esc(k + kn, prefix.data, prefix.len);
-	assert_int_equal(kv_cursor_open(txn->kv, &c), 0);
+	assert_int_equal(kv_cursor_open(lm_txn_of(txn)->kv, &c), 0);
 	for (rc = kv_seek(c, k, kn); !rc; rc = kv_next(c)) {
 		const void *ck;
 		size_t ckn;
@@ -700,7 +700,7 @@ static void test_mutate__move_prefix_keeps_compressed_values(void **state)
 	tu_commit(txn);
 
 	txn = tu_begin(ts->st, 0);
-	assert_int_equal(sch_table_get(txn, "t", &t), 0);
+	assert_int_equal(sch_table_get(lm_txn_of(txn), "t", &t), 0);
 	/* The stored records before, by key: header and payload. */
 	codec_hdr hb[TU_ARRAY_SIZE(sizes)];
 	uint8_t *payload[TU_ARRAY_SIZE(sizes)];
@@ -708,7 +708,7 @@ static void test_mutate__move_prefix_keeps_compressed_values(void **state)
 	for (size_t i = 0; i < TU_ARRAY_SIZE(sizes); i++) {
 		const void *v;
 		size_t vn, kn = key_cell(k, t->id, CS_STR("a#b#c"), "a", CS_STR("text"), (int64_t)i);
-		assert_int_equal(kv_get(txn->kv, k, kn, &v, &vn), 0);
+		assert_int_equal(kv_get(lm_txn_of(txn)->kv, k, kn, &v, &vn), 0);
 		assert_int_equal(codec_header(v, vn, &hb[i]), 0);
 		plen[i] = vn - hb[i].hdrlen;
 		payload[i] = tu_filled(plen[i], 0);
@@ -723,7 +723,7 @@ static void test_mutate__move_prefix_keeps_compressed_values(void **state)
 		const void *v;
 		size_t vn, kn = key_cell(k, t->id, CS_STR("x#c"), "a", CS_STR("text"), (int64_t)i);
 		codec_hdr h;
-		assert_int_equal(kv_get(txn->kv, k, kn, &v, &vn), 0);
+		assert_int_equal(kv_get(lm_txn_of(txn)->kv, k, kn, &v, &vn), 0);
 		assert_int_equal(codec_header(v, vn, &h), 0);
 		assert_int_equal(h.kind, hb[i].kind);
 		assert_int_equal(h.rawlen, sizes[i]);

@@ -9,7 +9,7 @@
 
 #include "codec.h"
 #include "keys.h"
-#include "store.h"
+#include "lm.h"
 
 static void test_mutate__set_replaces_same_timestamp(void **state)
 {

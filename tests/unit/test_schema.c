@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store.h"
+#include "lmutil.h"
 
 static char *repeat(char c, size_t n)
 {
@@ -526,9 +526,9 @@ static void test_schema__rename_keeps_cells_and_schema_and_frees_the_name(void *
 
 	txn = tu_begin(ts->st, 0);
 	assert_int_equal(cs_scan_open(txn, "t", NULL, &scan), 0); /* open across the rename */
-	w = kv_txn_writes(txn->kv);
+	w = kv_txn_writes(lm_txn_of(txn)->kv);
 	assert_int_equal(cs_table_rename(txn, "t", "u"), 0);
-	assert_true(kv_txn_writes(txn->kv) - w <= 2); /* the record only: no cell is touched */
+	assert_true(kv_txn_writes(lm_txn_of(txn)->kv) - w <= 2); /* the record only: no cell is touched */
 	assert_int_equal(cs_scan_next(scan, &row), 1);
 	assert_memory_equal(row->key.data, "a#1", 3);
 	cs_scan_close(scan);
@@ -680,10 +680,10 @@ static void test_schema__a_parsed_table_is_reused_until_its_record_changes(void 
 
 	tu_table(ts->st, "t", "f", NULL, NULL);
 	r = tu_begin(ts->st, CS_TXN_RDONLY);
-	assert_int_equal(sch_table_get(r, "t", &a), 0);
+	assert_int_equal(sch_table_get(lm_txn_of(r), "t", &a), 0);
 	cs_txn_reset(r);
 	assert_int_equal(cs_txn_renew(r), 0);
-	assert_int_equal(sch_table_get(r, "t", &b), 0);
+	assert_int_equal(sch_table_get(lm_txn_of(r), "t", &b), 0);
 	assert_ptr_equal(a, b); /* the spare, not parsed again */
 	cs_txn_reset(r);
 
@@ -691,7 +691,7 @@ static void test_schema__a_parsed_table_is_reused_until_its_record_changes(void 
 	assert_int_equal(cs_family_create(w, "t", "g", "maxversions=2"), 0);
 	tu_commit(w);
 	assert_int_equal(cs_txn_renew(r), 0);
-	assert_int_equal(sch_table_get(r, "t", &a), 0);
+	assert_int_equal(sch_table_get(lm_txn_of(r), "t", &a), 0);
 	assert_int_equal(a->nfam, 2);
 	assert_non_null(sch_family_find(a, "g"));
 	cs_txn_reset(r);
@@ -701,7 +701,7 @@ static void test_schema__a_parsed_table_is_reused_until_its_record_changes(void 
 	assert_int_equal(cs_family_set_gc(w, "t", "g", "maxversions=5"), 0);
 	cs_txn_abort(w);
 	assert_int_equal(cs_txn_renew(r), 0);
-	assert_int_equal(sch_table_get(r, "t", &a), 0);
+	assert_int_equal(sch_table_get(lm_txn_of(r), "t", &a), 0);
 	assert_int_equal(a->nfam, 2);
 	assert_null(sch_family_find(a, "h"));
 	assert_string_equal(sch_family_find(a, "g")->gc, "maxversions=2");
@@ -738,6 +738,7 @@ static void test_schema__a_reused_table_sees_a_dropped_range_written_again(void 
 static void test_schema__spares_are_bounded(void **state)
 {
 	struct tu_store *ts = *state;
+	lm_store *lst;
 	cs_txn *r;
 	char name[16];
 	struct sch_table *t;
@@ -749,10 +750,11 @@ static void test_schema__spares_are_bounded(void **state)
 	r = tu_begin(ts->st, CS_TXN_RDONLY);
 	for (int i = 0; i < 40; i++) {
 		snprintf(name, sizeof(name), "t%d", i);
-		assert_int_equal(sch_table_get(r, name, &t), 0);
+		assert_int_equal(sch_table_get(lm_txn_of(r), name, &t), 0);
 	}
+	lst = lm_txn_of(r)->st;
 	tu_commit(r);
-	assert_true(ts->st->spares.n > 0 && ts->st->spares.n <= 16);
+	assert_true(lst->spares.n > 0 && lst->spares.n <= 16);
 }
 
 int main(void)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store.h"
+#include "lm.h"
 
 static cs_table_stats *stats(cs_store *st, const char *table)
 {

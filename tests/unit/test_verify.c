@@ -10,7 +10,7 @@
 
 #include "codec.h"
 #include "keys.h"
-#include "store.h"
+#include "lmutil.h"
 
 struct seen {
 	int n;
@@ -73,13 +73,13 @@ static void edit_cell(cs_store *st, const char *row, const char *q, int64_t ts, 
 	const void *v;
 	size_t kn, vn;
 
-	assert_int_equal(sch_table_get(txn, "t", &t), 0);
+	assert_int_equal(sch_table_get(lm_txn_of(txn), "t", &t), 0);
 	kn = key_cell(key, t->id, CS_STR(row), "f", CS_STR(q), ts);
-	assert_int_equal(kv_get(txn->kv, key, kn, &v, &vn), 0);
+	assert_int_equal(kv_get(lm_txn_of(txn)->kv, key, kn, &v, &vn), 0);
 	assert_true(vn <= sizeof(rec));
 	memcpy(rec, v, vn);
 	edit(rec, &vn);
-	assert_int_equal(kv_put(txn->kv, key, kn, rec, vn), 0);
+	assert_int_equal(kv_put(lm_txn_of(txn)->kv, key, kn, rec, vn), 0);
 	tu_commit(txn);
 }
 
@@ -162,16 +162,16 @@ static void test_verify__bad_keys_and_schema_reported(void **state)
 		cs_verify_stats vs;
 		struct seen s;
 		cs_txn *txn = tu_begin(ts->st, 0);
-		assert_int_equal(kv_put(txn->kv, cases[i].key, cases[i].kn, cases[i].val, cases[i].vn), 0);
+		assert_int_equal(kv_put(lm_txn_of(txn)->kv, cases[i].key, cases[i].kn, cases[i].val, cases[i].vn), 0);
 		tu_commit(txn);
 		s = verify(ts->st, &vs);
 		assert_int_equal(s.n, 1);
 		assert_string_equal(s.last, cases[i].want);
 		txn = tu_begin(ts->st, 0);
 		if (!strcmp(cases[i].key, "Mseq")) { /* put back what was there (any 8 bytes) */
-			assert_int_equal(kv_put(txn->kv, "Mseq", 4, "\0\0\0\0\0\0\0\x10", 8), 0);
+			assert_int_equal(kv_put(lm_txn_of(txn)->kv, "Mseq", 4, "\0\0\0\0\0\0\0\x10", 8), 0);
 		} else {
-			assert_int_equal(kv_del(txn->kv, cases[i].key, cases[i].kn), 0);
+			assert_int_equal(kv_del(lm_txn_of(txn)->kv, cases[i].key, cases[i].kn), 0);
 		}
 		tu_commit(txn);
 	}
@@ -199,13 +199,13 @@ static void test_verify__aggregate_cell_not_8_bytes_reported(void **state)
 	assert_int_equal(s.n, 0);
 	/* The raw record kind, seq, len 8, 8 bytes becomes len 7, 7 bytes. */
 	txn = tu_begin(ts->st, 0);
-	assert_int_equal(sch_table_get(txn, "t", &t), 0);
+	assert_int_equal(sch_table_get(lm_txn_of(txn), "t", &t), 0);
 	kn = key_cell(key, t->id, CS_STR("r"), "s", CS_STR("n"), 5);
-	assert_int_equal(kv_get(txn->kv, key, kn, &v, &vn), 0);
+	assert_int_equal(kv_get(lm_txn_of(txn)->kv, key, kn, &v, &vn), 0);
 	assert_int_equal(vn, 11);
 	memcpy(rec, v, vn);
 	rec[2] = 7;
-	assert_int_equal(kv_put(txn->kv, key, kn, rec, vn - 1), 0);
+	assert_int_equal(kv_put(lm_txn_of(txn)->kv, key, kn, rec, vn - 1), 0);
 	tu_commit(txn);
 	s = verify(ts->st, &vs);
 	assert_int_equal(s.n, 1);

@@ -1,4 +1,4 @@
-/* verify.c — cs_verify(): read every record of the store in key order and check what can be checked:
+/* verify.c — lm_verify(): read every record of the store in key order and check what can be checked:
  * metadata sizes, table records (they must decode, as reads need them), drop records, and for every
  * cell its key structure, limits, header and value (decompressed). LMDB keeps no checksums, so a flipped
  * byte that leaves a record well formed (a different letter in a value) cannot be seen; order breaks,
@@ -14,7 +14,7 @@
 #include "keys.h"
 #include "mem.h"
 #include "schema.h"
-#include "store.h"
+#include "lm.h"
 
 struct vtab {
 	uint32_t id;
@@ -23,7 +23,7 @@ struct vtab {
 };
 
 struct vs {
-	cs_txn *txn;
+	lm_txn *txn;
 	cs_problem_fn *report;
 	void *ctx;
 	cs_verify_stats *st;
@@ -227,10 +227,9 @@ static int check_cell(struct vs *v, const uint8_t *k, size_t kn, const uint8_t *
 	return 0;
 }
 
-int cs_verify(cs_txn *txn, cs_problem_fn *report, void *ctx, cs_verify_stats *stats)
+int lm_verify(void *txn_, cs_problem_fn *report, void *ctx, cs_verify_stats *stats)
 {
-	if (txn->st->be)
-		return -EOPNOTSUPP; /* (no CS_CAP_MAINT) */
+	lm_txn *txn = txn_;
 	cs_verify_stats local;
 	struct vs v = { .txn = txn, .report = report, .ctx = ctx, .st = stats ? stats : &local };
 	uint8_t *prev = mem_malloc(KEY_MAX);

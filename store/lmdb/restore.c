@@ -1,10 +1,10 @@
-/* restore.c — cs_restore(): reads a dump (dumpfmt.h) into hidden staging tables, committed in batches,
+/* restore.c — lm_restore(): reads a dump (dumpfmt.h) into hidden staging tables, committed in batches,
  * and puts them in place in one last transaction once the whole stream has checked out.
  *
  * A staging table is a fresh table id with cells but no table record, so no read can see it; its
- * 'M' "stage" id record (holding the restoring process's pid) tells cs_gc() not to collect its cells as
+ * 'M' "stage" id record (holding the restoring process's pid) tells lm_gc() not to collect its cells as
  * a deleted table's while the restore runs. A failed restore deletes its staging cells and records; one
- * whose process died leaves them to the next cs_gc() of the whole store (the pid is gone). */
+ * whose process died leaves them to the next lm_gc() of the whole store (the pid is gone). */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -20,7 +20,7 @@
 #include "keys.h"
 #include "mem.h"
 #include "schema.h"
-#include "store.h"
+#include "lm.h"
 
 #define DEFAULT_BATCH (64ull << 20)
 #define STAGE_KEY "Mstage"
@@ -33,8 +33,8 @@ struct stage {
 };
 
 struct rs {
-	cs_store *st;
-	cs_txn *txn;
+	lm_store *st;
+	lm_txn *txn;
 	const cs_restore_opts *o;
 	cs_restore_result *res;
 	uint64_t batch_bytes, written, seq;
@@ -216,16 +216,16 @@ static void stage_release(struct stage *s)
 /* Commit the batch and begin the next transaction. */
 static int batch_commit(struct rs *r)
 {
-	int rc = cs_txn_commit(r->txn);
+	int rc = lm_txn_commit(r->txn);
 	r->txn = NULL;
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < r->nstg; i++)
 		r->stg[i].committed = true;
 	r->written = 0;
-	if ((rc = cs_txn_begin(r->st, 0, &r->txn)))
+	if ((rc = lm_txn_open(r->st, 0, &r->txn)))
 		return rc;
-	return store_txn_seq(r->txn, &r->seq);
+	return lm_txn_seq(r->txn, &r->seq);
 }
 
 /* Table attributes: "created", "delim", "keyviz". Family attributes: "gc", and "type" for an aggregate family. */
@@ -372,7 +372,7 @@ fail_fam:
 		goto fail;
 	stage_key(sk, s.t.id);
 	key_put_u32(pid, (uint32_t)getpid());
-	if ((rc = store_txn_fail(r->txn, kv_put(r->txn->kv, sk, sizeof(sk), pid, sizeof(pid)))))
+	if ((rc = lm_txn_fail(r->txn, kv_put(r->txn->kv, sk, sizeof(sk), pid, sizeof(pid)))))
 		goto fail;
 	{
 		struct stage *ns = mem_realloc(r->stg, (r->nstg + 1) * sizeof(*ns));
@@ -447,7 +447,7 @@ static int cells_frame(struct rs *r)
 			r->seen.rows++;
 		}
 		if ((rc = codec_encode(v, vn, r->seq, &r->txn->scratch, &r->txn->scratch_cap, &rec, &recn)))
-			return store_txn_fail(r->txn, rc);
+			return lm_txn_fail(r->txn, rc);
 		/* A staging id is the newest, so its cells, in order, go past the end of the store: append
 		 * (pages fill whole). LMDB refuses an append out of order without writing; then put. */
 		rc = -EEXIST;
@@ -456,7 +456,7 @@ static int cells_frame(struct rs *r)
 		if (rc == -EEXIST)
 			rc = kv_put(r->txn->kv, k, kn, rec, recn);
 		if (rc)
-			return store_txn_fail(r->txn, rc);
+			return lm_txn_fail(r->txn, rc);
 		r->seen.cells++;
 		r->seen.value_bytes += vn;
 		r->written += vn + kn;
@@ -505,14 +505,14 @@ static int finish(struct rs *r)
 			return -EEXIST; /* created meanwhile */
 		}
 		if (!rc)
-			rc = cs_table_delete(r->txn, s->t.name);
+			rc = lm_table_delete(r->txn, s->t.name);
 		else if (rc == -ENOENT)
 			rc = 0;
 		if (rc || (rc = sch_table_put(r->txn, &s->t)))
-			return store_txn_fail(r->txn, rc);
+			return lm_txn_fail(r->txn, rc);
 		stage_key(sk, s->t.id);
 		if ((rc = kv_del(r->txn->kv, sk, sizeof(sk))) && rc != -ENOENT)
-			return store_txn_fail(r->txn, rc);
+			return lm_txn_fail(r->txn, rc);
 	}
 	return 0;
 }
@@ -520,7 +520,7 @@ static int finish(struct rs *r)
 /* Remove the committed staging tables of a failed restore, in batches. */
 static void cleanup(struct rs *r)
 {
-	cs_txn *txn = NULL;
+	lm_txn *txn = NULL;
 	kv_cursor *c = NULL;
 	uint64_t n = 0;
 
@@ -533,7 +533,7 @@ static void cleanup(struct rs *r)
 		for (;;) {
 			const void *k;
 			size_t kn;
-			if (!txn && (cs_txn_begin(r->st, 0, &txn) || kv_cursor_open(txn->kv, &c)))
+			if (!txn && (lm_txn_open(r->st, 0, &txn) || kv_cursor_open(txn->kv, &c)))
 				goto out;
 			if ((rc = kv_seek(c, pfx, 5)))
 				break;
@@ -546,14 +546,14 @@ static void cleanup(struct rs *r)
 			if (++n % 100000 == 0) {
 				kv_cursor_close(c);
 				c = NULL;
-				if (cs_txn_commit(txn)) {
+				if (lm_txn_commit(txn)) {
 					txn = NULL;
 					goto out;
 				}
 				txn = NULL;
 			}
 		}
-		if (!txn && (cs_txn_begin(r->st, 0, &txn) || kv_cursor_open(txn->kv, &c)))
+		if (!txn && (lm_txn_open(r->st, 0, &txn) || kv_cursor_open(txn->kv, &c)))
 			goto out;
 		stage_key(sk, r->stg[i].t.id);
 		kv_del(txn->kv, sk, sizeof(sk));
@@ -561,17 +561,16 @@ static void cleanup(struct rs *r)
 	kv_cursor_close(c);
 	c = NULL;
 	if (txn)
-		cs_txn_commit(txn); /* if this fails too, the next cs_gc() removes what is left */
+		lm_txn_commit(txn); /* if this fails too, the next lm_gc() removes what is left */
 	txn = NULL;
 out:
 	kv_cursor_close(c);
-	cs_txn_abort(txn);
+	lm_txn_abort(txn);
 }
 
-int cs_restore(cs_store *st, cs_read_fn *read, void *ctx, const cs_restore_opts *opts, cs_restore_result *res)
+int lm_restore(void *st_, cs_read_fn *read, void *ctx, const cs_restore_opts *opts, cs_restore_result *res)
 {
-	if (st->be)
-		return -EOPNOTSUPP; /* (no CS_CAP_MAINT: tables cannot be renamed into place) */
+	lm_store *st = st_;
 	static const cs_restore_opts defaults;
 	cs_restore_result local;
 	struct rs r = { .st = st, .read = read, .ctx = ctx };
@@ -596,7 +595,7 @@ int cs_restore(cs_store *st, cs_read_fn *read, void *ctx, const cs_restore_opts 
 		return -ENOTSUP;
 	}
 	r.chain = hash_xxh64(hdr, DF_HDR, 0);
-	if ((rc = cs_txn_begin(st, 0, &r.txn)) || (rc = store_txn_seq(r.txn, &r.seq)))
+	if ((rc = lm_txn_open(st, 0, &r.txn)) || (rc = lm_txn_seq(r.txn, &r.seq)))
 		goto out;
 	for (;;) {
 		if ((kind = next_frame(&r)) < 0) {
@@ -615,11 +614,11 @@ int cs_restore(cs_store *st, cs_read_fn *read, void *ctx, const cs_restore_opts 
 	if (!rc)
 		rc = finish(&r);
 	if (!rc) {
-		rc = cs_txn_commit(r.txn);
+		rc = lm_txn_commit(r.txn);
 		r.txn = NULL;
 	}
 out:
-	cs_txn_abort(r.txn);
+	lm_txn_abort(r.txn);
 	r.txn = NULL;
 	if (rc)
 		cleanup(&r);
@@ -636,7 +635,7 @@ out:
 	return rc;
 }
 
-int restore_live_ids(cs_txn *txn, uint32_t **ids, size_t *n)
+int restore_live_ids(lm_txn *txn, uint32_t **ids, size_t *n)
 {
 	kv_cursor *c;
 	uint32_t *v = NULL;

@@ -6,13 +6,12 @@
 #include <string.h>
 
 #include "read.h"
-#include "asof.h"
 #include "codec.h"
 #include "heat.h"
 #include "keys.h"
 #include "mem.h"
 #include "schema.h"
-#include "store.h"
+#include "lm.h"
 #include "vis.h"
 
 struct colsel {
@@ -23,9 +22,8 @@ struct colsel {
 	cs_regex *fre, *qre; /* or NULL */
 };
 
-struct cs_scan {
-	cs_txn *txn;
-	void *impl;       /* a remote store's: the backend's scan (and nothing else here is used) */
+struct lm_scan {
+	lm_txn *txn;
 	struct sch_table *t;
 	kv_cursor *c;
 	int64_t now;
@@ -38,7 +36,7 @@ struct cs_scan {
 	int64_t from_ts;  /* its timestamp: the column's cells this new or newer are passed over */
 	int64_t ts_start, ts_end;
 	uint8_t *lo, *hi; /* row bounds [lo, hi); hi NULL = unbounded */
-	uint8_t *at;      /* where a forward scan resumes after cs_scan_seek(), or NULL */
+	uint8_t *at;      /* where a forward scan resumes after lm_scan_seek(), or NULL */
 	size_t atn;
 	size_t lon, hin;
 	cs_regex *row_re; /* or NULL */
@@ -75,15 +73,11 @@ static void *dupb(const void *p, size_t n)
 	return d;
 }
 
-void cs_scan_close(cs_scan *s)
+void lm_scan_close(void *s_)
 {
+	lm_scan *s = s_;
 	if (!s)
 		return;
-	if (s->impl) {
-		s->txn->st->be->scan_close(s->impl);
-		free(s);
-		return;
-	}
 	if (s->heat)
 		heat_run_release(s->txn->st->heat, &s->hrun);
 	for (size_t i = 0; i < s->nowned; i++)
@@ -111,7 +105,7 @@ void cs_scan_close(cs_scan *s)
 }
 
 /* Set [lo, hi) from the options: the intersection of [start, end), the prefix range and the row. */
-static int set_bounds(cs_scan *s, const cs_read_opts *o)
+static int set_bounds(lm_scan *s, const cs_read_opts *o)
 {
 	const uint8_t *lo = o->start.data, *hi = o->end.data;
 	size_t lon = o->start.len, hin = o->end.len;
@@ -167,10 +161,10 @@ static int set_bounds(cs_scan *s, const cs_read_opts *o)
 	return rc;
 }
 
-static int scan_open_table(cs_txn *txn, struct sch_table *t, const cs_read_opts *o, cs_scan **out)
+static int scan_open_table(lm_txn *txn, struct sch_table *t, const cs_read_opts *o, lm_scan **out)
 {
 	static const cs_read_opts none;
-	cs_scan *s;
+	lm_scan *s;
 	int rc;
 
 	if (!o)
@@ -241,51 +235,31 @@ static int scan_open_table(cs_txn *txn, struct sch_table *t, const cs_read_opts 
 	*out = s;
 	return 0;
 fail:
-	cs_scan_close(s);
+	lm_scan_close(s);
 	return rc;
 }
 
-/* A remote store's scan: the backend's, in a cs_scan of its own. */
-static int scan_open_remote(cs_txn *txn, const char *table, const cs_read_opts *opts, cs_scan **out)
+int lm_scan_open(lm_txn *txn, const char *table, const cs_read_opts *opts, lm_scan **out)
 {
-	cs_scan *s = mem_calloc(1, sizeof(*s));
+	struct sch_table *t;
+	lm_scan *s;
 	int rc;
-	if (!s)
-		return -ENOMEM;
-	if ((rc = txn->st->be->scan_open(txn->impl, table, opts, &s->impl))) {
-		free(s);
+
+	rc = sch_table_get(txn, table, &t);
+	if (rc)
 		return rc;
+	if ((rc = scan_open_table(txn, t, opts, &s)))
+		return rc;
+	if (!(opts && opts->unrecorded) && !t->heat_off) {
+		s->heat = true;
+		heat_run_start(&s->hrun, t->name, s->reversed);
 	}
-	s->txn = txn;
 	*out = s;
 	return 0;
 }
 
-int cs_scan_open(cs_txn *txn, const char *table, const cs_read_opts *opts, cs_scan **out)
-{
-	struct sch_table *t;
-	cs_read_opts narrowed;
-	int rc;
-	if (txn->st->asof) { /* every scan of an as-of store, local or remote, passes here */
-		asof_read_opts(txn->st, opts, &narrowed);
-		opts = &narrowed;
-	}
-	if (txn->st->be)
-		return scan_open_remote(txn, table, opts, out);
-	rc = sch_table_get(txn, table, &t);
-	if (rc)
-		return rc;
-	if ((rc = scan_open_table(txn, t, opts, out)))
-		return rc;
-	if (!(opts && opts->unrecorded) && !t->heat_off) {
-		(*out)->heat = true;
-		heat_run_start(&(*out)->hrun, t->name, (*out)->reversed);
-	}
-	return 0;
-}
-
 /* Seek to the first cell of the first row >= ROW (an empty ROW: the table's first). */
-static int seek_row(cs_scan *s, const uint8_t *row, size_t n)
+static int seek_row(lm_scan *s, const uint8_t *row, size_t n)
 {
 	uint8_t *k = s->txn->kbuf;
 	size_t kn = key_table_data(k, s->t->id);
@@ -294,14 +268,14 @@ static int seek_row(cs_scan *s, const uint8_t *row, size_t n)
 }
 
 /* Is the cursor on a cell of this table? Sets the key. */
-static bool in_table(cs_scan *s, const uint8_t **k, size_t *kn)
+static bool in_table(lm_scan *s, const uint8_t **k, size_t *kn)
 {
 	kv_key(s->c, (const void **)k, kn);
 	return *kn >= 5 && (*k)[0] == KEY_DATA && key_get_u32(*k + 1) == s->t->id;
 }
 
 /* 1 if a selector takes the column (FAM, Q), 0 if none does, or -ENOMEM. */
-static int col_selected(const cs_scan *s, const char *fam, const uint8_t *q, size_t qn)
+static int col_selected(const lm_scan *s, const char *fam, const uint8_t *q, size_t qn)
 {
 	int rc;
 
@@ -370,7 +344,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-static void row_reset(cs_scan *s)
+static void row_reset(lm_scan *s)
 {
 	for (size_t i = 0; i < s->nowned; i++)
 		free(s->owned[i]);
@@ -380,7 +354,7 @@ static void row_reset(cs_scan *s)
 }
 
 /* Decode the row of the cell key K into s->rpfx / s->rkey. */
-static int take_row(cs_scan *s, const uint8_t *k, size_t kn)
+static int take_row(lm_scan *s, const uint8_t *k, size_t kn)
 {
 	int a, rc;
 	/* A decoded row is never longer than its encoding: decode once, straight into place. */
@@ -405,7 +379,7 @@ static int take_row(cs_scan *s, const uint8_t *k, size_t kn)
 
 /* The schema's family NAME (N bytes, no NUL). Rows mostly hold the same few families, so try the last
  * one found first, by its index (checked: the schema may have changed since). */
-static struct sch_family *family_find(cs_scan *s, const char *name, size_t n)
+static struct sch_family *family_find(lm_scan *s, const char *name, size_t n)
 {
 	struct sch_family *f;
 	if (s->famidx < s->t->nfam) {
@@ -423,7 +397,7 @@ static struct sch_family *family_find(cs_scan *s, const char *name, size_t n)
 
 /* Read the row whose first cell the cursor is on into s->cells, applying every filter. Leaves the
  * cursor on the next row's first cell (or returns -ENOENT-free 0 with s->state = 2 at the end). */
-static int load_row(cs_scan *s)
+static int load_row(lm_scan *s)
 {
 	uint64_t hide = vis_hide_seq(s->t, s->rkey, s->rkeyn, NULL);
 	size_t row_end = s->rpfxn;        /* where the row's keys go on to family and qualifier */
@@ -549,7 +523,7 @@ next:
 	}
 }
 
-static void row_finish(cs_scan *s)
+static void row_finish(lm_scan *s)
 {
 	for (size_t i = 0; i < s->ncells; i++)
 		s->cells[i].qualifier.data = s->arena + s->qoff[i];
@@ -560,7 +534,7 @@ static void row_finish(cs_scan *s)
 }
 
 /* Position the cursor on the first cell of row ROW (the cursor's current row). */
-static int seek_row_start(cs_scan *s)
+static int seek_row_start(lm_scan *s)
 {
 	return seek_row(s, s->rkey, s->rkeyn);
 }
@@ -568,7 +542,7 @@ static int seek_row_start(cs_scan *s)
 /* The seek to the one column's keys (s->colpfx), which returned SEEK_RC: 1, on one of them; 0, the
  * column is absent; or an error. The seek finds the place a walk would (kv_seek); keys out of order
  * within the row, which could hide the column from it, are load_row()'s EIO. */
-static int column_seek(cs_scan *s, int seek_rc)
+static int column_seek(lm_scan *s, int seek_rc)
 {
 	const uint8_t *k;
 	size_t kn;
@@ -579,7 +553,7 @@ static int column_seek(cs_scan *s, int seek_rc)
 	return kn >= s->colpfxn && same_bytes(k, s->colpfxn, s->colpfx, s->colpfxn);
 }
 
-static int next_forward_rows(cs_scan *s)
+static int next_forward_rows(lm_scan *s)
 {
 	int rc;
 	if (s->state == 0) {
@@ -641,7 +615,7 @@ static int next_forward_rows(cs_scan *s)
 	return 0;
 }
 
-static int next_reversed(cs_scan *s)
+static int next_reversed(lm_scan *s)
 {
 	int rc;
 	if (s->state == 0) {
@@ -699,11 +673,10 @@ static int next_reversed(cs_scan *s)
 	return 0;
 }
 
-int cs_scan_seek(cs_scan *s, cs_bytes row)
+int lm_scan_seek(void *s_, cs_bytes row)
 {
+	lm_scan *s = s_;
 	uint8_t *at;
-	if (s->impl)
-		return s->txn->st->be->scan_seek(s->impl, row);
 	if (s->reversed)
 		return -EINVAL;
 	if (kv_key_cmp(row.data, row.len, s->lo, s->lon) <= 0)
@@ -722,11 +695,10 @@ int cs_scan_seek(cs_scan *s, cs_bytes row)
 	return 0;
 }
 
-int cs_scan_next(cs_scan *s, const cs_row **row)
+int lm_scan_next(void *s_, const cs_row **row)
 {
+	lm_scan *s = s_;
 	int rc;
-	if (s->impl)
-		return s->txn->st->be->scan_next(s->impl, row);
 	if (s->err)
 		return s->err;
 	if (s->state == 2 || (s->limit && s->rows_out >= s->limit))
@@ -748,18 +720,18 @@ int cs_scan_next(cs_scan *s, const cs_row **row)
 	return 1;
 }
 
-int read_newest(cs_txn *txn, struct sch_table *t, cs_bytes row, const char *family, cs_bytes q,
+int read_newest(lm_txn *txn, struct sch_table *t, cs_bytes row, const char *family, cs_bytes q,
 		int64_t *ts, void **val, size_t *vlen)
 {
 	cs_column_sel sel = { .family = family, .qualifier = &q };
 	cs_read_opts o = { .row = &row, .ncolumns = 1, .columns = &sel, .cells_per_column = 1 };
 	const cs_row *r;
-	cs_scan *s;
+	lm_scan *s;
 	int rc = scan_open_table(txn, t, &o, &s);
 
 	if (rc)
 		return rc;
-	rc = cs_scan_next(s, &r);
+	rc = lm_scan_next(s, &r);
 	if (rc == 1) {
 		*ts = r->cells[0].ts;
 		*vlen = r->cells[0].value.len;
@@ -768,6 +740,6 @@ int read_newest(cs_txn *txn, struct sch_table *t, cs_bytes row, const char *fami
 	} else if (rc == 0) {
 		rc = -ENOENT;
 	}
-	cs_scan_close(s);
+	lm_scan_close(s);
 	return rc;
 }

@@ -11,11 +11,11 @@
 #include "mem.h"
 #include "restore.h"
 #include "schema.h"
-#include "store.h"
+#include "lm.h"
 #include "vis.h"
 
 /* Delete the cell at the cursor (key K, KN bytes, stored size SZ), leaving the cursor on the next key. */
-static int del_here(cs_txn *txn, kv_cursor *c, const uint8_t *k, size_t kn, size_t sz, cs_gc_stats *st)
+static int del_here(lm_txn *txn, kv_cursor *c, const uint8_t *k, size_t kn, size_t sz, cs_gc_stats *st)
 {
 	uint8_t *copy = txn->kbuf;
 	int rc;
@@ -28,7 +28,7 @@ static int del_here(cs_txn *txn, kv_cursor *c, const uint8_t *k, size_t kn, size
 }
 
 /* Remove every key that starts with the N-byte PFX. */
-static int del_all(cs_txn *txn, kv_cursor *c, const uint8_t *pfx, size_t n, cs_gc_stats *st)
+static int del_all(lm_txn *txn, kv_cursor *c, const uint8_t *pfx, size_t n, cs_gc_stats *st)
 {
 	int rc = kv_seek(c, pfx, n);
 	while (!rc) {
@@ -45,7 +45,7 @@ static int del_all(cs_txn *txn, kv_cursor *c, const uint8_t *pfx, size_t n, cs_g
 	return rc == -ENOENT ? 0 : rc;
 }
 
-static int gc_table(cs_txn *txn, struct sch_table *t, kv_cursor *c, cs_gc_stats *st)
+static int gc_table(lm_txn *txn, struct sch_table *t, kv_cursor *c, cs_gc_stats *st)
 {
 	struct vis_walk w = { .t = t, .now = cs_now_us(), .col = txn->kbuf2 };
 	uint8_t pfx[5];
@@ -98,7 +98,7 @@ static int id_cmp(const void *a, const void *b)
 }
 
 /* Remove data and drop records of table ids that no table has any more. IDS (N, sorted) are live. */
-static int gc_orphans(cs_txn *txn, kv_cursor *c, const uint32_t *ids, size_t n, cs_gc_stats *st)
+static int gc_orphans(lm_txn *txn, kv_cursor *c, const uint32_t *ids, size_t n, cs_gc_stats *st)
 {
 	static const uint8_t kinds[] = { KEY_DATA, KEY_DROP };
 	for (size_t i = 0; i < sizeof(kinds); i++) {
@@ -129,30 +129,29 @@ static int gc_orphans(cs_txn *txn, kv_cursor *c, const uint32_t *ids, size_t n, 
 	return 0;
 }
 
-/* cs_gc() of one table whose schema T is loaded. */
-static int gc_table_now(cs_txn *txn, struct sch_table *t, cs_gc_stats *stats)
+/* lm_gc() of one table whose schema T is loaded. */
+static int gc_table_now(lm_txn *txn, struct sch_table *t, cs_gc_stats *stats)
 {
 	kv_cursor *c;
 	int rc = kv_cursor_open(txn->kv, &c);
 	if (rc)
-		return store_txn_fail(txn, rc);
+		return lm_txn_fail(txn, rc);
 	memset(stats, 0, sizeof(*stats));
 	rc = gc_table(txn, t, c, stats);
 	kv_cursor_close(c);
-	return rc ? store_txn_fail(txn, rc) : 0;
+	return rc ? lm_txn_fail(txn, rc) : 0;
 }
 
-int cs_gc(cs_txn *txn, const char *table, cs_gc_stats *stats)
+int lm_gc(void *txn_, const char *table, cs_gc_stats *stats)
 {
-	if (txn->st->be)
-		return -EOPNOTSUPP; /* (no CS_CAP_MAINT: the service collects) */
+	lm_txn *txn = txn_;
 	cs_gc_stats local = { 0 };
 	struct sch_table *t;
 	kv_cursor *c = NULL;
 	char **names = NULL;
 	uint32_t *ids = NULL, *staged = NULL;
 	size_t n = 0, nstaged = 0;
-	int rc = store_txn_write_check(txn);
+	int rc = lm_txn_write_check(txn);
 
 	if (rc)
 		return rc;
@@ -161,9 +160,9 @@ int cs_gc(cs_txn *txn, const char *table, cs_gc_stats *stats)
 	memset(stats, 0, sizeof(*stats));
 	if (table) {
 		if ((rc = sch_table_get(txn, table, &t)))
-			return rc == -ENOENT ? rc : store_txn_fail(txn, rc);
-	} else if ((rc = cs_table_list(txn, &names, &n))) {
-		return store_txn_fail(txn, rc);
+			return rc == -ENOENT ? rc : lm_txn_fail(txn, rc);
+	} else if ((rc = lm_table_list(txn, &names, &n))) {
+		return lm_txn_fail(txn, rc);
 	}
 	if ((rc = kv_cursor_open(txn->kv, &c)))
 		goto out;
@@ -196,12 +195,12 @@ out:
 	cs_strv_free(names, n);
 	free(ids);
 	free(staged);
-	return rc ? store_txn_fail(txn, rc) : 0;
+	return rc ? lm_txn_fail(txn, rc) : 0;
 }
 
-int cs_family_set_gc(cs_txn *txn, const char *table, const char *family, const char *gc)
+int lm_family_set_gc(void *txn_, const char *table, const char *family, const char *gc)
 {
-	REMOTE_CALL(txn, family_set_gc, table, family, gc);
+	lm_txn *txn = txn_;
 	struct sch_table *t;
 	struct sch_family *f;
 	gcp *p;
@@ -211,7 +210,7 @@ int cs_family_set_gc(cs_txn *txn, const char *table, const char *family, const c
 	if (rc)
 		return rc;
 	if ((rc = sch_policy_parse(gc, &p, &canon)))
-		return rc == -ENOMEM ? store_txn_fail(txn, rc) : rc;
+		return rc == -ENOMEM ? lm_txn_fail(txn, rc) : rc;
 	if (!gcp_is_never(f->policy)) {
 		/* Remove what the old policy collected: a looser new one must not bring it back. */
 		cs_gc_stats st;

@@ -13,7 +13,7 @@
 #include "mem.h"
 #include "read.h"
 #include "schema.h"
-#include "store.h"
+#include "lm.h"
 #include "vis.h"
 
 static int check_row(cs_bytes row)
@@ -33,7 +33,7 @@ static int check_kind(const struct sch_table *t, const cs_mutation *m)
 	return (f->type != CS_TYPE_BYTES) == (m->op == CS_ADD_TO_CELL) ? 0 : -EINVAL;
 }
 
-static int validate(cs_txn *txn, struct sch_table *t, const cs_mutation *m, size_t n)
+static int validate(lm_txn *txn, struct sch_table *t, const cs_mutation *m, size_t n)
 {
 	int rc;
 
@@ -72,18 +72,18 @@ static int validate(cs_txn *txn, struct sch_table *t, const cs_mutation *m, size
 }
 
 /* Find TABLE for writing ROW: the common checks of every write call. */
-static int write_begin(cs_txn *txn, const char *table, cs_bytes row, struct sch_table **t)
+static int write_begin(lm_txn *txn, const char *table, cs_bytes row, struct sch_table **t)
 {
-	int rc = store_txn_write_check(txn);
+	int rc = lm_txn_write_check(txn);
 	if (rc)
 		return rc;
 	if ((rc = check_row(row)))
 		return rc;
 	rc = sch_table_get(txn, table, t);
-	return rc == -ENOENT || !rc ? rc : store_txn_fail(txn, rc);
+	return rc == -ENOENT || !rc ? rc : lm_txn_fail(txn, rc);
 }
 
-int mut_mark_drops(cs_txn *txn, struct sch_table *t, cs_bytes row)
+int mut_mark_drops(lm_txn *txn, struct sch_table *t, cs_bytes row)
 {
 	int rc;
 	if (!t->ndrops)
@@ -97,7 +97,7 @@ int mut_mark_drops(cs_txn *txn, struct sch_table *t, cs_bytes row)
 			continue;
 		/* A row inside this range is written again: reads can no longer skip the range whole. */
 		if (!(v = mem_malloc(d->endn + 1)))
-			return store_txn_fail(txn, -ENOMEM);
+			return lm_txn_fail(txn, -ENOMEM);
 		v[0] = (uint8_t)((d->has_end ? 1 : 0) | 2);
 		memcpy(v + 1, d->end, d->endn);
 		rc = kv_put(txn->kv, d->xkey, d->xkeyn, v, d->endn + 1);
@@ -112,7 +112,7 @@ int mut_mark_drops(cs_txn *txn, struct sch_table *t, cs_bytes row)
 /* The value CS_ADD_TO_CELL writes at (ROW, F:Q, TS) of table T: INPUT merged into the visible cell there,
  * or INPUT if a read returns no cell there. OUT gets it, 8 bytes big-endian.
  * Errors: -EIO (the cell there is not 8 bytes long: a corrupt store), -ENOMEM, a read's errors. */
-static int add_value_at(cs_txn *txn, struct sch_table *t, cs_bytes row, const struct sch_family *f,
+static int add_value_at(lm_txn *txn, struct sch_table *t, cs_bytes row, const struct sch_family *f,
 			cs_bytes q, int64_t ts, int64_t input, uint8_t out[8])
 {
 	/* A scan decides visibility (GC policy, drops, the family's age) as every read does; the timestamp
@@ -121,13 +121,13 @@ static int add_value_at(cs_txn *txn, struct sch_table *t, cs_bytes row, const st
 	cs_read_opts o = { .row = &row, .ncolumns = 1, .columns = &sel, .ts_start = ts,
 			   .ts_end = ts == INT64_MAX ? CS_TS_MAX : ts + 1 };
 	const cs_row *r;
-	cs_scan *s;
+	lm_scan *s;
 	int64_t v = input;
-	int rc = cs_scan_open(txn, t->name, &o, &s);
+	int rc = lm_scan_open(txn, t->name, &o, &s);
 
 	if (rc)
 		return rc;
-	rc = cs_scan_next(s, &r);
+	rc = lm_scan_next(s, &r);
 	if (rc == 1) {
 		const cs_cell *c = &r->cells[0];
 		if (c->value.len != 8) {
@@ -137,7 +137,7 @@ static int add_value_at(cs_txn *txn, struct sch_table *t, cs_bytes row, const st
 			rc = 0;
 		}
 	}
-	cs_scan_close(s);
+	lm_scan_close(s);
 	if (rc < 0)
 		return rc;
 	key_put_u64(out, (uint64_t)v);
@@ -146,7 +146,7 @@ static int add_value_at(cs_txn *txn, struct sch_table *t, cs_bytes row, const st
 
 /* Delete every key that starts with the KN-byte prefix at K (kbuf), beginning at K itself; with
  * MIN_TS >= 0, stop at the first cell older than MIN_TS (cell keys sort newest first). */
-static int del_prefix(cs_txn *txn, size_t seekn, size_t pfxn, int64_t min_ts)
+static int del_prefix(lm_txn *txn, size_t seekn, size_t pfxn, int64_t min_ts)
 {
 	uint8_t *k = txn->kbuf;
 	kv_cursor *c;
@@ -173,7 +173,7 @@ static int del_prefix(cs_txn *txn, size_t seekn, size_t pfxn, int64_t min_ts)
 }
 
 /* Write the cell (ROW, FAMILY:Q, TS) = VALUE. */
-static int put_cell(cs_txn *txn, struct sch_table *t, cs_bytes row, const char *family, cs_bytes q, int64_t ts,
+static int put_cell(lm_txn *txn, struct sch_table *t, cs_bytes row, const char *family, cs_bytes q, int64_t ts,
 		    cs_bytes value)
 {
 	uint8_t *k = txn->kbuf;
@@ -182,7 +182,7 @@ static int put_cell(cs_txn *txn, struct sch_table *t, cs_bytes row, const char *
 	uint64_t seq;
 	int rc;
 
-	if ((rc = store_txn_seq(txn, &seq)) || (rc = mut_mark_drops(txn, t, row)))
+	if ((rc = lm_txn_seq(txn, &seq)) || (rc = mut_mark_drops(txn, t, row)))
 		return rc;
 	if ((rc = codec_encode(value.data, value.len, seq, &txn->scratch, &txn->scratch_cap, &rec, &recn)))
 		return rc;
@@ -190,7 +190,7 @@ static int put_cell(cs_txn *txn, struct sch_table *t, cs_bytes row, const char *
 	return kv_put(txn->kv, k, kn, rec, recn);
 }
 
-static int apply(cs_txn *txn, struct sch_table *t, cs_bytes row, const cs_mutation *m, int64_t now)
+static int apply(lm_txn *txn, struct sch_table *t, cs_bytes row, const cs_mutation *m, int64_t now)
 {
 	uint8_t *k = txn->kbuf, num[8];
 	size_t kn;
@@ -225,22 +225,22 @@ static int apply(cs_txn *txn, struct sch_table *t, cs_bytes row, const cs_mutati
 	return -EINVAL;
 }
 
-static int apply_all(cs_txn *txn, struct sch_table *t, cs_bytes row, const cs_mutation *m, size_t n)
+static int apply_all(lm_txn *txn, struct sch_table *t, cs_bytes row, const cs_mutation *m, size_t n)
 {
 	int64_t now = cs_now_us();
 	for (size_t i = 0; i < n; i++) {
 		int rc = apply(txn, t, row, &m[i], now);
 		if (rc)
-			return store_txn_fail(txn, rc);
+			return lm_txn_fail(txn, rc);
 	}
 	if (n && !t->heat_off) /* one write of the row, counted if TXN commits */
 		heat_pend_note(txn->st->heat, &txn->heat_w, t->name, row.data, row.len);
 	return 0;
 }
 
-int cs_row_mutate(cs_txn *txn, const char *table, cs_bytes row, const cs_mutation *m, size_t n)
+int lm_row_mutate(void *txn_, const char *table, cs_bytes row, const cs_mutation *m, size_t n)
 {
-	REMOTE_CALL(txn, row_mutate, table, row, m, n);
+	lm_txn *txn = txn_;
 	struct sch_table *t;
 	int rc = write_begin(txn, table, row, &t);
 	if (rc)
@@ -251,7 +251,7 @@ int cs_row_mutate(cs_txn *txn, const char *table, cs_bytes row, const cs_mutatio
 }
 
 /* The newest visible cell of a column, for ReadModifyWrite: (*TS = -1, empty) when there is none. */
-static int rmw_read(cs_txn *txn, struct sch_table *t, cs_bytes row, const char *family, cs_bytes q,
+static int rmw_read(lm_txn *txn, struct sch_table *t, cs_bytes row, const char *family, cs_bytes q,
 		    int64_t *ts, void **val, size_t *vlen)
 {
 	int rc = read_newest(txn, t, row, family, q, ts, val, vlen);
@@ -264,7 +264,7 @@ static int rmw_read(cs_txn *txn, struct sch_table *t, cs_bytes row, const char *
 	return rc;
 }
 
-static int rmw_write(cs_txn *txn, struct sch_table *t, cs_bytes row, const char *family, cs_bytes q,
+static int rmw_write(lm_txn *txn, struct sch_table *t, cs_bytes row, const char *family, cs_bytes q,
 		     int64_t newest, const void *v, size_t vn, int64_t *ts_out)
 {
 	int64_t now = cs_now_us();
@@ -275,7 +275,7 @@ static int rmw_write(cs_txn *txn, struct sch_table *t, cs_bytes row, const char 
 	return apply_all(txn, t, row, &m, 1);
 }
 
-static int rmw_begin(cs_txn *txn, const char *table, cs_bytes row, const char *family, cs_bytes q,
+static int rmw_begin(lm_txn *txn, const char *table, cs_bytes row, const char *family, cs_bytes q,
 		     struct sch_table **t)
 {
 	cs_mutation probe = { .op = CS_DELETE_COLUMN, .family = family, .qualifier = q };
@@ -284,7 +284,7 @@ static int rmw_begin(cs_txn *txn, const char *table, cs_bytes row, const char *f
 }
 
 /* rmw_begin() for a ReadModifyWrite, which writes plain cells: refused in an aggregate family. */
-static int rmw_plain_begin(cs_txn *txn, const char *table, cs_bytes row, const char *family, cs_bytes q,
+static int rmw_plain_begin(lm_txn *txn, const char *table, cs_bytes row, const char *family, cs_bytes q,
 			   struct sch_table **t)
 {
 	cs_mutation probe = { .op = CS_SET_CELL, .family = family, .qualifier = q };
@@ -292,10 +292,10 @@ static int rmw_plain_begin(cs_txn *txn, const char *table, cs_bytes row, const c
 	return rc ? rc : check_kind(*t, &probe);
 }
 
-int cs_rmw_append(cs_txn *txn, const char *table, cs_bytes row, const char *family, cs_bytes qualifier,
+int lm_rmw_append(void *txn_, const char *table, cs_bytes row, const char *family, cs_bytes qualifier,
 		  cs_bytes suffix, int64_t *ts)
 {
-	REMOTE_CALL(txn, rmw_append, table, row, family, qualifier, suffix, ts);
+	lm_txn *txn = txn_;
 	struct sch_table *t;
 	void *old, *nv;
 	size_t oldn;
@@ -305,14 +305,14 @@ int cs_rmw_append(cs_txn *txn, const char *table, cs_bytes row, const char *fami
 	if (rc)
 		return rc;
 	if ((rc = rmw_read(txn, t, row, family, qualifier, &oldts, &old, &oldn)))
-		return store_txn_fail(txn, rc);
+		return lm_txn_fail(txn, rc);
 	if (oldn + suffix.len > txn->st->max_value) {
 		free(old);
 		return -EFBIG;
 	}
 	if (!(nv = mem_realloc(old, oldn + suffix.len + 1))) {
 		free(old);
-		return store_txn_fail(txn, -ENOMEM);
+		return lm_txn_fail(txn, -ENOMEM);
 	}
 	if (suffix.len)
 		memcpy((uint8_t *)nv + oldn, suffix.data, suffix.len);
@@ -321,10 +321,10 @@ int cs_rmw_append(cs_txn *txn, const char *table, cs_bytes row, const char *fami
 	return rc;
 }
 
-int cs_rmw_increment(cs_txn *txn, const char *table, cs_bytes row, const char *family,
+int lm_rmw_increment(void *txn_, const char *table, cs_bytes row, const char *family,
 		     cs_bytes qualifier, int64_t delta, int64_t *result)
 {
-	REMOTE_CALL(txn, rmw_increment, table, row, family, qualifier, delta, result);
+	lm_txn *txn = txn_;
 	struct sch_table *t;
 	void *old;
 	size_t oldn;
@@ -336,7 +336,7 @@ int cs_rmw_increment(cs_txn *txn, const char *table, cs_bytes row, const char *f
 	if (rc)
 		return rc;
 	if ((rc = rmw_read(txn, t, row, family, qualifier, &oldts, &old, &oldn)))
-		return store_txn_fail(txn, rc);
+		return lm_txn_fail(txn, rc);
 	if (old && oldn != 8) {
 		free(old);
 		return -EINVAL;
@@ -351,11 +351,11 @@ int cs_rmw_increment(cs_txn *txn, const char *table, cs_bytes row, const char *f
 	return rmw_write(txn, t, row, family, qualifier, oldts, nv, 8, NULL);
 }
 
-int cs_check_and_mutate(cs_txn *txn, const char *table, cs_bytes row, const cs_predicate *pred,
+int lm_check_and_mutate(void *txn_, const char *table, cs_bytes row, const cs_predicate *pred,
 			const cs_mutation *true_m, size_t n_true, const cs_mutation *false_m, size_t n_false,
 			bool *matched)
 {
-	REMOTE_CALL(txn, check_and_mutate, table, row, pred, true_m, n_true, false_m, n_false, matched);
+	lm_txn *txn = txn_;
 	struct sch_table *t;
 	void *val;
 	size_t vn;
@@ -368,7 +368,7 @@ int cs_check_and_mutate(cs_txn *txn, const char *table, cs_bytes row, const cs_p
 	if ((rc = validate(txn, t, true_m, n_true)) || (rc = validate(txn, t, false_m, n_false)))
 		return rc;
 	if ((rc = rmw_read(txn, t, row, pred->family, pred->qualifier, &ts, &val, &vn)))
-		return store_txn_fail(txn, rc);
+		return lm_txn_fail(txn, rc);
 	ok = ts >= 0 && (!pred->value_equals ||
 			 (pred->value_equals->len == vn && (!vn || !memcmp(val, pred->value_equals->data, vn))));
 	free(val);
@@ -377,33 +377,33 @@ int cs_check_and_mutate(cs_txn *txn, const char *table, cs_bytes row, const cs_p
 	return ok ? apply_all(txn, t, row, true_m, n_true) : apply_all(txn, t, row, false_m, n_false);
 }
 
-int cs_drop_prefix(cs_txn *txn, const char *table, cs_bytes prefix)
+int lm_drop_prefix(void *txn_, const char *table, cs_bytes prefix)
 {
-	REMOTE_CALL(txn, drop_prefix, table, prefix);
+	lm_txn *txn = txn_;
 	struct sch_table *t;
 	uint8_t *k = txn->kbuf, *v;
 	size_t kn, endn;
 	uint64_t seq;
-	int rc = store_txn_write_check(txn);
+	int rc = lm_txn_write_check(txn);
 
 	if (rc)
 		return rc;
 	if ((rc = sch_table_get(txn, table, &t)))
-		return rc == -ENOENT ? rc : store_txn_fail(txn, rc);
+		return rc == -ENOENT ? rc : lm_txn_fail(txn, rc);
 	if (prefix.len > CS_MAX_ROW_KEY)
 		return -ENAMETOOLONG;
 	if (!prefix.len) {
-		/* Every row: the table moves to a fresh id; the old id's cells are left for cs_gc(). */
+		/* Every row: the table moves to a fresh id; the old id's cells are left for lm_gc(). */
 		if ((rc = sch_new_table_id(txn, &t->id)))
 			return rc;
 		t->ndrops = 0;
 		t->drops_loaded = false;
 		return sch_table_put(txn, t);
 	}
-	if ((rc = store_txn_seq_bump(txn, &seq)))
-		return store_txn_fail(txn, rc);
+	if ((rc = lm_txn_seq_bump(txn, &seq)))
+		return lm_txn_fail(txn, rc);
 	if (!(v = mem_malloc(prefix.len + 1)))
-		return store_txn_fail(txn, -ENOMEM);
+		return lm_txn_fail(txn, -ENOMEM);
 	memcpy(v + 1, prefix.data, prefix.len);
 	endn = prefix.len;
 	while (endn && v[endn] == 0xFF)
@@ -418,7 +418,7 @@ int cs_drop_prefix(cs_txn *txn, const char *table, cs_bytes prefix)
 	rc = kv_put(txn->kv, k, kn + 8, v, endn + 1);
 	free(v);
 	if (rc)
-		return store_txn_fail(txn, rc);
+		return lm_txn_fail(txn, rc);
 	t->ndrops++;
 	t->drops_loaded = false;
 	return sch_table_put(txn, t);
@@ -426,10 +426,10 @@ int cs_drop_prefix(cs_txn *txn, const char *table, cs_bytes prefix)
 
 /* ---- moving rows ---- */
 
-/* The state of cs_move_prefix(): a walk over the cells under one key prefix, deciding each cell's
+/* The state of lm_move_prefix(): a walk over the cells under one key prefix, deciding each cell's
  * visibility as a read does (vis_cell(), per column in key order), and what the callbacks need. */
 struct mv {
-	cs_txn *txn;
+	lm_txn *txn;
 	struct sch_table *t;
 	kv_cursor *c;
 	int64_t now;
@@ -567,7 +567,7 @@ static int mv_clear_dest(struct mv *m, size_t kn, size_t row_end, const void *v,
  * of the destination made before the move do not hide it); delete a hidden one. */
 static int mv_move(struct mv *m, size_t kn, size_t row_end, const void *v, size_t vn, bool visible)
 {
-	cs_txn *txn = m->txn;
+	lm_txn *txn = m->txn;
 	int rc;
 
 	if (m->new_row) {
@@ -625,24 +625,23 @@ static size_t mv_prefix(uint8_t *out, uint32_t tid, cs_bytes r, char delim, bool
 	return n + key_esc(out + n, tmp, r.len + 1);
 }
 
-int cs_move_prefix(cs_txn *txn, const char *table, cs_bytes from, cs_bytes to, uint64_t max_cells,
+int lm_move_prefix(void *txn_, const char *table, cs_bytes from, cs_bytes to, uint64_t max_cells,
 		   uint64_t *moved)
 {
-	if (txn->st->be)
-		return -EXDEV; /* (no CS_CAP_MOVE) */
+	lm_txn *txn = txn_;
 	struct sch_table *t;
 	struct mv m = { 0 };
 	/* Prefixes: source row, source subtree, destination row, destination subtree. */
 	size_t pn[4], pcap = 5 + 2 * (CS_MAX_ROW_KEY + 1) + 2;
 	uint8_t *pfx[4], *mem;
-	int rc = store_txn_write_check(txn);
+	int rc = lm_txn_write_check(txn);
 
 	if (moved)
 		*moved = 0;
 	if (rc)
 		return rc;
 	if ((rc = sch_table_get(txn, table, &t)))
-		return rc == -ENOENT ? rc : store_txn_fail(txn, rc);
+		return rc == -ENOENT ? rc : lm_txn_fail(txn, rc);
 	if (!from.len || !to.len)
 		return -EINVAL;
 	if (row_under(to, from, t->delim) || row_under(from, to, t->delim))
@@ -650,9 +649,9 @@ int cs_move_prefix(cs_txn *txn, const char *table, cs_bytes from, cs_bytes to, u
 	if (from.len > CS_MAX_ROW_KEY || to.len > CS_MAX_ROW_KEY)
 		return -ENAMETOOLONG;
 	if ((rc = sch_drops_load(txn, t)))
-		return store_txn_fail(txn, rc);
+		return lm_txn_fail(txn, rc);
 	if (!(mem = mem_malloc(5 * (size_t)KEY_MAX + CS_MAX_ROW_KEY + 1 + 4 * pcap)))
-		return store_txn_fail(txn, -ENOMEM);
+		return lm_txn_fail(txn, -ENOMEM);
 	m.txn = txn;
 	m.t = t;
 	m.now = cs_now_us();
@@ -679,15 +678,15 @@ int cs_move_prefix(cs_txn *txn, const char *table, cs_bytes from, cs_bytes to, u
 		goto out; /* nothing visible to move: leave everything as it is */
 	/* Write: from here any failure fails the transaction. */
 	m.count = 0;
-	if ((rc = store_txn_seq(txn, &m.seq)) || (rc = mv_walk(&m, pfx[2], pn[2], mv_clear_dest)) ||
+	if ((rc = lm_txn_seq(txn, &m.seq)) || (rc = mv_walk(&m, pfx[2], pn[2], mv_clear_dest)) ||
 	    (rc = mv_walk(&m, pfx[3], pn[3], mv_clear_dest)) || (rc = mv_walk(&m, pfx[0], pn[0], mv_move)) ||
 	    (rc = mv_walk(&m, pfx[1], pn[1], mv_move)))
-		store_txn_fail(txn, rc);
+		lm_txn_fail(txn, rc);
 out:
 	kv_cursor_close(m.c);
 	free(mem);
 	if (rc && rc != -EEXIST && rc != -EXDEV && rc != -ENAMETOOLONG)
-		store_txn_fail(txn, rc); /* (the validation errors above leave the transaction usable) */
+		lm_txn_fail(txn, rc); /* (the validation errors above leave the transaction usable) */
 	if (!rc && moved)
 		*moved = m.count;
 	return rc;

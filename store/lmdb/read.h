@@ -6,13 +6,14 @@
 #include <stdint.h>
 
 #include "cellstore.h"
+#include "lm_types.h"
 
 struct sch_table;
 
 /* The newest visible cell of column (ROW, FAMILY:Q) of table T (loaded in TXN): *TS its timestamp, *VAL
  * (VLEN bytes) a copy of its value, which the caller frees (free()). Errors: -ENOENT (no visible cell),
  * -ENOMEM, a read's errors. */
-int read_newest(cs_txn *txn, struct sch_table *t, cs_bytes row, const char *family, cs_bytes q,
+int read_newest(lm_txn *txn, struct sch_table *t, cs_bytes row, const char *family, cs_bytes q,
 		int64_t *ts, void **val, size_t *vlen);
 
 #endif

@@ -1,4 +1,4 @@
-/* restore.h — what cs_gc() needs of restores in progress (restore.c): a restore writes each table under a
+/* restore.h — what lm_gc() needs of restores in progress (restore.c): a restore writes each table under a
  * fresh id with no table record until its last transaction, and records that id as staged. */
 #ifndef CELLFS_RESTORE_H
 #define CELLFS_RESTORE_H
@@ -7,10 +7,11 @@
 #include <stdint.h>
 
 #include "cellstore.h"
+#include "lm_types.h"
 
-/* The table ids of restores in progress (their staging tables), which cs_gc() must not collect as a
+/* The table ids of restores in progress (their staging tables), which lm_gc() must not collect as a
  * deleted table's: *IDS (N of them), which the caller frees. In a write TXN, records of restores whose
  * process is gone are deleted (and left out). Errors: -ENOMEM, a read's or write's errors. */
-int restore_live_ids(cs_txn *txn, uint32_t **ids, size_t *n);
+int restore_live_ids(lm_txn *txn, uint32_t **ids, size_t *n);
 
 #endif

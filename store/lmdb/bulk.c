@@ -1,6 +1,6 @@
 /* bulk.c — loading many cells into one table in one transaction (cs_bulk_*), for imports and restores.
  *
- * A cs_row_mutate() per cell would look the table and family up, check drops and search the B-tree for
+ * A lm_row_mutate() per cell would look the table and family up, check drops and search the B-tree for
  * every cell. A bulk loader does the lookups once, marks dropped ranges once per row, and when keys come
  * in increasing order past the end of everything stored (a new table filled in key order: the usual
  * import or restore) appends them with kv_append(), which fills pages whole. Anything else (unsorted
@@ -17,11 +17,10 @@
 #include "mem.h"
 #include "mutate.h"
 #include "schema.h"
-#include "store.h"
+#include "lm.h"
 
-struct cs_bulk {
-	cs_txn *txn;
-	void *impl;       /* a remote store's: the backend's loader (and nothing else here is used) */
+struct lm_bulk {
+	lm_txn *txn;
 	struct sch_table *t;
 	const struct sch_family *fam; /* the family of the last put, checked again by name */
 	uint64_t seq;
@@ -34,68 +33,50 @@ struct cs_bulk {
 	cs_bulk_stats stats;
 };
 
-int cs_bulk_open(cs_txn *txn, const char *table, cs_bulk **out)
+int lm_bulk_open(lm_txn *txn, const char *table, lm_bulk **out)
 {
-	cs_bulk *b;
-	int rc = store_txn_write_check(txn);
+	lm_bulk *b;
+	int rc = lm_txn_write_check(txn);
 
 	if (rc)
 		return rc;
-	if (txn->st->be) {
-		if (!txn->st->be->bulk_open)
-			return -EOPNOTSUPP;
-		if (!(b = mem_calloc(1, sizeof(*b))))
-			return -ENOMEM;
-		if ((rc = txn->st->be->bulk_open(txn->impl, table, &b->impl))) {
-			free(b);
-			return rc;
-		}
-		b->txn = txn;
-		*out = b;
-		return 0;
-	}
 	if (!(b = mem_calloc(1, sizeof(*b))) || !(b->top = mem_malloc(KEY_MAX))) {
 		free(b);
-		return store_txn_fail(txn, -ENOMEM);
+		return lm_txn_fail(txn, -ENOMEM);
 	}
 	b->txn = txn;
-	if ((rc = sch_table_get(txn, table, &b->t)) || (rc = store_txn_seq(txn, &b->seq))) {
-		cs_bulk_close(b);
-		return rc == -ENOENT ? rc : store_txn_fail(txn, rc);
+	if ((rc = sch_table_get(txn, table, &b->t)) || (rc = lm_txn_seq(txn, &b->seq))) {
+		lm_bulk_close(b);
+		return rc == -ENOENT ? rc : lm_txn_fail(txn, rc);
 	}
 	*out = b;
 	return 0;
 }
 
-void cs_bulk_close(cs_bulk *b)
+void lm_bulk_close(void *b_)
 {
+	lm_bulk *b = b_;
 	if (!b)
 		return;
-	if (b->impl)
-		b->txn->st->be->bulk_close(b->impl);
 	free(b->top);
 	free(b->row);
 	free(b);
 }
 
-void cs_bulk_get_stats(const cs_bulk *b, cs_bulk_stats *stats)
+void lm_bulk_get_stats(const void *b_, cs_bulk_stats *stats)
 {
-	if (b->impl) {
-		b->txn->st->be->bulk_get_stats(b->impl, stats);
-		return;
-	}
+	const lm_bulk *b = b_;
 	*stats = b->stats;
 }
 
-int cs_bulk_flush(cs_bulk *b)
+int lm_bulk_flush(void *b_)
 {
-	if (b->impl)
-		return b->txn->st->be->bulk_flush ? b->txn->st->be->bulk_flush(b->impl) : 0;
-	return store_txn_write_check(b->txn);
+	lm_bulk *b = b_;
+	return lm_txn_write_check(b->txn);
 }
 
 /* Learn the greatest key stored, after an append was refused. */
-static int learn_top(cs_bulk *b)
+static int learn_top(lm_bulk *b)
 {
 	kv_cursor *c;
 	const void *k;
@@ -114,7 +95,7 @@ static int learn_top(cs_bulk *b)
 }
 
 /* Store key K (KN bytes) with record REC, appending when it sorts after everything stored. */
-static int store(cs_bulk *b, const uint8_t *k, size_t kn, const void *rec, size_t recn)
+static int store(lm_bulk *b, const uint8_t *k, size_t kn, const void *rec, size_t recn)
 {
 	bool above = b->topn == 0 || kv_key_cmp(k, kn, b->top, b->topn) > 0;
 	int rc;
@@ -145,7 +126,7 @@ raise_top:
 	return 0;
 }
 
-static int new_row(cs_bulk *b, cs_bytes row)
+static int new_row(lm_bulk *b, cs_bytes row)
 {
 	int rc;
 
@@ -154,7 +135,7 @@ static int new_row(cs_bulk *b, cs_bytes row)
 	if (row.len > b->rowcap) {
 		uint8_t *p = mem_realloc(b->row, row.len);
 		if (!p)
-			return store_txn_fail(b->txn, -ENOMEM);
+			return lm_txn_fail(b->txn, -ENOMEM);
 		b->row = p;
 		b->rowcap = row.len;
 	}
@@ -168,16 +149,15 @@ static int new_row(cs_bulk *b, cs_bytes row)
 	return 0;
 }
 
-int cs_bulk_put(cs_bulk *b, cs_bytes row, const char *family, cs_bytes qualifier, int64_t ts, cs_bytes value)
+int lm_bulk_put(void *b_, cs_bytes row, const char *family, cs_bytes qualifier, int64_t ts, cs_bytes value)
 {
-	cs_txn *txn = b->txn;
+	lm_bulk *b = b_;
+	lm_txn *txn = b->txn;
 	const void *rec;
 	size_t kn, recn;
 	int rc;
 
-	if (b->impl)
-		return txn->st->be->bulk_put(b->impl, row, family, qualifier, ts, value);
-	if ((rc = store_txn_write_check(txn)))
+	if ((rc = lm_txn_write_check(txn)))
 		return rc;
 	if (row.len == 0 || (ts < 0 && ts != CS_TS_NOW))
 		return -EINVAL;
@@ -196,11 +176,11 @@ int cs_bulk_put(cs_bulk *b, cs_bytes row, const char *family, cs_bytes qualifier
 	if (ts == CS_TS_NOW)
 		ts = cs_now_us();
 	if ((rc = new_row(b, row)))
-		return store_txn_fail(txn, rc);
+		return lm_txn_fail(txn, rc);
 	if ((rc = codec_encode(value.data, value.len, b->seq, &txn->scratch, &txn->scratch_cap, &rec, &recn)))
-		return store_txn_fail(txn, rc);
+		return lm_txn_fail(txn, rc);
 	kn = key_cell(txn->kbuf, b->t->id, row, b->fam->name, qualifier, ts);
 	if ((rc = store(b, txn->kbuf, kn, rec, recn)))
-		return store_txn_fail(txn, rc);
+		return lm_txn_fail(txn, rc);
 	return 0;
 }

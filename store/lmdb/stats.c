@@ -1,6 +1,6 @@
-/* stats.c — cs_table_stats_get(): one pass over a table's stored cells, counting what reads return
- * (rows, cells, raw and stored bytes per family) and what they no longer do (garbage awaiting cs_gc()).
- * Visibility is decided by vis.c, as for reads and cs_gc(). */
+/* stats.c — lm_table_stats_get(): one pass over a table's stored cells, counting what reads return
+ * (rows, cells, raw and stored bytes per family) and what they no longer do (garbage awaiting lm_gc()).
+ * Visibility is decided by vis.c, as for reads and lm_gc(). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,7 @@
 #include "keys.h"
 #include "mem.h"
 #include "schema.h"
-#include "store.h"
+#include "lm.h"
 #include "vis.h"
 
 void cs_table_stats_free(cs_table_stats *s)
@@ -23,10 +23,9 @@ void cs_table_stats_free(cs_table_stats *s)
 	free(s);
 }
 
-int cs_table_stats_get(cs_txn *txn, const char *table, cs_table_stats **out)
+int lm_table_stats_get(void *txn_, const char *table, cs_table_stats **out)
 {
-	if (txn->st->be)
-		return -EOPNOTSUPP; /* (no CS_CAP_MAINT) */
+	lm_txn *txn = txn_;
 	struct sch_table *t;
 	cs_table_stats *s;
 	kv_cursor *c = NULL;

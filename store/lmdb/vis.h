@@ -1,7 +1,7 @@
 /* vis.h — visibility: the one place that decides whether a stored cell is what a read returns. A cell is
  * visible only if its family is in the schema and not newer than the cell (a family deleted and created
  * again), no dropped range written after it covers its row, and its family's GC policy has not collected
- * it, whether or not cs_gc() has removed it yet. Reads, moves, cs_gc() and stats all judge by it. */
+ * it, whether or not lm_gc() has removed it yet. Reads, moves, lm_gc() and stats all judge by it. */
 #ifndef CELLFS_VIS_H
 #define CELLFS_VIS_H
 
@@ -34,7 +34,7 @@ static inline bool vis_cell(const struct sch_family *f, bool never, uint64_t seq
 	return never || !gcp_collects(f->policy, v, ts, now);
 }
 
-/* A walk over a table's stored cells in key order that needs each one's visibility (cs_gc(), stats): the
+/* A walk over a table's stored cells in key order that needs each one's visibility (lm_gc(), stats): the
  * row and column it is in. Set t, now and col (a key-sized buffer such as txn->kbuf2); the rest zero. */
 struct key_parts;
 struct vis_walk {

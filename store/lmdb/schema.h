@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "cellstore.h"
+#include "lm_types.h"
 #include "gcpolicy.h"
 
 /* A dropped row range [start, end) of a table: hides cells written before it (seq < its seq). "dirty"
@@ -51,7 +52,7 @@ struct sch_table {
 	size_t recn;
 };
 
-/* The parsed tables a store keeps between transactions (embedded in struct cs_store). */
+/* The parsed tables a store keeps between transactions (embedded in struct lm_store). */
 struct sch_spares {
 	pthread_mutex_t lock;
 	struct sch_table *list;
@@ -62,24 +63,24 @@ void sch_spares_release(struct sch_spares *sp);
 
 /* *OUT = the schema of table NAME, valid until TXN ends. Errors: -ENOENT (no such table, or a name no
  * table can have), -EIO (a damaged record), -ENOMEM, a read's errors. */
-int sch_table_get(cs_txn *txn, const char *name, struct sch_table **out);
+int sch_table_get(lm_txn *txn, const char *name, struct sch_table **out);
 
 /* The family NAME of T, or NULL. */
 struct sch_family *sch_family_find(const struct sch_table *t, const char *name);
 
 /* For a change to family FAMILY of TABLE in the write transaction TXN: *T and *F, valid until TXN ends.
  * Errors: -EROFS or TXN's earlier error, -ENOENT (no such table or family); a read's errors fail TXN. */
-int sch_family_get(cs_txn *txn, const char *table, const char *family, struct sch_table **t,
+int sch_family_get(lm_txn *txn, const char *table, const char *family, struct sch_table **t,
 		   struct sch_family **f);
 
 /* Load T's dropped ranges into t->drops (once per transaction). Errors: -EIO, -ENOMEM, a read's. */
-int sch_drops_load(cs_txn *txn, struct sch_table *t);
+int sch_drops_load(lm_txn *txn, struct sch_table *t);
 
 /* Write T's record (after the caller changed T). A failure fails TXN. */
-int sch_table_put(cs_txn *txn, struct sch_table *t);
+int sch_table_put(lm_txn *txn, struct sch_table *t);
 
 /* Allocate a table id (never reused). A failure fails TXN: -ENOSPC (ids exhausted), -EIO, a write's. */
-int sch_new_table_id(cs_txn *txn, uint32_t *id);
+int sch_new_table_id(lm_txn *txn, uint32_t *id);
 
 /* Parse policy GC (NULL: "never") into *P and its canonical text *CANON; the caller frees both (gcp_free,
  * free). Errors: -EINVAL (bad syntax), -ENOMEM. */
@@ -87,10 +88,10 @@ int sch_policy_parse(const char *gc, gcp **p, char **canon);
 
 /* Give family F of T the policy P (text CANON), taking ownership of both, and write T's record. A
  * failure fails TXN. */
-int sch_family_set_policy(cs_txn *txn, struct sch_table *t, struct sch_family *f, gcp *p, char *canon);
+int sch_family_set_policy(lm_txn *txn, struct sch_table *t, struct sch_family *f, gcp *p, char *canon);
 
 /* End TXN's use of its parsed tables. KEEP (a read-only transaction, or a committed one): those still as
  * read go to the store's spares, for sch_table_get() to reuse when it reads the same record again. */
-void sch_cache_release(cs_txn *txn, bool keep);
+void sch_cache_release(lm_txn *txn, bool keep);
 
 #endif

@@ -1,7 +1,7 @@
 /* schema.c — tables and column families: names, GC policies, delimiters, table ids. A table's record
  * holds its whole schema; it is read once per transaction and cached, and parsed again only when its
  * bytes have changed since a transaction before (spares, below). Deleting a table or a family is
- * O(1): the data is left invisible (unknown table id, or cells older than the family) for cs_gc(). */
+ * O(1): the data is left invisible (unknown table id, or cells older than the family) for lm_gc(). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +12,7 @@
 #include "heat.h"
 #include "keys.h"
 #include "mem.h"
-#include "store.h"
+#include "lm.h"
 
 /* Record versions: 1 has no creation time; 2 has one; 3 adds a value type per family; 4 is 3 followed
  * by a varint of table flags (TF_*). A table is written as 4 only when a flag is set, else as 3 only
@@ -81,7 +81,7 @@ void sch_spares_release(struct sch_spares *sp)
 	pthread_mutex_destroy(&sp->lock);
 }
 
-void sch_cache_release(cs_txn *txn, bool keep)
+void sch_cache_release(lm_txn *txn, bool keep)
 {
 	struct sch_spares *sp = &txn->st->spares;
 	while (txn->tables) {
@@ -227,7 +227,7 @@ fail:
 	return rc;
 }
 
-int sch_table_put(cs_txn *txn, struct sch_table *t)
+int sch_table_put(lm_txn *txn, struct sch_table *t)
 {
 	size_t cap = 24, n = 18;
 	uint8_t *v, *k = txn->kbuf2;
@@ -240,7 +240,7 @@ int sch_table_put(cs_txn *txn, struct sch_table *t)
 	}
 	typed |= t->heat_off;
 	if (!(v = mem_malloc(cap + 10)))
-		return store_txn_fail(txn, -ENOMEM);
+		return lm_txn_fail(txn, -ENOMEM);
 	v[0] = t->heat_off ? REC_VERSION_FLAGS : typed ? REC_VERSION_TYPED : REC_VERSION;
 	key_put_u32(v + 1, t->id);
 	v[5] = (uint8_t)t->delim;
@@ -265,10 +265,10 @@ int sch_table_put(cs_txn *txn, struct sch_table *t)
 	free(v);
 	free(t->rec); /* changed: never a spare (an abort would leave it unlike its record) */
 	t->rec = NULL;
-	return store_txn_fail(txn, rc);
+	return lm_txn_fail(txn, rc);
 }
 
-int sch_table_get(cs_txn *txn, const char *name, struct sch_table **out)
+int sch_table_get(lm_txn *txn, const char *name, struct sch_table **out)
 {
 	struct sch_table *t;
 	const void *v;
@@ -317,7 +317,7 @@ struct sch_family *sch_family_find(const struct sch_table *t, const char *name)
 
 /* ---- tables ---- */
 
-static int next_table_id(cs_txn *txn, uint32_t *id)
+static int next_table_id(lm_txn *txn, uint32_t *id)
 {
 	const void *v;
 	size_t vn;
@@ -335,9 +335,9 @@ static int next_table_id(cs_txn *txn, uint32_t *id)
 	return kv_put(txn->kv, META_NEXT_ID, sizeof(META_NEXT_ID) - 1, nv, 4);
 }
 
-int sch_new_table_id(cs_txn *txn, uint32_t *id)
+int sch_new_table_id(lm_txn *txn, uint32_t *id)
 {
-	return store_txn_fail(txn, next_table_id(txn, id));
+	return lm_txn_fail(txn, next_table_id(txn, id));
 }
 
 /* INFO's families as a schema's: names and value types checked, policies parsed, sorted by name. Each
@@ -372,11 +372,11 @@ static int families_from_info(const cs_table_info *info, struct sch_table *t)
 	return 0;
 }
 
-int cs_table_create_as(cs_txn *txn, const cs_table_info *info)
+int lm_table_create_as(void *txn_, const cs_table_info *info)
 {
-	REMOTE_CALL(txn, table_create_as, info);
+	lm_txn *txn = txn_;
 	struct sch_table *t, *old;
-	int rc = store_txn_write_check(txn);
+	int rc = lm_txn_write_check(txn);
 
 	if (rc)
 		return rc;
@@ -384,15 +384,15 @@ int cs_table_create_as(cs_txn *txn, const cs_table_info *info)
 		return -EINVAL;
 	if (!(t = mem_calloc(1, sizeof(*t))) || !(t->name = mem_strdup(info->name))) {
 		free(t);
-		return store_txn_fail(txn, -ENOMEM);
+		return lm_txn_fail(txn, -ENOMEM);
 	}
 	if ((rc = families_from_info(info, t))) {
 		table_free(t);
-		return rc == -ENOMEM ? store_txn_fail(txn, rc) : rc;
+		return rc == -ENOMEM ? lm_txn_fail(txn, rc) : rc;
 	}
 	if ((rc = sch_table_get(txn, info->name, &old)) != -ENOENT) {
 		table_free(t);
-		return !rc ? -EEXIST : store_txn_fail(txn, rc);
+		return !rc ? -EEXIST : lm_txn_fail(txn, rc);
 	}
 	t->delim = info->delim ? info->delim : CS_DEFAULT_DELIM;
 	t->created = info->created ? info->created : cs_now_us();
@@ -406,25 +406,18 @@ int cs_table_create_as(cs_txn *txn, const cs_table_info *info)
 	return 0;
 }
 
-int cs_table_create(cs_txn *txn, const char *name, char delim)
+int lm_table_delete(void *txn_, const char *name)
 {
-	const cs_table_info info = { .name = (char *)name, .delim = delim };
-
-	return cs_table_create_as(txn, &info);
-}
-
-int cs_table_delete(cs_txn *txn, const char *name)
-{
-	REMOTE_CALL(txn, table_delete, name);
+	lm_txn *txn = txn_;
 	struct sch_table *t, **pp;
-	int rc = store_txn_write_check(txn);
+	int rc = lm_txn_write_check(txn);
 
 	if (rc)
 		return rc;
 	if ((rc = sch_table_get(txn, name, &t)))
-		return rc == -ENOENT ? rc : store_txn_fail(txn, rc);
+		return rc == -ENOENT ? rc : lm_txn_fail(txn, rc);
 	if ((rc = kv_del(txn->kv, txn->kbuf2, table_key(txn->kbuf2, name))))
-		return store_txn_fail(txn, rc);
+		return lm_txn_fail(txn, rc);
 	for (pp = &txn->tables; *pp != t; pp = &(*pp)->next)
 		;
 	*pp = t->next;
@@ -435,39 +428,38 @@ int cs_table_delete(cs_txn *txn, const char *name)
 /* Renaming rewrites only the 'T' record: cells ('d') and drop records ('X') are keyed by the table id,
  * which the table keeps. The schema cache entry (the one index of tables by name) is renamed in place,
  * so scans already open in TXN go on, and the old name misses the cache and the store alike. */
-int cs_table_rename(cs_txn *txn, const char *from, const char *to)
+int lm_table_rename(void *txn_, const char *from, const char *to)
 {
-	if (txn->st->be)
-		return -EXDEV; /* (no CS_CAP_TABLE_RENAME) */
+	lm_txn *txn = txn_;
 	struct sch_table *t, *u;
 	char *name;
-	int rc = store_txn_write_check(txn);
+	int rc = lm_txn_write_check(txn);
 
 	if (rc)
 		return rc;
 	if ((rc = sch_table_get(txn, from, &t)))
-		return rc == -ENOENT ? rc : store_txn_fail(txn, rc);
+		return rc == -ENOENT ? rc : lm_txn_fail(txn, rc);
 	if (cs_check_table_name(to))
 		return -EINVAL;
 	rc = sch_table_get(txn, to, &u);
 	if (!rc)
 		return -EEXIST;
 	if (rc != -ENOENT)
-		return store_txn_fail(txn, rc);
+		return lm_txn_fail(txn, rc);
 	if (!(name = mem_strdup(to)))
-		return store_txn_fail(txn, -ENOMEM);
+		return lm_txn_fail(txn, -ENOMEM);
 	if ((rc = kv_del(txn->kv, txn->kbuf2, table_key(txn->kbuf2, t->name)))) {
 		free(name);
-		return store_txn_fail(txn, rc);
+		return lm_txn_fail(txn, rc);
 	}
 	free(t->name);
 	t->name = name;
 	return sch_table_put(txn, t);
 }
 
-int cs_table_list(cs_txn *txn, char ***names, size_t *n)
+int lm_table_list(void *txn_, char ***names, size_t *n)
 {
-	REMOTE_CALL(txn, table_list, names, n);
+	lm_txn *txn = txn_;
 	kv_cursor *c;
 	char **v = NULL;
 	size_t cnt = 0, cap = 0;
@@ -506,21 +498,9 @@ int cs_table_list(cs_txn *txn, char ***names, size_t *n)
 	return 0;
 }
 
-static int table_info_get(cs_txn *txn, const char *name, cs_table_info **out);
-
-int cs_table_info_get(cs_txn *txn, const char *name, cs_table_info **out)
+int lm_table_info_get(void *txn_, const char *name, cs_table_info **out)
 {
-	const struct cs_backend *be = txn->st->be;
-	int rc = !be ? table_info_get(txn, name, out)
-		 : be->table_info_get ? be->table_info_get(txn->impl, name, out) : -EOPNOTSUPP;
-	/* An as-of store: nothing there is newer than its time, the table's creation neither */
-	if (!rc && txn->st->asof && (*out)->created > txn->st->asof_us)
-		(*out)->created = txn->st->asof_us;
-	return rc;
-}
-
-static int table_info_get(cs_txn *txn, const char *name, cs_table_info **out)
-{
+	lm_txn *txn = txn_;
 	struct sch_table *t;
 	cs_table_info *info;
 	int rc = sch_table_get(txn, name, &t);
@@ -549,17 +529,16 @@ nomem:
 	return -ENOMEM;
 }
 
-int cs_table_set_keyviz(cs_txn *txn, const char *table, bool on)
+int lm_table_set_keyviz(void *txn_, const char *table, bool on)
 {
+	lm_txn *txn = txn_;
 	struct sch_table *t;
 	int rc;
 
-	if (txn->st->be)
-		return -EOPNOTSUPP; /* (Cloud Bigtable has its own Key Visualizer) */
-	if ((rc = store_txn_write_check(txn)))
+	if ((rc = lm_txn_write_check(txn)))
 		return rc;
 	if ((rc = sch_table_get(txn, table, &t)))
-		return rc == -ENOENT ? rc : store_txn_fail(txn, rc);
+		return rc == -ENOENT ? rc : lm_txn_fail(txn, rc);
 	if (t->heat_off == !on)
 		return 0;
 	t->heat_off = !on;
@@ -582,40 +561,35 @@ int sch_policy_parse(const char *gc, gcp **p, char **canon)
 	return 0;
 }
 
-int cs_family_create(cs_txn *txn, const char *table, const char *family, const char *gc)
-{
-	return cs_family_create_typed(txn, table, family, gc, CS_TYPE_BYTES);
-}
-
-int cs_family_create_typed(cs_txn *txn, const char *table, const char *family, const char *gc,
+int lm_family_create_typed(void *txn_, const char *table, const char *family, const char *gc,
 			   cs_value_type type)
 {
-	REMOTE_CALL(txn, family_create_typed, table, family, gc, type);
+	lm_txn *txn = txn_;
 	struct sch_table *t;
 	struct sch_family nf = { 0 }, *fam;
 	size_t i;
-	int rc = store_txn_write_check(txn);
+	int rc = lm_txn_write_check(txn);
 
 	if (rc)
 		return rc;
 	if (cs_check_family_name(family) || !agg_type_valid(type))
 		return -EINVAL;
 	if ((rc = sch_table_get(txn, table, &t)))
-		return rc == -ENOENT ? rc : store_txn_fail(txn, rc);
+		return rc == -ENOENT ? rc : lm_txn_fail(txn, rc);
 	if (sch_family_find(t, family))
 		return -EEXIST;
 	if ((rc = sch_policy_parse(gc, &nf.policy, &nf.gc)))
-		return rc == -ENOMEM ? store_txn_fail(txn, rc) : rc;
+		return rc == -ENOMEM ? lm_txn_fail(txn, rc) : rc;
 	nf.type = type;
 	if (!(nf.name = mem_strdup(family)) || !(fam = mem_realloc(t->fam, (t->nfam + 1) * sizeof(*fam)))) {
 		family_release(&nf);
-		return store_txn_fail(txn, -ENOMEM);
+		return lm_txn_fail(txn, -ENOMEM);
 	}
 	t->fam = fam;
 	/* Cells left by an earlier family of this name are older than this sequence. */
-	if ((rc = store_txn_seq_bump(txn, &nf.since))) {
+	if ((rc = lm_txn_seq_bump(txn, &nf.since))) {
 		family_release(&nf);
-		return store_txn_fail(txn, rc);
+		return lm_txn_fail(txn, rc);
 	}
 	for (i = t->nfam; i > 0 && strcmp(t->fam[i - 1].name, family) > 0; i--)
 		t->fam[i] = t->fam[i - 1];
@@ -624,21 +598,21 @@ int cs_family_create_typed(cs_txn *txn, const char *table, const char *family, c
 	return sch_table_put(txn, t);
 }
 
-int sch_family_get(cs_txn *txn, const char *table, const char *family, struct sch_table **t,
+int sch_family_get(lm_txn *txn, const char *table, const char *family, struct sch_table **t,
 		   struct sch_family **f)
 {
-	int rc = store_txn_write_check(txn);
+	int rc = lm_txn_write_check(txn);
 
 	if (rc)
 		return rc;
 	if ((rc = sch_table_get(txn, table, t)))
-		return rc == -ENOENT ? rc : store_txn_fail(txn, rc);
+		return rc == -ENOENT ? rc : lm_txn_fail(txn, rc);
 	return (*f = sch_family_find(*t, family)) ? 0 : -ENOENT;
 }
 
-int cs_family_delete(cs_txn *txn, const char *table, const char *family)
+int lm_family_delete(void *txn_, const char *table, const char *family)
 {
-	REMOTE_CALL(txn, family_delete, table, family);
+	lm_txn *txn = txn_;
 	struct sch_table *t;
 	struct sch_family *f;
 	int rc = sch_family_get(txn, table, family, &t, &f);
@@ -651,7 +625,7 @@ int cs_family_delete(cs_txn *txn, const char *table, const char *family)
 	return sch_table_put(txn, t);
 }
 
-int sch_family_set_policy(cs_txn *txn, struct sch_table *t, struct sch_family *f, gcp *p, char *canon)
+int sch_family_set_policy(lm_txn *txn, struct sch_table *t, struct sch_family *f, gcp *p, char *canon)
 {
 	gcp_free(f->policy);
 	free(f->gc);
@@ -686,7 +660,7 @@ static int drop_parse(const uint8_t *k, size_t kn, const uint8_t *v, size_t vn, 
 	return 0;
 }
 
-int sch_drops_load(cs_txn *txn, struct sch_table *t)
+int sch_drops_load(lm_txn *txn, struct sch_table *t)
 {
 	kv_cursor *c;
 	uint8_t pfx[5];
