@@ -1,5 +1,5 @@
-/* backends.h — the backends cellfs is built with (backends.c), and the check every backend's table passes
- * before the seam uses it (backend.h says what the table holds). */
+/* backends.h — the backends cellfs is built with (backends.c; backend.h says what a backend's table
+ * holds). */
 #ifndef CELLFS_BACKENDS_H
 #define CELLFS_BACKENDS_H
 
@@ -13,9 +13,5 @@ struct backend_entry {
 	const struct cs_backend *be;
 };
 extern const struct backend_entry backends[];
-
-/* 0 if BE's functions agree with its caps and its required functions are there, else -EINVAL and
- * *WHY (static) names the first that does not. */
-int backend_check(const struct cs_backend *be, const char **why);
 
 #endif

@@ -17,6 +17,10 @@ bool remote_is_name(const char *name);
  * starting with "./" or "/". */
 int remote_check_name(const char *name);
 
+/* 0 if BE's functions agree with its caps and its required functions are there, else -EINVAL and
+ * *WHY (static) names the first that does not. */
+int backend_check(const struct cs_backend *be, const char **why);
+
 /* The backend for remote store NAME's scheme: its module, found ($CELLFS_MODULE_DIR, beside the
  * program in a build tree, then where `meson install` puts it) and loaded on first use, stays loaded.
  * Errors: -EPROTONOSUPPORT (no such module, or it does not load: cs_last_error() says which). */

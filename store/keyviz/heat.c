@@ -1,5 +1,5 @@
 /* heat.c — the Key Visualizer's counts: bounded histograms of row keys per table and minute, counted in
- * memory by a store handle and added into 'M' records by the commits store.c lets write them.
+ * memory by a store handle and added into 'M' records by the commits lmdb/lm_heat.c lets write them.
  *
  * A record: key "Mheat" table 0x00 minute (u64, big-endian: a table's minutes in time order); value
  * 0x01, varint n (1..CS_HEAT_RANGES), then n ranges: varint keylen (1..CS_HEAT_KEY), key, varint share
@@ -200,7 +200,7 @@ void heat_set_clock(struct heat *h, int64_t (*now_us)(void *ctx), void *ctx)
 static int64_t now_us(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts); /* (as cs_now_us(), which is store.c's: store calls this module) */
+	clock_gettime(CLOCK_REALTIME, &ts); /* (as cs_now_us(), asof.c's) */
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
@@ -412,13 +412,13 @@ void heat_pend_release(struct heat_pend *p)
 	p->n = 0;
 }
 
-bool heat_due(struct heat *h, const struct heat_pend *p, bool force)
+bool heat_due(struct heat *h, const struct heat_pend *p)
 {
 	int64_t now = heat_minute(h);
 	bool due;
 
 	pthread_mutex_lock(&h->lock);
-	due = (h->items || p->n || p->items) && (force || !h->written || h->written_minute != now);
+	due = (h->items || p->n || p->items) && (p->force || !h->written || h->written_minute != now);
 	pthread_mutex_unlock(&h->lock);
 	return due;
 }

@@ -1,8 +1,8 @@
 /* heat.h — the Key Visualizer's counts (heat.c): per table and minute, reads and writes in at most
  * CS_HEAT_RANGES ranges of row keys in key order (cellstore.h, "Key Visualizer"). Counted in memory per
  * store handle (struct heat, shared by its threads), a write transaction's writes apart until it commits
- * (struct heat_pend), and written into 'M' records ("Mheat" table 0x00 minute) by store.c's commits.
- * Internal: fs/ and tools/ use cellstore.h.
+ * (struct heat_pend), and written into 'M' records ("Mheat" table 0x00 minute) by the LMDB store's
+ * commits (lmdb/lm_heat.c). Internal: fs/ and tools/ use cellstore.h.
  *
  * Invariants: a histogram's ranges are sorted, disjoint intervals [key, last] (last < the next's key),
  * at most CS_HEAT_RANGES; a count is always in the range holding its key; adding or merging never
@@ -83,6 +83,7 @@ struct heat_pend {
 	size_t keyn;
 	uint64_t n;                /* writes of that row (0: none inline) */
 	struct heat_item *items;
+	bool force;                /* its commit writes every count the handle holds (cs_heat_flush()) */
 };
 void heat_pend_note(struct heat *h, struct heat_pend *p, const char *table, const void *key, size_t n);
 void heat_pend_release(struct heat_pend *p);
@@ -97,8 +98,8 @@ struct heat_item {
 };
 
 /* Whether a write transaction committing with pending writes P should write the counts: there are
- * some, and FORCE, or H has written none yet, or not in this minute. */
-bool heat_due(struct heat *h, const struct heat_pend *p, bool force);
+ * some, and P is forced, or H has written none yet, or not in this minute. */
+bool heat_due(struct heat *h, const struct heat_pend *p);
 /* Take H's pending minutes out of it, and P's writes (as of this minute) with them: the list to write.
  * P is emptied. Never fails (without memory, P's writes are dropped and counted lost). */
 struct heat_item *heat_take(struct heat *h, struct heat_pend *p);

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "codec.h"
-#include "heat.h"
 #include "keys.h"
 #include "mem.h"
 #include "mutate.h"
@@ -141,8 +140,7 @@ static int new_row(lm_bulk *b, cs_bytes row)
 	}
 	if ((rc = mut_mark_drops(b->txn, b->t, row)))
 		return rc;
-	if (!b->t->heat_off) /* one write per run of the row's cells, counted if the transaction commits */
-		heat_pend_note(b->txn->st->heat, &b->txn->heat_w, b->t->name, row.data, row.len);
+	lm_heat_wrote(b->txn, b->t, row); /* one write per run of the row's cells, counted if it commits */
 	memcpy(b->row, row.data, row.len);
 	b->rown = row.len;
 	b->have_row = true;

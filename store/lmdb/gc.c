@@ -45,43 +45,37 @@ static int del_all(lm_txn *txn, kv_cursor *c, const uint8_t *pfx, size_t n, cs_g
 	return rc == -ENOENT ? 0 : rc;
 }
 
+struct sweep {
+	lm_txn *txn;
+	kv_cursor *c;
+	cs_gc_stats *st;
+};
+
+/* A cell no read returns is deleted (the cursor then on the next). */
+static int sweep_cell(void *ctx, const struct vis_walk *w, const struct vis_cell *cell)
+{
+	struct sweep *sw = ctx;
+	int rc;
+
+	if (cell->visible)
+		return 0;
+	rc = del_here(sw->txn, sw->c, cell->k, cell->kn, cell->vn, sw->st);
+	return rc ? rc : 1;
+}
+
 static int gc_table(lm_txn *txn, struct sch_table *t, kv_cursor *c, cs_gc_stats *st)
 {
 	struct vis_walk w = { .t = t, .now = cs_now_us(), .col = txn->kbuf2 };
-	uint8_t pfx[5];
+	struct sweep sw = { txn, c, st };
 	int rc;
 
-	if ((rc = sch_drops_load(txn, t)))
-		return rc;
-	key_table_data(pfx, t->id);
-	rc = kv_seek(c, pfx, 5);
-	while (!rc) {
-		const uint8_t *k, *v;
-		size_t kn, vn;
-		key_parts kp;
-		codec_hdr h;
-		struct sch_family *f;
-
-		kv_key(c, (const void **)&k, &kn);
-		if (kn < 5 || memcmp(k, pfx, 5))
-			break;
-		if (key_parse_cell(k, kn, &kp) || (rc = kv_value(c, (const void **)&v, &vn)) ||
-		    codec_header(v, vn, &h) || kp.fam_len > CS_MAX_FAMILY) {
-			rc = rc ? rc : -EIO;
-			break;
-		}
-		if ((rc = vis_walk_step(&w, k, kn, &kp, h.seq, &f)) < 0)
-			break;
-		rc = rc ? kv_next(c) : del_here(txn, c, k, kn, vn, st);
-	}
-	vis_walk_end(&w);
-	if (rc && rc != -ENOENT)
+	if ((rc = sch_drops_load(txn, t)) || (rc = vis_table_walk(&w, c, sweep_cell, &sw)))
 		return rc;
 	if (t->ndrops) {
-		uint8_t xp[5] = { KEY_DROP };
+		uint8_t xp[KEY_TABLE_PREFIX] = { KEY_DROP };
 		cs_gc_stats recs = { 0 };
 		key_put_u32(xp + 1, t->id);
-		if ((rc = del_all(txn, c, xp, 5, &recs)))
+		if ((rc = del_all(txn, c, xp, sizeof(xp), &recs)))
 			return rc;
 		st->bytes_freed += recs.bytes_freed; /* drop records are not cells */
 		t->ndrops = 0;
@@ -102,7 +96,7 @@ static int gc_orphans(lm_txn *txn, kv_cursor *c, const uint32_t *ids, size_t n, 
 {
 	static const uint8_t kinds[] = { KEY_DATA, KEY_DROP };
 	for (size_t i = 0; i < sizeof(kinds); i++) {
-		uint8_t pfx[5] = { kinds[i] };
+		uint8_t pfx[KEY_TABLE_PREFIX] = { kinds[i] };
 		cs_gc_stats recs = { 0 }; /* drop records are not cells: only their bytes count */
 		cs_gc_stats *s = kinds[i] == KEY_DATA ? st : &recs;
 		int rc = kv_seek(c, pfx, 1);
@@ -111,16 +105,16 @@ static int gc_orphans(lm_txn *txn, kv_cursor *c, const uint32_t *ids, size_t n, 
 			size_t kn;
 			uint32_t tid;
 			kv_key(c, (const void **)&k, &kn);
-			if (kn < 5 || k[0] != kinds[i])
+			if (kn < sizeof(pfx) || k[0] != kinds[i])
 				break;
 			tid = key_get_u32(k + 1);
 			key_put_u32(pfx + 1, tid);
-			if (!bsearch(&tid, ids, n, sizeof(*ids), id_cmp) && (rc = del_all(txn, c, pfx, 5, s)))
+			if (!bsearch(&tid, ids, n, sizeof(*ids), id_cmp) && (rc = del_all(txn, c, pfx, sizeof(pfx), s)))
 				return rc;
 			if (tid == UINT32_MAX)
 				break;
 			key_put_u32(pfx + 1, tid + 1);
-			rc = kv_seek(c, pfx, 5);
+			rc = kv_seek(c, pfx, sizeof(pfx));
 		}
 		if (rc && rc != -ENOENT)
 			return rc;

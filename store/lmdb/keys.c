@@ -44,7 +44,7 @@ size_t key_table_data(uint8_t *out, uint32_t tid)
 {
 	out[0] = KEY_DATA;
 	key_put_u32(out + 1, tid);
-	return 5;
+	return KEY_TABLE_PREFIX;
 }
 
 size_t key_row(uint8_t *out, uint32_t tid, cs_bytes row)
@@ -79,9 +79,9 @@ int key_parse_cell(const uint8_t *k, size_t n, key_parts *kp)
 	size_t dummy;
 	int r;
 
-	if (n < 5 + 2 + 1 + 2 + 8 || k[0] != KEY_DATA)
+	if (n < KEY_TABLE_PREFIX + 2 + 1 + 2 + 8 || k[0] != KEY_DATA)
 		return -EIO;
-	if ((r = key_dec(k + 5, n - 8 - 5, NULL, &dummy)) < 0 || dummy == 0)
+	if ((r = key_dec(k + KEY_TABLE_PREFIX, n - 8 - KEY_TABLE_PREFIX, NULL, &dummy)) < 0 || dummy == 0)
 		return -EIO;
-	return key_parse_tail(k, n, 5 + (size_t)r, kp);
+	return key_parse_tail(k, n, KEY_TABLE_PREFIX + (size_t)r, kp);
 }

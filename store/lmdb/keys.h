@@ -24,6 +24,8 @@
 #define KEY_META 'M'
 #define KEY_DROP 'X'
 /* Room for the longest key of any kind. */
+/* A tables keys of one kind start with the kind and its table id (key_table_data()): this many bytes. */
+#define KEY_TABLE_PREFIX (1 + 4)
 #define KEY_MAX (1 + 4 + 2 * CS_MAX_ROW_KEY + 2 + CS_MAX_FAMILY + 1 + 2 * CS_MAX_QUALIFIER + 2 + 8)
 
 /* Escape P[0..N) into OUT (room for 2N+2) with the terminator (key_enc) or without (key_esc, for

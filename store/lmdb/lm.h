@@ -43,8 +43,7 @@ struct lm_txn {
 	void *scratch;             /* codec output buffer */
 	size_t scratch_cap;
 	uint8_t *kbuf, *kbuf2;     /* KEY_MAX bytes each */
-	struct heat_pend heat_w;   /* the rows it wrote, counted when it commits (heat.h) */
-	bool heat_force;           /* its commit writes every count the handle holds (cs_heat_flush) */
+	struct heat_pend heat_w;   /* the Key Visualizer's: the rows it wrote, counted when it commits (lm_heat.c) */
 };
 
 /* 0 if TXN may write: -EROFS (a read-only transaction), or the error an earlier write failed with. */
@@ -71,6 +70,11 @@ int lm_store_open(const char *dir, const cs_open_opts *opts, lm_store **out);
 int lm_txn_open(lm_store *st, unsigned flags, lm_txn **out);
 int lm_scan_open(lm_txn *txn, const char *table, const cs_read_opts *opts, lm_scan **out);
 int lm_bulk_open(lm_txn *txn, const char *table, lm_bulk **out);
+
+/* The Key Visualizer (lm_heat.c): TXN wrote ROW of T (once per row and call), counted if TXN commits and
+ * T's keyviz is on. */
+struct sch_table;
+void lm_heat_wrote(lm_txn *txn, const struct sch_table *t, cs_bytes row);
 
 /* The table's entries (backend.h): each takes the backend's handle as void *. */
 void lm_store_close(void *st);

@@ -8,7 +8,6 @@
 #include "mutate.h"
 #include "aggregate.h"
 #include "codec.h"
-#include "heat.h"
 #include "keys.h"
 #include "mem.h"
 #include "read.h"
@@ -233,8 +232,8 @@ static int apply_all(lm_txn *txn, struct sch_table *t, cs_bytes row, const cs_mu
 		if (rc)
 			return lm_txn_fail(txn, rc);
 	}
-	if (n && !t->heat_off) /* one write of the row, counted if TXN commits */
-		heat_pend_note(txn->st->heat, &txn->heat_w, t->name, row.data, row.len);
+	if (n) /* one write of the row, counted if TXN commits */
+		lm_heat_wrote(txn, t, row);
 	return 0;
 }
 
@@ -413,7 +412,7 @@ int lm_drop_prefix(void *txn_, const char *table, cs_bytes prefix)
 		v[endn]++;
 	k[0] = KEY_DROP;
 	key_put_u32(k + 1, t->id);
-	kn = 5 + key_enc(k + 5, prefix.data, prefix.len);
+	kn = KEY_TABLE_PREFIX + key_enc(k + KEY_TABLE_PREFIX, prefix.data, prefix.len);
 	key_put_u64(k + kn, seq);
 	rc = kv_put(txn->kv, k, kn + 8, v, endn + 1);
 	free(v);
@@ -632,7 +631,7 @@ int lm_move_prefix(void *txn_, const char *table, cs_bytes from, cs_bytes to, ui
 	struct sch_table *t;
 	struct mv m = { 0 };
 	/* Prefixes: source row, source subtree, destination row, destination subtree. */
-	size_t pn[4], pcap = 5 + 2 * (CS_MAX_ROW_KEY + 1) + 2;
+	size_t pn[4], pcap = KEY_TABLE_PREFIX + 2 * (CS_MAX_ROW_KEY + 1) + 2;
 	uint8_t *pfx[4], *mem;
 	int rc = lm_txn_write_check(txn);
 

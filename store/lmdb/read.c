@@ -89,19 +89,10 @@ void lm_scan_close(void *s_)
 	}
 	cs_regex_free(s->row_re);
 	kv_cursor_close(s->c);
-	free(s->colpfx);
-	free(s->from);
-	free(s->cols);
-	free(s->owned);
-	free(s->lo);
-	free(s->at);
-	free(s->hi);
-	free(s->rpfx);
-	free(s->rkey);
-	free(s->cells);
-	free(s->qoff);
-	free(s->arena);
-	free(s);
+	void *bufs[] = { s->colpfx, s->from, s->cols, s->owned, s->lo, s->at, s->hi, s->rpfx, s->rkey, s->cells,
+			 s->qoff, s->arena, s };
+	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
+		free(bufs[i]);
 }
 
 /* Set [lo, hi) from the options: the intersection of [start, end), the prefix range and the row. */
@@ -213,7 +204,7 @@ static int scan_open_table(lm_txn *txn, struct sch_table *t, const cs_read_opts 
 	if (o->row && !o->reversed && s->ncols == 1 && s->cols[0].family && s->cols[0].has_q && !s->cols[0].fre &&
 	    !s->cols[0].qre && !s->row_re) {
 		/* one column of one row (a file through the mount): seek to its cells, not the row's first */
-		if (!(s->colpfx = mem_malloc(5 + 2 * o->row->len + 2 + strlen(s->cols[0].family) + 1 + 2 * s->cols[0].qn + 2))) {
+		if (!(s->colpfx = mem_malloc(KEY_TABLE_PREFIX + 2 * o->row->len + 2 + strlen(s->cols[0].family) + 1 + 2 * s->cols[0].qn + 2))) {
 			rc = -ENOMEM;
 			goto fail;
 		}
@@ -223,7 +214,7 @@ static int scan_open_table(lm_txn *txn, struct sch_table *t, const cs_read_opts 
 	if (o->after && o->row && !o->reversed && !s->colpfx) {
 		const struct cs_cell *a = o->after;
 		/* From the column's first cell, so that its versions are counted (GC) before those shown */
-		if (!(s->from = mem_malloc(5 + 2 * o->row->len + 2 + strlen(a->family) + 1 + 2 * a->qualifier.len + 2))) {
+		if (!(s->from = mem_malloc(KEY_TABLE_PREFIX + 2 * o->row->len + 2 + strlen(a->family) + 1 + 2 * a->qualifier.len + 2))) {
 			rc = -ENOMEM;
 			goto fail;
 		}
@@ -271,7 +262,7 @@ static int seek_row(lm_scan *s, const uint8_t *row, size_t n)
 static bool in_table(lm_scan *s, const uint8_t **k, size_t *kn)
 {
 	kv_key(s->c, (const void **)k, kn);
-	return *kn >= 5 && (*k)[0] == KEY_DATA && key_get_u32(*k + 1) == s->t->id;
+	return *kn >= KEY_TABLE_PREFIX && (*k)[0] == KEY_DATA && key_get_u32(*k + 1) == s->t->id;
 }
 
 /* 1 if a selector takes the column (FAM, Q), 0 if none does, or -ENOMEM. */
@@ -358,22 +349,22 @@ static int take_row(lm_scan *s, const uint8_t *k, size_t kn)
 {
 	int a, rc;
 	/* A decoded row is never longer than its encoding: decode once, straight into place. */
-	if ((rc = grow((void **)&s->rkey, &s->rkeycap, kn - 5, 1)))
+	if ((rc = grow((void **)&s->rkey, &s->rkeycap, kn - KEY_TABLE_PREFIX, 1)))
 		return rc;
-	if ((a = key_dec_inline(k + 5, kn - 5, s->rkey, &s->rkeyn, false)) < 0)
+	if ((a = key_dec_inline(k + KEY_TABLE_PREFIX, kn - KEY_TABLE_PREFIX, s->rkey, &s->rkeyn, false)) < 0)
 		return -EIO;
 	/* Rows come in key order (reversed: backwards) since the last seek; one that does not is a damaged
 	 * key, and showing it would show a row no lookup finds. Encoded prefixes order as the rows do. */
 	if (s->ordered) {
-		int c = kv_key_cmp(k, 5 + (size_t)a, s->rpfx, s->rpfxn);
+		int c = kv_key_cmp(k, KEY_TABLE_PREFIX + (size_t)a, s->rpfx, s->rpfxn);
 		if (s->reversed ? c >= 0 : c <= 0)
 			return -EIO;
 	}
 	s->ordered = true;
-	if ((rc = grow((void **)&s->rpfx, &s->rpfxcap, 5 + (size_t)a, 1)))
+	if ((rc = grow((void **)&s->rpfx, &s->rpfxcap, KEY_TABLE_PREFIX + (size_t)a, 1)))
 		return rc;
-	memcpy(s->rpfx, k, 5 + (size_t)a);
-	s->rpfxn = 5 + (size_t)a;
+	memcpy(s->rpfx, k, KEY_TABLE_PREFIX + (size_t)a);
+	s->rpfxn = KEY_TABLE_PREFIX + (size_t)a;
 	return 0;
 }
 
@@ -623,9 +614,9 @@ static int next_reversed(lm_scan *s)
 			rc = seek_row(s, s->hi, s->hin);
 			rc = rc == -ENOENT ? kv_last(s->c) : rc ? rc : kv_prev(s->c);
 		} else {
-			uint8_t k[5];
+			uint8_t k[KEY_TABLE_PREFIX];
 			key_table_data(k, s->t->id + 1);
-			rc = kv_seek(s->c, k, 5);
+			rc = kv_seek(s->c, k, KEY_TABLE_PREFIX);
 			rc = rc == -ENOENT ? kv_last(s->c) : rc ? rc : kv_prev(s->c);
 		}
 		if (rc == -ENOENT)

@@ -525,7 +525,7 @@ static void cleanup(struct rs *r)
 	uint64_t n = 0;
 
 	for (size_t i = 0; i < r->nstg; i++) {
-		uint8_t pfx[5], sk[STAGE_KEYN + 4];
+		uint8_t pfx[KEY_TABLE_PREFIX], sk[STAGE_KEYN + 4];
 		int rc;
 		if (!r->stg[i].committed)
 			continue;
@@ -535,10 +535,10 @@ static void cleanup(struct rs *r)
 			size_t kn;
 			if (!txn && (lm_txn_open(r->st, 0, &txn) || kv_cursor_open(txn->kv, &c)))
 				goto out;
-			if ((rc = kv_seek(c, pfx, 5)))
+			if ((rc = kv_seek(c, pfx, KEY_TABLE_PREFIX)))
 				break;
 			kv_key(c, &k, &kn);
-			if (kn < 5 || memcmp(k, pfx, 5))
+			if (kn < KEY_TABLE_PREFIX || memcmp(k, pfx, KEY_TABLE_PREFIX))
 				break;
 			memcpy(txn->kbuf, k, kn);
 			if (kv_del(txn->kv, txn->kbuf, kn))

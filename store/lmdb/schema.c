@@ -642,14 +642,14 @@ static int drop_parse(const uint8_t *k, size_t kn, const uint8_t *v, size_t vn, 
 	int a;
 
 	memset(d, 0, sizeof(*d));
-	if (kn < 5 + 2 + 8 || vn < 1)
+	if (kn < KEY_TABLE_PREFIX + 2 + 8 || vn < 1)
 		return -EIO;
-	a = key_dec(k + 5, kn - 5 - 8, NULL, &sn);
-	if (a < 0 || (size_t)a != kn - 5 - 8)
+	a = key_dec(k + KEY_TABLE_PREFIX, kn - KEY_TABLE_PREFIX - 8, NULL, &sn);
+	if (a < 0 || (size_t)a != kn - KEY_TABLE_PREFIX - 8)
 		return -EIO;
 	if (!(d->start = mem_malloc(sn + 1)) || !(d->end = mem_malloc(vn)) || !(d->xkey = mem_malloc(kn)))
 		return -ENOMEM;
-	key_dec(k + 5, kn - 5 - 8, d->start, &d->startn);
+	key_dec(k + KEY_TABLE_PREFIX, kn - KEY_TABLE_PREFIX - 8, d->start, &d->startn);
 	d->seq = key_get_u64(k + kn - 8);
 	d->has_end = v[0] & 1;
 	d->dirty = v[0] & 2;
@@ -663,7 +663,7 @@ static int drop_parse(const uint8_t *k, size_t kn, const uint8_t *v, size_t vn, 
 int sch_drops_load(lm_txn *txn, struct sch_table *t)
 {
 	kv_cursor *c;
-	uint8_t pfx[5];
+	uint8_t pfx[KEY_TABLE_PREFIX];
 	int rc;
 
 	if (t->drops_loaded)
@@ -676,13 +676,13 @@ int sch_drops_load(lm_txn *txn, struct sch_table *t)
 	key_put_u32(pfx + 1, t->id);
 	if ((rc = kv_cursor_open(txn->kv, &c)))
 		return rc;
-	for (rc = kv_seek(c, pfx, 5); !rc; rc = kv_next(c)) {
+	for (rc = kv_seek(c, pfx, KEY_TABLE_PREFIX); !rc; rc = kv_next(c)) {
 		const uint8_t *k, *v;
 		size_t kn, vn, cap = t->ndrop_list;
 		struct sch_drop *nd;
 
 		kv_key(c, (const void **)&k, &kn);
-		if (kn < 5 || memcmp(k, pfx, 5))
+		if (kn < KEY_TABLE_PREFIX || memcmp(k, pfx, KEY_TABLE_PREFIX))
 			break;
 		if ((rc = kv_value(c, (const void **)&v, &vn)))
 			break;

@@ -23,6 +23,43 @@ void cs_table_stats_free(cs_table_stats *s)
 	free(s);
 }
 
+struct count {
+	const lm_txn *txn;
+	cs_table_stats *s;
+	bool row_counted;
+};
+
+static int count_cell(void *ctx, const struct vis_walk *w, const struct vis_cell *c)
+{
+	struct count *n = ctx;
+	cs_table_stats *s = n->s;
+	const struct sch_table *t = w->t;
+
+	if (w->new_row)
+		n->row_counted = false;
+	if (n->txn->st->asof && c->kp->ts > n->txn->st->asof_us)
+		return 0; /* an as-of store: not there, neither as a cell nor as garbage */
+	if (c->f && w->version > s->families[c->f - t->fam].max_versions)
+		s->families[c->f - t->fam].max_versions = w->version;
+	if (c->visible) {
+		cs_family_stats *fs = &s->families[c->f - t->fam];
+		fs->cells++;
+		fs->raw_bytes += c->h->rawlen;
+		fs->stored_bytes += c->vn;
+		fs->key_bytes += c->kn;
+		if (!n->row_counted)
+			s->rows++;
+		n->row_counted = true;
+	} else {
+		/* in the schema and not dropped: what hides it is the family's GC policy */
+		if (c->f && c->h->seq >= c->f->since && c->h->seq >= w->hide)
+			s->families[c->f - t->fam].collected_cells++;
+		s->garbage_cells++;
+		s->garbage_bytes += c->kn + c->vn;
+	}
+	return 0;
+}
+
 int lm_table_stats_get(void *txn_, const char *table, cs_table_stats **out)
 {
 	lm_txn *txn = txn_;
@@ -30,9 +67,8 @@ int lm_table_stats_get(void *txn_, const char *table, cs_table_stats **out)
 	cs_table_stats *s;
 	kv_cursor *c = NULL;
 	struct vis_walk w = { .now = cs_now_us(), .col = txn->kbuf2 };
-	uint8_t pfx[5];
-	bool row_counted = false;
-	int rc, vis;
+	struct count n = { .txn = txn };
+	int rc;
 
 	if ((rc = sch_table_get(txn, table, &t)) || (rc = sch_drops_load(txn, t)))
 		return rc;
@@ -49,53 +85,9 @@ int lm_table_stats_get(void *txn_, const char *table, cs_table_stats **out)
 		}
 	if ((rc = kv_cursor_open(txn->kv, &c)))
 		goto out;
-	key_table_data(pfx, t->id);
-	for (rc = kv_seek(c, pfx, 5); !rc; rc = kv_next(c)) {
-		const uint8_t *k, *v;
-		size_t kn, vn;
-		key_parts kp;
-		codec_hdr h;
-		struct sch_family *f;
-
-		kv_key(c, (const void **)&k, &kn);
-		if (kn < 5 || memcmp(k, pfx, 5))
-			break;
-		if ((rc = kv_value(c, (const void **)&v, &vn)))
-			break;
-		if (key_parse_cell(k, kn, &kp) || codec_header(v, vn, &h) || kp.fam_len > CS_MAX_FAMILY) {
-			rc = -EIO;
-			break;
-		}
-		if ((vis = vis_walk_step(&w, k, kn, &kp, h.seq, &f)) < 0) {
-			rc = vis;
-			break;
-		}
-		if (w.new_row)
-			row_counted = false;
-		if (txn->st->asof && kp.ts > txn->st->asof_us)
-			continue; /* an as-of store: not there, neither as a cell nor as garbage */
-		if (f && w.version > s->families[f - t->fam].max_versions)
-			s->families[f - t->fam].max_versions = w.version;
-		if (vis) {
-			cs_family_stats *fs = &s->families[f - t->fam];
-			fs->cells++;
-			fs->raw_bytes += h.rawlen;
-			fs->stored_bytes += vn;
-			fs->key_bytes += kn;
-			if (!row_counted)
-				s->rows++;
-			row_counted = true;
-		} else {
-			/* in the schema and not dropped: what hides it is the family's GC policy */
-			if (f && h.seq >= f->since && h.seq >= w.hide)
-				s->families[f - t->fam].collected_cells++;
-			s->garbage_cells++;
-			s->garbage_bytes += kn + vn;
-		}
-	}
-	vis_walk_end(&w);
-	if (rc == -ENOENT)
-		rc = 0;
+	n.s = s;
+	if ((rc = vis_table_walk(&w, c, count_cell, &n)))
+		goto out;
 	for (size_t i = 0; i < s->nfamilies; i++) {
 		s->cells += s->families[i].cells;
 		s->raw_bytes += s->families[i].raw_bytes;

@@ -139,11 +139,11 @@ static int check_table(struct vs *v, const uint8_t *k, size_t kn)
 
 static void check_drop(struct vs *v, const uint8_t *k, size_t kn, const uint8_t *val, size_t vn)
 {
-	cs_problem where = { .table = kn >= 5 ? table_of(v, key_get_u32(k + 1)) : NULL };
+	cs_problem where = { .table = kn >= KEY_TABLE_PREFIX ? table_of(v, key_get_u32(k + 1)) : NULL };
 	size_t sn;
-	int a = kn >= 5 + 2 + 8 ? key_dec(k + 5, kn - 5 - 8, NULL, &sn) : -EIO;
+	int a = kn >= KEY_TABLE_PREFIX + 2 + 8 ? key_dec(k + KEY_TABLE_PREFIX, kn - KEY_TABLE_PREFIX - 8, NULL, &sn) : -EIO;
 
-	if (a < 0 || (size_t)a != kn - 5 - 8)
+	if (a < 0 || (size_t)a != kn - KEY_TABLE_PREFIX - 8)
 		problem(v, &where, "dropped-range record with a malformed key");
 	else if (vn < 1 || val[0] > 3 || vn - 1 > CS_MAX_ROW_KEY + 1)
 		problem(v, &where, "dropped-range record with a malformed value");
@@ -166,7 +166,7 @@ static int check_cell(struct vs *v, const uint8_t *k, size_t kn, const uint8_t *
 	const void *dv;
 	size_t dn, rn, qn;
 	void *owned;
-	uint32_t id = kn >= 5 ? key_get_u32(k + 1) : 0;
+	uint32_t id = kn >= KEY_TABLE_PREFIX ? key_get_u32(k + 1) : 0;
 	int rc;
 
 	where.table = table_of(v, id);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "vis.h"
+#include "codec.h"
 #include "keys.h"
 #include "kv.h"
 #include "mem.h"
@@ -66,4 +67,40 @@ void vis_walk_end(struct vis_walk *w)
 {
 	free(w->renc);
 	w->renc = NULL;
+}
+
+int vis_table_walk(struct vis_walk *w, kv_cursor *c,
+		   int (*fn)(void *ctx, const struct vis_walk *w, const struct vis_cell *cell), void *ctx)
+{
+	uint8_t pfx[KEY_TABLE_PREFIX];
+	int rc;
+
+	key_table_data(pfx, w->t->id);
+	for (rc = kv_seek(c, pfx, sizeof(pfx)); !rc;) {
+		struct vis_cell cell = { 0 };
+		const void *v;
+		key_parts kp;
+		codec_hdr h;
+
+		kv_key(c, (const void **)&cell.k, &cell.kn);
+		if (cell.kn < sizeof(pfx) || memcmp(cell.k, pfx, sizeof(pfx)))
+			break;
+		if ((rc = kv_value(c, &v, &cell.vn)))
+			break;
+		if (key_parse_cell(cell.k, cell.kn, &kp) || codec_header(v, cell.vn, &h) || kp.fam_len > CS_MAX_FAMILY) {
+			rc = -EIO;
+			break;
+		}
+		cell.kp = &kp;
+		cell.h = &h;
+		if ((rc = vis_walk_step(w, cell.k, cell.kn, &kp, h.seq, &cell.f)) < 0)
+			break;
+		cell.visible = rc;
+		if ((rc = fn(ctx, w, &cell)) == 0)
+			rc = kv_next(c);
+		else if (rc == 1)
+			rc = 0;
+	}
+	vis_walk_end(w);
+	return rc == -ENOENT ? 0 : rc;
 }

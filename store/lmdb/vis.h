@@ -9,7 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codec.h"
 #include "gcpolicy.h"
+#include "kv.h"
 #include "schema.h"
 
 /* Whether drop D covers ROW (N bytes). */
@@ -57,5 +59,23 @@ int vis_walk_step(struct vis_walk *w, const uint8_t *k, size_t kn, const struct 
 
 /* Free what W holds (not W). */
 void vis_walk_end(struct vis_walk *w);
+
+/* A stored cell, as vis_table_walk() hands it on: its key K (KN bytes, parsed into KP), the stored
+ * value's size VN and header H, its family F (NULL: not in the schema), and whether it is VISIBLE. */
+struct vis_cell {
+	const uint8_t *k;
+	size_t kn, vn;
+	const struct key_parts *kp;
+	const codec_hdr *h;
+	struct sch_family *f;
+	bool visible;
+};
+
+/* Walk the stored cells of W's table (set W as above) in key order with cursor C, from the first: FN(CTX,
+ * W, CELL) returns 0 to go on to the next cell, 1 when it has moved C there itself (it deleted the cell),
+ * or < 0 to stop with that error. Returns 0 at the table's end, -EIO for a cell that does not parse, or
+ * the cursor's, FN's or vis_walk_step()'s error. Ends W (vis_walk_end()). */
+int vis_table_walk(struct vis_walk *w, kv_cursor *c,
+		   int (*fn)(void *ctx, const struct vis_walk *w, const struct vis_cell *cell), void *ctx);
 
 #endif
