@@ -17,7 +17,7 @@ die() { echo "bench_mount: $*" >&2; exit 1; }
 [ $# -ge 2 ] || die "usage: bench_mount.sh CELLFS GEN_TABLE [-f FLOORFS] [-n CELLS] [-r REPEATS] [-s best|median] [-m MODES] [-w WORKLOADS] [-t uring|fuse]"
 cellfs=$(realpath "$1") gen=$(realpath "$2")
 shift 2
-ncells=20000 repeats=5 stat=best modes="pinned unpinned" floorfs=""
+ncells=20000 repeats=5 stat=best modes="pinned unpinned" floorfs="" transport=fuse
 workloads="lsR-fresh lsR-warm find-fresh find-warm cat-fresh cat-warm tar-fresh tar-warm"
 while getopts f:n:r:s:m:w:t: o; do
 	case $o in

@@ -20,7 +20,7 @@ die() { echo "bench_write: $*" >&2; exit 1; }
 [ $# -ge 2 ] || die "usage: bench_write.sh CELLFS CELLCTL [-n CELLS] [-r REPEATS] [-s best|median] [-m MODES] [-w WORKLOADS] [-t uring|fuse]"
 cellfs=$(realpath "$1") cellctl=$(realpath "$2")
 shift 2
-ncells=20000 repeats=5 stat=best modes="pinned unpinned" floorw="" kvoff=""
+ncells=20000 repeats=5 stat=best modes="pinned unpinned" floorw="" kvoff="" transport=fuse
 workloads="create overwrite rm cp-in cp-out"
 while getopts n:r:s:m:w:f:t:k o; do
 	case $o in
