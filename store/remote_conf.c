@@ -25,6 +25,11 @@ static const struct {
 	{ "timeout", offsetof(cs_remote, timeout) },
 };
 
+const char *cs_remote_key(size_t i)
+{
+	return i < sizeof(keys) / sizeof(keys[0]) ? keys[i].key : NULL;
+}
+
 /* The member of R KEY names ('_' for '-' allowed), or NULL. */
 static char **member(cs_remote *r, const char *key)
 {

@@ -18,15 +18,23 @@ static void remote_free(void)
 	free(store_name);
 }
 
-/* cbt's flags that take a value, as cs_remote_set() names them ("o" is not one: stdout; cellctl.c takes
- * -timeout). */
-static const char *const flags[] = { "project", "instance", "creds", "access-token", "data-endpoint",
-				     "admin-endpoint", "cert-file", "user-agent", "app-profile", "o" };
+/* The flag of cbt's that takes a value NAME (N bytes) names, or NULL: a remote store's settings
+ * (cs_remote_key(); -timeout aside, which cellctl.c takes) and -o (stdout). */
+static const char *value_flag(const char *name, size_t n)
+{
+	const char *k;
+
+	for (size_t i = 0; (k = cs_remote_key(i)); i++)
+		if (strcmp(k, "timeout") && strlen(k) == n && !strncmp(name, k, n))
+			return k;
+	return n == 1 && *name == 'o' ? "o" : NULL;
+}
 
 int cc_remote_flag(int argc, char **argv, int *i)
 {
-	const char *a = argv[*i], *name = a + 1, *eq, *val, *why;
+	const char *a = argv[*i], *name = a + 1, *eq, *val, *why, *flag;
 	size_t n;
+	int rc;
 
 	if (*name == '-')
 		name++;
@@ -35,26 +43,23 @@ int cc_remote_flag(int argc, char **argv, int *i)
 		return 1;
 	}
 	n = (eq = strchr(name, '=')) ? (size_t)(eq - name) : strlen(name);
-	for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++) {
-		if (strlen(flags[k]) != n || strncmp(name, flags[k], n))
-			continue;
-		if (!(val = eq ? eq + 1 : (*i + 1 < argc ? argv[++*i] : NULL)))
-			return -cc_error("option -%s needs a value", flags[k]);
-		if (!strcmp(flags[k], "o")) {
-			if (!freopen(val, "w", stdout))
-				return -cc_error("option -o %s: %s", cc_qs(val), strerror(errno));
-			return 1;
-		}
-		if (!registered)
-			registered = !atexit(remote_free);
-		int rc = cs_remote_set(&remote, flags[k], val, &why);
-		if (rc == -ENOMEM)
-			return -cc_error("%s", strerror(ENOMEM));
-		if (rc)
-			return -cc_error("option -%s=%s: %s", flags[k], cc_qs(val), why);
+	if (!(flag = value_flag(name, n)))
+		return 0;
+	if (!(val = eq ? eq + 1 : (*i + 1 < argc ? argv[++*i] : NULL)))
+		return -cc_error("option -%s needs a value", flag);
+	if (!strcmp(flag, "o")) {
+		if (!freopen(val, "w", stdout))
+			return -cc_error("option -o %s: %s", cc_qs(val), strerror(errno));
 		return 1;
 	}
-	return 0;
+	if (!registered)
+		registered = !atexit(remote_free);
+	rc = cs_remote_set(&remote, flag, val, &why);
+	if (rc == -ENOMEM)
+		return -cc_error("%s", strerror(ENOMEM));
+	if (rc)
+		return -cc_error("option -%s=%s: %s", flag, cc_qs(val), why);
+	return 1;
 }
 
 /* Adds ~/.cbtrc's settings to what the flags gave; MUST: its absence is an error. */

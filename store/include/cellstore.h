@@ -84,6 +84,10 @@ typedef struct cs_remote {
  * not a duration) with *WHY (may be NULL) a static sentence, or -ENOMEM. */
 int cs_remote_set(cs_remote *r, const char *key, const char *value, const char **why);
 
+/* cs_remote_key — the Ith key cs_remote_set() takes, in cbt's spelling ("project", ..., "timeout"), or
+ * NULL for I past the last: the one list of them (cellctl's flags are made of it). A static string. */
+const char *cs_remote_key(size_t i);
+
 /* cs_remote_cbtrc — reads cbt's config file PATH (NULL: $CBTRC, else $HOME/.cbtrc): lines
  * "key = value" of cs_remote_set()'s keys (blank lines and lines starting with '#' skipped), and sets each
  * member of R that is still NULL (the flags given win over the file). Returns 0; -ENOENT when the file

@@ -17,7 +17,7 @@ die() { echo "bench_mount: $*" >&2; exit 1; }
 [ $# -ge 2 ] || die "usage: bench_mount.sh CELLFS GEN_TABLE [-f FLOORFS] [-n CELLS] [-r REPEATS] [-s best|median] [-m MODES] [-w WORKLOADS] [-t uring|fuse]"
 cellfs=$(realpath "$1") gen=$(realpath "$2")
 shift 2
-ncells=20000 repeats=5 stat=best modes="pinned unpinned" floorfs=""
+ncells=20000 repeats=5 stat=best modes="pinned unpinned" floorfs="" transport=fuse
 workloads="lsR-fresh lsR-warm find-fresh find-warm cat-fresh cat-warm tar-fresh tar-warm"
 while getopts f:n:r:s:m:w:t: o; do
 	case $o in
@@ -52,11 +52,7 @@ floors=${fss#tmpfs bindfs cellfs}
 . "$(dirname "$0")/lib.sh"
 check_transport
 cleanup() {
-	unmount "$cmnt" "$cpid"
-	unmount "$bmnt" "$bpid"
-	unmount "$fmnt" "$fpid"
-	unmount "$nmnt" "$npid"
-	unmount "$umnt" "$upid"
+	unmount_all
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -237,39 +233,12 @@ run_mode() {
 			printf "%.3f s", (b - a) / 1e9; if (n >= 100) printf ", %.1f us/request", (b - a) / 1e3 / n }')
 		mount_bindfs "$tree" # a fresh bindfs for the next workload's warm-up as well
 	done
-	unmount "$cmnt" "$cpid"
-	unmount "$bmnt" "$bpid"
-	unmount "$fmnt" "$fpid"
-	unmount "$nmnt" "$npid"
-	unmount "$umnt" "$upid"
-	cpid="" bpid="" fpid="" npid="" upid=""
+	unmount_all
 }
 
 report() {
-	local mode=$1 wl t b c rt rb tgt met all_met=yes
-	echo
-	if [ "$mode" = pinned ]; then
-		echo "== pinned: daemons and clients on CPU 0 (taskset -c 0); cellfs on $(transport_name); $stat of $repeats runs, seconds"
-	else
-		echo "== unpinned: any of $(nproc) CPUs; cellfs on $(transport_name); $stat of $repeats runs, seconds"
-	fi
-	printf '%-11s %8s %8s %8s %8s %8s %9s  %-16s %s\n' workload tmpfs bindfs cellfs c/tmpfs c/bindfs req/entry \
-		"target (pinned)" met
-	for wl in $workloads; do
-		t=${result[$mode,$wl,tmpfs]} b=${result[$mode,$wl,bindfs]} c=${result[$mode,$wl,cellfs]}
-		tgt=$(wl_target "$wl")
-		read -r rt rb met < <(awk -v t="$t" -v b="$b" -v c="$c" -v g="$tgt" 'BEGIN {
-			rt = t > 0 ? c / t : 0; rb = b > 0 ? c / b : 0
-			printf "%.2f %.2f %s\n", rt, rb, (rt <= g && c < b) ? "yes" : "NO" }')
-		[ "$met" = NO ] && all_met=no
-		printf '%-11s %8.4f %8.4f %8.4f %8s %8s %9s  %-16s %s\n' "$wl" "$t" "$b" "$c" "$rt" "$rb" \
-			"${reqs[$mode,$wl]%%|*}" "<=${tgt}x, <bindfs" "$([ "$mode" = pinned ] && echo "$met" || echo "($met)")"
-	done
-	echo "cellfs, one more run: requests per entry by kind; the daemon's CPU time (all threads)"
-	for wl in $workloads; do
-		printf '  %-11s %-62s %s\n' "$wl" "${reqs[$mode,$wl]#*|}" "${cpu[$mode,$wl]}"
-	done
-	[ "$mode" = pinned ] && echo "pinned targets: $([ $all_met = yes ] && echo "all met" || echo "NOT all met")"
+	local mode=$1
+	report_table "$mode" entry 11 9 62
 	if [ -n "$floorfs" ]; then report_floor "$mode"; fi
 }
 

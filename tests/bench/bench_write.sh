@@ -20,7 +20,7 @@ die() { echo "bench_write: $*" >&2; exit 1; }
 [ $# -ge 2 ] || die "usage: bench_write.sh CELLFS CELLCTL [-n CELLS] [-r REPEATS] [-s best|median] [-m MODES] [-w WORKLOADS] [-t uring|fuse]"
 cellfs=$(realpath "$1") cellctl=$(realpath "$2")
 shift 2
-ncells=20000 repeats=5 stat=best modes="pinned unpinned" floorw="" kvoff=""
+ncells=20000 repeats=5 stat=best modes="pinned unpinned" floorw="" kvoff="" transport=fuse
 workloads="create overwrite rm cp-in cp-out"
 while getopts n:r:s:m:w:f:t:k o; do
 	case $o in
@@ -55,11 +55,7 @@ mkdir -p "$cmnt" "$bsrc" "$bmnt" "$tdir" "$src" "$out" "$fmnt" "$nmnt" "$umnt" |
 . "$(dirname "$0")/lib.sh"
 check_transport
 cleanup() {
-	unmount "$cmnt" "$cpid"
-	unmount "$bmnt" "$bpid"
-	unmount "$fmnt" "$fpid"
-	unmount "$nmnt" "$npid"
-	unmount "$umnt" "$upid"
+	unmount_all
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -220,12 +216,7 @@ run_mode() {
 		cpu[$mode,$wl]=$(awk -v a="$c0" -v b="$c1" -v n="$total" 'BEGIN {
 			printf "%.3f s", (b - a) / 1e9; if (n >= 100) printf ", %.1f us/request", (b - a) / 1e3 / n }')
 	done
-	unmount "$cmnt" "$cpid"
-	unmount "$bmnt" "$bpid"
-	unmount "$fmnt" "$fpid"
-	unmount "$nmnt" "$npid"
-	unmount "$umnt" "$upid"
-	cpid="" bpid="" fpid="" npid="" upid=""
+	unmount_all
 }
 
 wl_target() {
@@ -237,31 +228,8 @@ wl_target() {
 }
 
 report() {
-	local mode=$1 wl t b c rt rb tgt met all_met=yes
-	echo
-	if [ "$mode" = pinned ]; then
-		echo "== pinned: daemons and clients on CPU 0 (taskset -c 0); cellfs on $(transport_name); $stat of $repeats runs, seconds"
-	else
-		echo "== unpinned: any of $(nproc) CPUs; cellfs on $(transport_name); $stat of $repeats runs, seconds"
-	fi
-	printf '%-10s %8s %8s %8s %8s %8s %8s  %-16s %s\n' workload tmpfs bindfs cellfs c/tmpfs c/bindfs req/file \
-		"target (pinned)" met
-	for wl in $workloads; do
-		t=${result[$mode,$wl,tmpfs]} b=${result[$mode,$wl,bindfs]} c=${result[$mode,$wl,cellfs]}
-		tgt=$(wl_target "$wl")
-		read -r rt rb met < <(awk -v t="$t" -v b="$b" -v c="$c" -v g="$tgt" 'BEGIN {
-			rt = t > 0 ? c / t : 0; rb = b > 0 ? c / b : 0
-			printf "%.2f %.2f %s\n", rt, rb, ((g == "-" || rt <= g) && c < b) ? "yes" : "NO" }')
-		[ "$met" = NO ] && all_met=no
-		printf '%-10s %8.4f %8.4f %8.4f %8s %8s %8s  %-16s %s\n' "$wl" "$t" "$b" "$c" "$rt" "$rb" \
-			"${reqs[$mode,$wl]%%|*}" "$([ "$tgt" = - ] && echo "<bindfs" || echo "<=${tgt}x, <bindfs")" \
-			"$([ "$mode" = pinned ] && echo "$met" || echo "($met)")"
-	done
-	echo "cellfs, one more run: requests per file by kind; the daemon's CPU time (all threads)"
-	for wl in $workloads; do
-		printf '  %-10s %-70s %s\n' "$wl" "${reqs[$mode,$wl]#*|}" "${cpu[$mode,$wl]}"
-	done
-	[ "$mode" = pinned ] && echo "pinned targets: $([ $all_met = yes ] && echo "all met" || echo "NOT all met")"
+	local mode=$1
+	report_table "$mode" file 10 8 70
 	if [ -n "$floorw" ]; then report_floor "$mode"; fi
 	if [ -n "$kvoff" ]; then report_kvoff "$mode"; fi
 }

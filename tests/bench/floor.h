@@ -7,6 +7,10 @@
 #include "loop.h"
 #include "uring.h"
 
+/* -o uring, both daemons' option: on cellfs's io_uring transport (floor_serve()'s URING), into the int
+ * member uring of the daemon's options struct TYPE. An entry of a struct fuse_opt table. */
+#define FLOOR_OPT_URING(type) { "uring", offsetof(type, uring), 1 }
+
 /* The name table's hash of NAME in directory PARENT (FNV-1a, folded). */
 static uint64_t floor_hash(fuse_ino_t parent, const char *name)
 {

@@ -49,6 +49,11 @@ static struct conf {
 	int no_open; /* -o no_open */
 	int uring; /* -o uring: on cellfs's io_uring transport */
 } conf;
+static const struct fuse_opt conf_opts[] = { /* -o's of CONF */
+	{ "no_open", offsetof(struct conf, no_open), 1 },
+	FLOOR_OPT_URING(struct conf),
+	FUSE_OPT_END,
+};
 
 static struct node *get(fuse_ino_t ino)
 {
@@ -298,12 +303,6 @@ static const struct fuse_lowlevel_ops ops = {
 };
 
 /* ---- main ---- */
-
-static const struct fuse_opt conf_opts[] = {
-	{ "no_open", offsetof(struct conf, no_open), 1 },
-	{ "uring", offsetof(struct conf, uring), 1 },
-	FUSE_OPT_END,
-};
 
 static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
 {

@@ -52,6 +52,11 @@ static struct conf {
 	int no_flush;
 	int uring; /* -o uring: on cellfs's io_uring transport */
 } conf;
+static const struct fuse_opt conf_opts[] = { /* -o's of CONF */
+	{ "no_flush", offsetof(struct conf, no_flush), 1 },
+	FLOOR_OPT_URING(struct conf),
+	FUSE_OPT_END,
+};
 static int no_opendir;
 
 static struct node *get(fuse_ino_t ino)
@@ -502,12 +507,6 @@ static const struct fuse_lowlevel_ops ops = {
 };
 
 /* ---- main ---- */
-
-static const struct fuse_opt conf_opts[] = {
-	{ "no_flush", offsetof(struct conf, no_flush), 1 },
-	{ "uring", offsetof(struct conf, uring), 1 },
-	FUSE_OPT_END,
-};
 
 int main(int argc, char *argv[])
 {

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "btm.h"
+#include "jsonlex.h"
 #include "tjson.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -49,50 +50,16 @@ static void pool_free(struct pool *pl)
 	memset(pl, 0, sizeof(*pl));
 }
 
-static int b64val(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
-/* Standard base64 with padding (proto3 JSON's bytes). Returns false on bad input. */
+/* Standard base64 with padding (proto3 JSON's bytes), decoded by cellctl's importer (jsonlex.h) into a
+ * copy in PL. Returns false on bad input. */
 static bool b64decode(struct pool *pl, const char *s, size_t n, const uint8_t **out, size_t *len)
 {
-	uint8_t *o = pool_add(pl, malloc(n / 4 * 3 + 1));
-	size_t k = 0;
+	char *o = pool_add(pl, malloc(n + 1));
 
-	if (n % 4)
+	memcpy(o, s, n);
+	if (jl_b64_decode(o, n, len))
 		return false;
-	for (size_t i = 0; i < n; i += 4) {
-		int v[4];
-		size_t pad = 0;
-
-		for (int j = 0; j < 4; j++) {
-			if (s[i + j] == '=' && i + 4 == n && j >= 2 && (j == 3 || s[i + 3] == '=')) {
-				v[j] = 0;
-				pad++;
-			} else if ((v[j] = b64val(s[i + j])) < 0) {
-				return false;
-			}
-		}
-		uint32_t w = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
-		o[k++] = (uint8_t)(w >> 16);
-		if (pad < 2)
-			o[k++] = (uint8_t)(w >> 8);
-		if (pad < 1)
-			o[k++] = (uint8_t)w;
-	}
-	*out = o;
-	*len = k;
+	*out = (const uint8_t *)o;
 	return true;
 }
 

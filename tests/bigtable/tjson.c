@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonlex.h"
+
 #define MAX_DEPTH 64
 
 struct parser {
@@ -50,157 +52,28 @@ void tj_free(tj_value *v)
 	free(v);
 }
 
-struct buf {
-	char *p;
-	size_t n, cap;
-};
-
-static int buf_put(struct buf *b, const void *d, size_t n)
-{
-	if (b->n + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 32;
-		char *np;
-
-		while (cap < b->n + n + 1)
-			cap *= 2;
-		if (!(np = realloc(b->p, cap)))
-			return -ENOMEM;
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->n, d, n);
-	b->n += n;
-	b->p[b->n] = 0;
-	return 0;
-}
-
-static int hex4(struct parser *p, unsigned *out)
-{
-	unsigned v = 0;
-	int i;
-
-	if (p->end - p->s < 4)
-		return bad(p, "short \\u escape");
-	for (i = 0; i < 4; i++) {
-		char c = *p->s++;
-
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v |= (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			v |= (unsigned)(c - 'A' + 10);
-		else
-			return bad(p, "bad \\u escape");
-	}
-	*out = v;
-	return 0;
-}
-
-static int put_utf8(struct buf *b, unsigned cp)
-{
-	unsigned char u[4];
-	size_t n;
-
-	if (cp < 0x80) {
-		u[0] = (unsigned char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		u[0] = (unsigned char)(0xc0 | cp >> 6);
-		u[1] = (unsigned char)(0x80 | (cp & 0x3f));
-		n = 2;
-	} else if (cp < 0x10000) {
-		u[0] = (unsigned char)(0xe0 | cp >> 12);
-		u[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-		u[2] = (unsigned char)(0x80 | (cp & 0x3f));
-		n = 3;
-	} else {
-		u[0] = (unsigned char)(0xf0 | cp >> 18);
-		u[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
-		u[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-		u[3] = (unsigned char)(0x80 | (cp & 0x3f));
-		n = 4;
-	}
-	return buf_put(b, u, n);
-}
-
-/* A string at p->s (after its opening quote) into *OUT (NUL-terminated), its length *LEN. */
+/* A string at p->s (its opening quote) into *OUT (malloc'd, NUL-terminated), its length *LEN: decoded by
+ * cellctl's JSON lexer (tools/import/jsonlex.c), so escapes, surrogates and UTF-8 are checked as there. */
 static int string(struct parser *p, char **out, size_t *len)
 {
-	struct buf b = { 0 };
-	int rc;
+	jl_buf b = { 0 };
+	jl_fault f;
+	char why[64];
+	int rc = jl_string(&b, &p->s, p->end, &f);
 
-	if ((rc = buf_put(&b, "", 0)))
+	if (rc == -EINVAL) {
+		p->s = f.at;
+		rc = bad(p, jl_fault_text(&f, why, sizeof(why)));
+	}
+	if (!rc)
+		rc = jl_put(&b, "", 1);
+	if (rc) {
+		free(b.p);
 		return rc;
-	for (;;) {
-		const char *q = p->s;
-		unsigned cp, lo;
-
-		while (q < p->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
-			q++;
-		if ((rc = buf_put(&b, p->s, (size_t)(q - p->s))))
-			goto out;
-		p->s = q;
-		if (p->s >= p->end) {
-			rc = bad(p, "unterminated string");
-			goto out;
-		}
-		if (*p->s == '"') {
-			p->s++;
-			break;
-		}
-		if (*p->s != '\\') {
-			rc = bad(p, "control character in a string");
-			goto out;
-		}
-		if (++p->s >= p->end) {
-			rc = bad(p, "unterminated escape");
-			goto out;
-		}
-		switch (*p->s++) {
-		case '"': rc = buf_put(&b, "\"", 1); break;
-		case '\\': rc = buf_put(&b, "\\", 1); break;
-		case '/': rc = buf_put(&b, "/", 1); break;
-		case 'b': rc = buf_put(&b, "\b", 1); break;
-		case 'f': rc = buf_put(&b, "\f", 1); break;
-		case 'n': rc = buf_put(&b, "\n", 1); break;
-		case 'r': rc = buf_put(&b, "\r", 1); break;
-		case 't': rc = buf_put(&b, "\t", 1); break;
-		case 'u':
-			if ((rc = hex4(p, &cp)))
-				goto out;
-			if (cp >= 0xd800 && cp < 0xdc00) {
-				if (p->end - p->s < 2 || p->s[0] != '\\' || p->s[1] != 'u') {
-					rc = bad(p, "lone high surrogate");
-					goto out;
-				}
-				p->s += 2;
-				if ((rc = hex4(p, &lo)))
-					goto out;
-				if (lo < 0xdc00 || lo > 0xdfff) {
-					rc = bad(p, "bad low surrogate");
-					goto out;
-				}
-				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-			} else if (cp >= 0xdc00 && cp < 0xe000) {
-				rc = bad(p, "lone low surrogate");
-				goto out;
-			}
-			rc = put_utf8(&b, cp);
-			break;
-		default:
-			rc = bad(p, "unknown escape");
-		}
-		if (rc)
-			goto out;
 	}
 	*out = b.p;
-	*len = b.n;
+	*len = b.n - 1;
 	return 0;
-out:
-	free(b.p);
-	return rc;
 }
 
 static int value(struct parser *p, tj_value *v, int depth);
@@ -287,7 +160,6 @@ static int items(struct parser *p, tj_value *v, int depth, bool object)
 			skip_ws(p);
 			if (p->s >= p->end || *p->s != '"')
 				return bad(p, "expected a member name");
-			p->s++;
 			v->keys[v->n] = NULL;
 			if ((rc = string(p, &v->keys[v->n], &klen)))
 				return rc;
@@ -332,7 +204,6 @@ static int value(struct parser *p, tj_value *v, int depth)
 		v->type = TJ_ARRAY;
 		return items(p, v, depth, false);
 	case '"':
-		p->s++;
 		v->type = TJ_STRING;
 		return string(p, &v->s, &v->len);
 	case 't':
@@ -374,7 +245,7 @@ int tj_parse(const char *text, size_t n, tj_value **out, char *err, size_t errle
 int tj_parse_file(const char *path, tj_value **out, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "rb");
-	struct buf b = { 0 };
+	jl_buf b = { 0 };
 	char chunk[65536];
 	size_t got;
 	int rc = 0;
@@ -385,7 +256,7 @@ int tj_parse_file(const char *path, tj_value **out, char *err, size_t errlen)
 		return rc;
 	}
 	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if ((rc = buf_put(&b, chunk, got)))
+		if ((rc = jl_put(&b, chunk, got)))
 			break;
 	if (!rc && ferror(f)) {
 		rc = -EIO;

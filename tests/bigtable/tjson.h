@@ -1,7 +1,7 @@
-/* tjson.h — a small JSON reader for test data (RFC 8259's grammar; \u escapes with surrogate pairs become
- * UTF-8; other bytes of strings pass as they are, unchecked). The whole document becomes a tree; numbers
- * keep their text so 64-bit integers stay exact. For tests only: trusted files of modest size, nested at
- * most 64 deep. */
+/* tjson.h — a small JSON reader for test data (RFC 8259's grammar; strings are decoded by cellctl's JSON
+ * lexer, tools/import/jsonlex.h: valid UTF-8, \u escapes with surrogate pairs become UTF-8). The whole
+ * document becomes a tree; numbers keep their text so 64-bit integers stay exact. For tests only: trusted
+ * files of modest size, nested at most 64 deep. */
 #ifndef CELLFS_TJSON_H
 #define CELLFS_TJSON_H
 

@@ -505,9 +505,15 @@ err 'cellctl read: table "nosuch" not found' read nosuch start=b end=
 err 'cellctl read: stats were requested but not received: the read reads nothing (its range is empty)' read st start=b end=a include-stats=full
 err 'cellctl read: stats were requested but not received: the read reads nothing (count=0)' read nosuch count=0 include-stats=full
 
-# stats_ok ARGS...: ok, with the read's latency (whatever it took here) masked as "Nms".
+# stats_ok ROWS_SEEN ROWS_RETURNED CELLS_SEEN CELLS_RETURNED ARGS...: ok, its stdout out's text then cbt's
+# summary block of those counts, with the read's latency (whatever it took here) masked as "Nms".
 stats_ok() {
 	local what
+	printf 'Summary Stats\n====================\nrows_seen_count: %s\nrows_returned_count: %s\n' "$1" "$2" \
+		>>"$tmp/want.out"
+	printf 'cells_seen_count: %s\ncells_returned_count: %s\nfrontend_server_latency: Nms\n\n' "$3" "$4" \
+		>>"$tmp/want.out"
+	shift 4
 	what=$(printf '%q ' "$@")
 	checks=$((checks + 1))
 	"$cellctl" --db "$db" "$@" >"$tmp/got.out" 2>"$tmp/got.err" </dev/null ||
@@ -530,16 +536,8 @@ c
   g:y                                      @ 1970/01/01-00:00:00.001000
     "5"
 
-Summary Stats
-====================
-rows_seen_count: 3
-rows_returned_count: 1
-cells_seen_count: 6
-cells_returned_count: 2
-frontend_server_latency: Nms
-
 EOF
-stats_ok read st include-stats=full count=1 regex=c
+stats_ok 3 1 6 2 read st include-stats=full count=1 regex=c
 out <<'EOF'
 ----------------------------------------
 d
@@ -555,46 +553,22 @@ b
   cf:q                                     @ 1970/01/01-00:00:00.001000
     "4"
 
-Summary Stats
-====================
-rows_seen_count: 3
-rows_returned_count: 2
-cells_seen_count: 4
-cells_returned_count: 4
-frontend_server_latency: Nms
-
 EOF
-stats_ok read st include-stats=full columns=cf:q,cf:q reversed=true count=2
+stats_ok 3 2 4 4 read st include-stats=full columns=cf:q,cf:q reversed=true count=2
 out <<'EOF'
 ----------------------------------------
 
 
-Summary Stats
-====================
-rows_seen_count: 0
-rows_returned_count: 0
-cells_seen_count: 0
-cells_returned_count: 0
-frontend_server_latency: Nms
-
 EOF
-stats_ok lookup st zz include-stats=full
+stats_ok 0 0 0 0 lookup st zz include-stats=full
 out <<'EOF'
 ----------------------------------------
 a
   g:x                                      @ 1970/01/01-00:00:00.001000
     ""
 
-Summary Stats
-====================
-rows_seen_count: 1
-rows_returned_count: 1
-cells_seen_count: 3
-cells_returned_count: 1
-frontend_server_latency: Nms
-
 EOF
-stats_ok lookup st a include-stats=full columns=g: keys-only=true
+stats_ok 1 1 3 1 lookup st a include-stats=full columns=g: keys-only=true
 ok read st include-stats= prefix=zz
 err 'cellctl read: bad include-stats value "FULL": not one of the supported stats views (full)' read st include-stats=FULL
 err 'cellctl lookup: bad include-stats value "x": not one of the supported stats views (full)' lookup st a include-stats=x

@@ -13,6 +13,7 @@
 src=${1:?usage: tools_layout.sh SRCDIR}
 LC_ALL=C
 export LC_ALL
+strip_awk=$(cd "$src/tests/unit" && pwd)/cstrip.awk || exit 1
 cd "$src/tools" || exit 1
 status=0
 bad() {
@@ -100,29 +101,8 @@ done <"$edges"
 # blank lines, with identifiers, numbers and the contents of string and character literals set aside.
 set --
 for f in *.c */*.c; do [ -e "$f" ] && set -- "$@" "$f"; done
-awk -v min=8 '
-function strip(line,    out, i, c, n) {
-	out = ""
-	n = length(line)
-	for (i = 1; i <= n; i++) {
-		c = substr(line, i, 1)
-		if (incomment) {
-			if (c == "*" && substr(line, i + 1, 1) == "/") { incomment = 0; i++ }
-			continue
-		}
-		if (quote != "") {
-			if (c == "\\") i++
-			else if (c == quote) { quote = ""; out = out c }
-			continue
-		}
-		if (c == "/" && substr(line, i + 1, 1) == "*") { incomment = 1; i++; continue }
-		if (c == "/" && substr(line, i + 1, 1) == "/") break
-		if (c == "\"" || c == "\047") quote = c
-		out = out c
-	}
-	quote = ""
-	return out
-}
+awk -v min=8 "$(cat "$strip_awk")"'
+# strip() (tests/unit/cstrip.awk): code without comments and the contents of literals.
 function shape(s) {
 	gsub(/[A-Za-z_][A-Za-z0-9_]*/, "x", s)
 	gsub(/[0-9]+/, "0", s)

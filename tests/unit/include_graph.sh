@@ -11,36 +11,16 @@
 # With --edges, prints the edges ("a b" per line) and checks nothing.
 dir=${1:?usage: include_graph.sh STOREDIR [--edges]}
 edges_only=${2:-}
+here=$(dirname "$0")
 LC_ALL=C
 export LC_ALL
 
 find "$dir" -name '*.[ch]' | sort | while read -r f; do
 	printf '@file %s\n' "${f##*/}"
 	cat "$f"
-done | awk -v edges_only="$edges_only" '
-# Code without comments, string and character literals (they may name functions without calling them).
-function strip(line,    out, i, c, n) {
-	out = ""
-	n = length(line)
-	for (i = 1; i <= n; i++) {
-		c = substr(line, i, 1)
-		if (incomment) {
-			if (c == "*" && substr(line, i + 1, 1) == "/") { incomment = 0; i++ }
-			continue
-		}
-		if (quote != "") {
-			if (c == "\\") i++
-			else if (c == quote) quote = ""
-			continue
-		}
-		if (c == "/" && substr(line, i + 1, 1) == "*") { incomment = 1; i++; continue }
-		if (c == "/" && substr(line, i + 1, 1) == "/") break
-		if (c == "\"" || c == "\047") { quote = c; out = out " "; continue }
-		out = out c
-	}
-	quote = ""
-	return out
-}
+done | awk -v edges_only="$edges_only" "$(cat "$here/cstrip.awk")"'
+# strip() (cstrip.awk): code without comments and the contents of literals (they may name functions without
+# calling them).
 function module(file) { sub(/\.[ch]$/, "", file); return file }
 function edge(a, b) {
 	if (a in part) a = part[a]

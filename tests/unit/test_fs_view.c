@@ -17,24 +17,33 @@ static cs_store *st_of(void **state)
 	return ((struct tu_store *)*state)->st;
 }
 
-static void expect_list(cs_store *st, const char *path, const char *want)
+/* What GET (fu_list, fu_read) gives for PATH is WANT. */
+static void expect_text(cs_store *st, char *(*get)(cs_store *, const char *, int *), const char *path,
+			const char *want)
 {
 	int rc = 0;
-	char *s = fu_list(st, path, &rc);
+	char *s = get(st, path, &rc);
 	assert_int_equal(rc, 0);
 	assert_non_null(s);
 	assert_string_equal(s, want);
 	free(s);
 }
 
+static void expect_list(cs_store *st, const char *path, const char *want)
+{
+	expect_text(st, fu_list, path, want);
+}
+
 static void expect_read(cs_store *st, const char *path, const char *want)
 {
-	int rc = 0;
-	char *s = fu_read(st, path, &rc);
-	assert_int_equal(rc, 0);
-	assert_non_null(s);
-	assert_string_equal(s, want);
-	free(s);
+	expect_text(st, fu_read, path, want);
+}
+
+/* Listings, a table of directory paths and what each lists (expect_list), ended by NULL. */
+static void expect_lists(cs_store *st, const char *const *dirs)
+{
+	for (; *dirs; dirs += 2)
+		expect_list(st, dirs[0], dirs[1]);
 }
 
 static void test_fs_view__root_lists_every_table_and_nothing_else(void **state)
@@ -66,11 +75,13 @@ static void test_fs_view__delimiter_splits_row_keys_into_directories(void **stat
 	PUT(st, "quotes", "NASDAQ#ZXZZT#1426535612156", "MD", "BID", 1000, "12.5");
 	PUT(st, "quotes", "NASDAQ#AAPL#1", "MD", "ASK", 1000, "99");
 	PUT(st, "quotes", "NYSE#IBM#7", "MD", "BID", 1000, "1");
-	expect_list(st, "quotes", "NASDAQ/ NYSE/");
-	expect_list(st, "quotes/NASDAQ", "AAPL/ ZXZZT/");
-	expect_list(st, "quotes/NASDAQ/ZXZZT", "1426535612156/");
-	expect_list(st, "quotes/NASDAQ/ZXZZT/1426535612156", "MD/");
-	expect_list(st, "quotes/NASDAQ/ZXZZT/1426535612156/MD", "BID");
+	expect_lists(st, (const char *const[]){
+		"quotes", "NASDAQ/ NYSE/",
+		"quotes/NASDAQ", "AAPL/ ZXZZT/",
+		"quotes/NASDAQ/ZXZZT", "1426535612156/",
+		"quotes/NASDAQ/ZXZZT/1426535612156", "MD/",
+		"quotes/NASDAQ/ZXZZT/1426535612156/MD", "BID",
+		NULL });
 	expect_read(st, "quotes/NASDAQ/ZXZZT/1426535612156/MD/BID", "12.5");
 	assert_int_equal(fu_walk(st, "quotes/NASDAQ#ZXZZT", NULL, NULL), -ENOENT); /* the delimiter is not in a name */
 }
@@ -216,8 +227,7 @@ static void test_fs_view__a_segment_named_like_a_family_is_escaped(void **state)
 	PUT(st, "t", "a", "MD", "q", 1000, "row");
 	PUT(st, "t", "a#MD", "MD", "q", 1000, "segment");
 	PUT(st, "t", "MD", "MD", "q", 1000, "top");
-	expect_list(st, "t", "%4DD/ a/");
-	expect_list(st, "t/a", "MD/ %4DD/");
+	expect_lists(st, (const char *const[]){ "t", "%4DD/ a/", "t/a", "MD/ %4DD/", NULL });
 	expect_read(st, "t/a/MD/q", "row");
 	expect_read(st, "t/a/%4DD/MD/q", "segment");
 	expect_read(st, "t/%4DD/MD/q", "top");

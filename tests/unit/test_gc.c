@@ -17,23 +17,11 @@
 static size_t count_keys(cs_store *st, uint8_t kind, uint32_t tid)
 {
 	cs_txn *txn = tu_begin(st, CS_TXN_RDONLY);
-	uint8_t pfx[5] = { kind };
-	size_t n = 0, pn = tid ? 5 : 1;
-	kv_cursor *c;
-	int rc;
+	uint8_t pfx[KEY_TABLE_PREFIX] = { kind };
+	size_t n;
 
 	key_put_u32(pfx + 1, tid);
-	assert_int_equal(kv_cursor_open(lm_txn_of(txn)->kv, &c), 0);
-	for (rc = kv_seek(c, pfx, pn); !rc; rc = kv_next(c)) {
-		const void *k;
-		size_t kn;
-		kv_key(c, &k, &kn);
-		if (kn < pn || memcmp(k, pfx, pn))
-			break;
-		n++;
-	}
-	assert_true(rc == 0 || rc == -ENOENT);
-	kv_cursor_close(c);
+	n = tu_count_keys(txn, pfx, tid ? KEY_TABLE_PREFIX : 1);
 	tu_commit(txn);
 	return n;
 }

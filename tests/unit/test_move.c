@@ -136,27 +136,15 @@ static uint64_t visible_cells(cs_txn *txn, const char *table)
 static uint64_t stored_cells(cs_txn *txn, const char *table, cs_bytes prefix)
 {
 	struct sch_table *t;
-	kv_cursor *c;
 	uint8_t *k = malloc(KEY_MAX);
 	size_t kn;
-	uint64_t n = 0;
-	int rc;
+	uint64_t n;
 
 	assert_non_null(k);
 	assert_int_equal(sch_table_get(lm_txn_of(txn), table, &t), 0);
 	kn = key_table_data(k, t->id);
 	kn += key_esc(k + kn, prefix.data, prefix.len);
-	assert_int_equal(kv_cursor_open(lm_txn_of(txn)->kv, &c), 0);
-	for (rc = kv_seek(c, k, kn); !rc; rc = kv_next(c)) {
-		const void *ck;
-		size_t ckn;
-		kv_key(c, &ck, &ckn);
-		if (ckn < kn || memcmp(ck, k, kn))
-			break;
-		n++;
-	}
-	assert_true(rc == 0 || rc == -ENOENT);
-	kv_cursor_close(c);
+	n = tu_count_keys(txn, k, kn);
 	free(k);
 	return n;
 }

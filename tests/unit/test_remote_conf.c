@@ -44,6 +44,38 @@ static void set_takes_both_spellings(void **state)
 	assert_null(r.timeout);
 }
 
+/* cs_remote_key() lists every setting once (the list cellctl's flags are made of): each is taken in both
+ * spellings, fills its own member, and is named in the message refusing an unknown key. */
+static void keys_list_every_setting(void **state)
+{
+	const size_t members = sizeof(cs_remote) / sizeof(char *);
+	const char *key, *why = NULL;
+	size_t n = 0;
+
+	assert_int_equal(cs_remote_set(&(cs_remote){ 0 }, "colour", "blue", &why), -EINVAL);
+	for (; (key = cs_remote_key(n)); n++) {
+		cs_remote r = { 0 };
+		char under[32];
+		const char *value = strcmp(key, "timeout") ? "v" : "1s";
+		size_t set = 0;
+
+		assert_true(n < members);
+		assert_non_null(strstr(why, key));
+		assert_int_equal(cs_remote_set(&r, key, value, NULL), 0);
+		for (size_t m = 0; m < members; m++)
+			set += ((char **)&r)[m] != NULL;
+		assert_int_equal(set, 1);
+		snprintf(under, sizeof(under), "%s", key);
+		for (char *c = under; *c; c++)
+			*c = *c == '-' ? '_' : *c;
+		assert_int_equal(cs_remote_set(&r, under, value, NULL), 0);
+		for (size_t m = 0; m < n; m++) /* no key twice */
+			assert_string_not_equal(cs_remote_key(m), key);
+		cs_remote_clear(&r);
+	}
+	assert_int_equal(n, members);
+}
+
 static void set_refuses_bad_input(void **state)
 {
 	cs_remote r = { 0 };
@@ -143,6 +175,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(set_takes_both_spellings),
+		cmocka_unit_test(keys_list_every_setting),
 		cmocka_unit_test(set_refuses_bad_input),
 		cmocka_unit_test(out_of_memory_changes_nothing),
 		cmocka_unit_test(cbtrc_fills_what_flags_leave),

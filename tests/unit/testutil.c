@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "kv.h"
+#include "lmutil.h"
 
 char *tu_mkdtemp(void)
 {
@@ -305,4 +306,25 @@ kv_txn *tu_kv_begin(struct tu_kv *f, bool rdonly)
 	kv_txn *t = NULL;
 	assert_int_equal(kv_txn_begin(f->env, rdonly, &t), 0);
 	return t;
+}
+
+size_t tu_count_keys(cs_txn *txn, const void *prefix, size_t n)
+{
+	kv_cursor *c;
+	size_t count = 0;
+	int rc;
+
+	assert_int_equal(kv_cursor_open(lm_txn_of(txn)->kv, &c), 0);
+	for (rc = kv_seek(c, prefix, n); !rc; rc = kv_next(c)) {
+		const void *k;
+		size_t kn;
+
+		kv_key(c, &k, &kn);
+		if (kn < n || memcmp(k, prefix, n))
+			break;
+		count++;
+	}
+	assert_true(rc == 0 || rc == -ENOENT);
+	kv_cursor_close(c);
+	return count;
 }

@@ -92,6 +92,10 @@ void tu_expect_dump(cs_store *st, const cs_read_opts *o, const char *want);
  * *TS and length in *N (either may be NULL); NULL if there is none. */
 char *tu_newest(cs_txn *txn, const char *row, const char *fam, const char *q, int64_t *ts, size_t *n);
 
+/* The stored keys of TXN's store (through kv: hidden and dropped data too) that start with the N bytes
+ * PREFIX, counted; asserts the scan ends cleanly. */
+size_t tu_count_keys(cs_txn *txn, const void *prefix, size_t n);
+
 /* A bare kv environment (store/kv/kv.h) in its own temporary directory: the cmocka state of tu_kv_setup. */
 struct kv_env;
 struct kv_txn;

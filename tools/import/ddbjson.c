@@ -28,7 +28,7 @@ struct node {
 };
 
 struct dj_parser {
-	jl_lexer lx;       /* the line, its decoded strings */
+	jl_lexer lx;       /* the line, its decoded strings (first: jl_parser_new()) */
 	struct node *nodes;
 	size_t nn, ncap;
 	dj_value *out;
@@ -46,25 +46,17 @@ const char *dj_type_name(dj_type t)
 
 int dj_new(dj_parser **out)
 {
-	dj_parser *p = calloc(1, sizeof(*p));
-
-	if (!p || jl_lexer_init(&p->lx, "")) {
-		free(p);
-		return -ENOMEM;
-	}
-	*out = p;
-	return 0;
+	return (*out = jl_parser_new(sizeof(dj_parser), "")) ? 0 : -ENOMEM;
 }
 
 void dj_free(dj_parser *p)
 {
-	if (!p)
-		return;
-	jl_lexer_release(&p->lx);
-	free(p->nodes);
-	free(p->out);
-	free(p->idx);
-	free(p);
+	if (p) {
+		free(p->nodes);
+		free(p->out);
+		free(p->idx);
+	}
+	jl_parser_free(p);
 }
 
 #define fail(p, ...) jl_fail(&(p)->lx.err, __VA_ARGS__) /* (the first error of a line wins) */

@@ -17,7 +17,7 @@ struct rawcell {
 };
 
 struct ji_parser {
-	jl_lexer lx;           /* the line, its decoded strings */
+	jl_lexer lx;           /* the line, its decoded strings (first: jl_parser_new()) */
 	struct rawcell *rc;
 	ji_cell *cells;
 	size_t nc, ccap;
@@ -25,24 +25,16 @@ struct ji_parser {
 
 int ji_new(ji_parser **out)
 {
-	ji_parser *p = calloc(1, sizeof(*p));
-
-	if (!p || jl_lexer_init(&p->lx, " (use the \"_b64\" form)")) {
-		free(p);
-		return -ENOMEM;
-	}
-	*out = p;
-	return 0;
+	return (*out = jl_parser_new(sizeof(ji_parser), " (use the \"_b64\" form)")) ? 0 : -ENOMEM;
 }
 
 void ji_free(ji_parser *p)
 {
-	if (!p)
-		return;
-	jl_lexer_release(&p->lx);
-	free(p->rc);
-	free(p->cells);
-	free(p);
+	if (p) {
+		free(p->rc);
+		free(p->cells);
+	}
+	jl_parser_free(p);
 }
 
 #define fail(p, ...) jl_fail(&(p)->lx.err, __VA_ARGS__) /* (the first error of a line wins) */

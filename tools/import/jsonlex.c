@@ -249,6 +249,25 @@ void jl_lexer_release(jl_lexer *l)
 	l->b.p = NULL;
 }
 
+void *jl_parser_new(size_t size, const char *hint)
+{
+	jl_lexer *l = calloc(1, size);
+
+	if (l && jl_lexer_init(l, hint)) {
+		free(l);
+		return NULL;
+	}
+	return l;
+}
+
+void jl_parser_free(void *parser)
+{
+	if (parser) {
+		jl_lexer_release(parser);
+		free(parser);
+	}
+}
+
 void jl_begin(jl_lexer *l, const char *line, size_t n, char **err)
 {
 	l->s = l->start = line;

@@ -75,6 +75,11 @@ typedef struct jl_lexer {
 int jl_lexer_init(jl_lexer *l, const char *hint);
 void jl_lexer_release(jl_lexer *l);
 
+/* A parser that embeds its jl_lexer as its first member: SIZE zeroed bytes, the lexer set up with HINT.
+ * Returns NULL when there is no memory. Free with jl_parser_free() once its own arrays are freed. */
+void *jl_parser_new(size_t size, const char *hint);
+void jl_parser_free(void *parser); /* releases its lexer and frees it; accepts NULL */
+
 /* Start reading LINE (N bytes; it must not change meanwhile): errors go to *ERR, the buffer is emptied. */
 void jl_begin(jl_lexer *l, const char *line, size_t n, char **err);
 
