@@ -105,10 +105,10 @@ struct cs_backend {
 /* What the host lends a module it loads. A module links its own copy of cellstore_core (mem.c, fault.c),
  * so without this its allocations would count in a fault state of its own that nothing arms: the host's
  * $CELLFS_FAULT (cs_fault_arm()) would never fail one. A module may export CS_BACKEND_BIND_SYMBOL, a
- * function taking the host's cs_host, which remote.c calls once, right after loading it and before any
- * other call; it returns 0, or -EPROTO for a cs_host of another abi (the module is then not loaded). A
- * module without it runs on its own (its faults never fire). The table's CS_BACKEND_ABI does not
- * change with this one. */
+ * function taking the host's cs_host, which remote.c calls once, right after the table's getter and
+ * before any call of the table; it returns 0, or -EPROTO for a cs_host of another abi (the module is
+ * then not loaded). A module without it runs on its own (its faults never fire). The table's
+ * CS_BACKEND_ABI does not change with this one. */
 #define CS_HOST_ABI 1
 #define CS_BACKEND_BIND_SYMBOL "cs_backend_bind"
 

@@ -101,11 +101,10 @@ judge() {
 	local spec=$1 key=$2
 	ccb --format=json read t prefix="$key" >"$tmp/now.json" 2>"$tmp/read.err" ||
 		{ fail "[$spec] reading $key's rows back: $(cat "$tmp/read.err")"; return; }
-	python3 - "$tmp/results" "$tmp/now.json" "$key" "$tmp/daemon.err" <<'PY' | sed "s/^/FAIL: [$spec] /"
+	python3 - "$tmp/results" "$tmp/now.json" "$key" <<'PY' | sed "s/^/FAIL: [$spec] /"
 import json, sys
 res = dict(l.split() for l in open(sys.argv[1]) if l.strip())
 key = sys.argv[3]
-log = open(sys.argv[4]).read()
 now = {}
 for l in open(sys.argv[2]):
     r = json.loads(l)
@@ -162,7 +161,7 @@ if [ -n "${BT_MOUNT_FAULT_N:-}" ]; then # (to look at one run again: its N, the 
 	for n in $BT_MOUNT_FAULT_N; do
 		printf -v key 'k%04d' "$n"
 		run "alloc:$n" "$key" && judge "alloc:$n" "$key"
-		echo "[alloc:$n]" $(cat "$tmp/results") $(grep -v "^cellfs: CELLFS_FAULT=" "$tmp/daemon.err")
+		echo "[alloc:$n] $(tr '\n' ' ' <"$tmp/results")$(grep -v "^cellfs: CELLFS_FAULT=" "$tmp/daemon.err")"
 	done
 	finish
 	exit
