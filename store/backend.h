@@ -14,7 +14,8 @@
  *
  * A backend is built in (a line in backends.c, backends.h) or a shared module (loaded with dlopen by remote.c on
  * first use, so that a process that opens only local stores never loads its libraries) exporting one
- * symbol, CS_BACKEND_SYMBOL: a function returning its table, whose abi must equal CS_BACKEND_ABI. */
+ * symbol, CS_BACKEND_SYMBOL: a function returning its table, whose abi must equal CS_BACKEND_ABI (and
+ * optionally CS_BACKEND_BIND_SYMBOL, below: what the host lends it). */
 #ifndef CELLFS_BACKEND_H
 #define CELLFS_BACKEND_H
 
