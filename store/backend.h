@@ -14,7 +14,8 @@
  *
  * A backend is built in (a line in backends.c, backends.h) or a shared module (loaded with dlopen by remote.c on
  * first use, so that a process that opens only local stores never loads its libraries) exporting one
- * symbol, CS_BACKEND_SYMBOL: a function returning its table, whose abi must equal CS_BACKEND_ABI. */
+ * symbol, CS_BACKEND_SYMBOL: a function returning its table, whose abi must equal CS_BACKEND_ABI (and
+ * optionally CS_BACKEND_BIND_SYMBOL, below: what the host lends it). */
 #ifndef CELLFS_BACKEND_H
 #define CELLFS_BACKEND_H
 
@@ -100,6 +101,23 @@ struct cs_backend {
 	int (*scan_next)(void *scan, const cs_row **row);
 	int (*scan_seek)(void *scan, cs_bytes row);
 	void (*scan_close)(void *scan);
+};
+
+/* What the host lends a module it loads. A module links its own copy of cellstore_core (mem.c, fault.c),
+ * so without this its allocations would count in a fault state of its own that nothing arms: the host's
+ * $CELLFS_FAULT (cs_fault_arm()) would never fail one. A module may export CS_BACKEND_BIND_SYMBOL, a
+ * function taking the host's cs_host, which remote.c calls once, right after the table's getter and
+ * before any call of the table; it returns 0, or -EPROTO for a cs_host of another abi (the module is
+ * then not loaded). A module without it runs on its own (its faults never fire). The table's
+ * CS_BACKEND_ABI does not change with this one. */
+#define CS_HOST_ABI 1
+#define CS_BACKEND_BIND_SYMBOL "cs_backend_bind"
+
+struct cs_host {
+	unsigned abi; /* CS_HOST_ABI */
+	/* The host's fault check (fault.h's fault_hit()): count one call of KIND (CS_FAULT_*) in the
+	 * host's fault state; true if that call must fail. The module's fault_hit() calls it (fault_bind()). */
+	bool (*fault_hit)(unsigned kind);
 };
 
 #endif

@@ -1,5 +1,6 @@
 /* fault.c — process-wide fault injection for tests: the Nth counted library call fails.
- * Disarmed (the normal state) it costs one relaxed atomic load per call. */
+ * Disarmed (the normal state) it costs one relaxed atomic load per call. A backend module's copy is
+ * bound to its host's (fault_bind()), so that both count as one. */
 #include "fault.h"
 
 #include <errno.h>
@@ -13,6 +14,8 @@
 _Atomic unsigned fault_armed;
 static _Atomic uint64_t countdown, armed_n;
 static _Atomic bool fired;
+/* Bound (a module's copy): every armed call asks the host's state; fault_armed then stays all ones. */
+static bool (*_Atomic bound)(unsigned kind);
 
 void cs_fault_arm(unsigned kinds, uint64_t n)
 {
@@ -32,8 +35,23 @@ uint64_t cs_fault_calls(void)
 	return atomic_load(&fired) ? atomic_load(&armed_n) : atomic_load(&armed_n) - atomic_load(&countdown);
 }
 
-bool fault_fire(void)
+bool fault_check(unsigned kind)
 {
+	return fault_hit(kind);
+}
+
+void fault_bind(bool (*hit)(unsigned kind))
+{
+	atomic_store(&bound, hit);
+	atomic_store(&fault_armed, hit ? ~0u : 0);
+}
+
+bool fault_fire(unsigned kind)
+{
+	bool (*hit)(unsigned) = atomic_load(&bound);
+
+	if (hit)
+		return hit(kind);
 	if (atomic_fetch_sub(&countdown, 1) != 1)
 		return false;
 	/* Fire once, then stay disarmed so cleanup paths run normally. */

@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "remote.h"
 
 #ifndef CELLFS_MODULE_DIR
@@ -100,9 +101,13 @@ int backend_check(const struct cs_backend *be, const char **why)
 	return 0;
 }
 
+/* What a module is lent (backend.h): our fault state, so $CELLFS_FAULT reaches its allocations. */
+static const struct cs_host host = { .abi = CS_HOST_ABI, .fault_hit = fault_check };
+
 static const struct cs_backend *try_load(const char *path, char *why, size_t whyn)
 {
 	const struct cs_backend *(*get)(void);
+	int (*bind)(const struct cs_host *host);
 	const struct cs_backend *be;
 	const char *bad;
 	void *h;
@@ -114,7 +119,8 @@ static const struct cs_backend *try_load(const char *path, char *why, size_t why
 		return NULL;
 	}
 	*(void **)&get = dlsym(h, CS_BACKEND_SYMBOL);
-	if (!get || !(be = get()) || backend_check(be, &bad)) {
+	*(void **)&bind = dlsym(h, CS_BACKEND_BIND_SYMBOL);
+	if (!get || !(be = get()) || backend_check(be, &bad) || (bind && bind(&host))) {
 		snprintf(why, whyn, "%s is not a cellfs backend of this version", path);
 		dlclose(h);
 		return NULL;

@@ -1,6 +1,7 @@
 /* bt.c — the Cloud Bigtable backend's entry: the store's name, opening and closing it, transactions, the
  * version callers poll, the thread's last error, and the table of calls the store's seam goes through
- * (backend.h). The only symbol the module exports is that table's getter. */
+ * (backend.h). The module exports that table's getter and cs_backend_bind(), which makes its copy of the
+ * store's fault state count in its host's. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <time.h>
 
 #include "bt_internal.h"
+#include "fault.h"
 #include "mem.h"
 
 static __thread char why[600];
@@ -35,6 +37,10 @@ int bt_fail(int rc, const btr_status *status, const char *what)
 		return rc;
 	if (status && (status->code != GRPC_STATUS_OK || status->message[0])) {
 		bt_status_text(status, why, sizeof(why));
+	} else if (rc == -ENOMEM) {
+		/* Out of memory is its own reason: no context in place of it, nor an earlier call's words
+		 * ("cellctl ls: getting table info: Cannot allocate memory"). */
+		why[0] = '\0';
 	} else if (what) {
 		snprintf(why, sizeof(why), "%s", what);
 	}
@@ -329,4 +335,16 @@ __attribute__((visibility("default"))) const struct cs_backend *cs_backend_table
 const struct cs_backend *cs_backend_table(void)
 {
 	return &table;
+}
+
+/* Our allocations (mem.c, linked into this module) count in the host's fault state, so the host's
+ * $CELLFS_FAULT=alloc:N can fail them (backend.h's cs_host). */
+__attribute__((visibility("default"))) int cs_backend_bind(const struct cs_host *host);
+
+int cs_backend_bind(const struct cs_host *host)
+{
+	if (host->abi != CS_HOST_ABI || !host->fault_hit)
+		return -EPROTO;
+	fault_bind(host->fault_hit);
+	return 0;
 }

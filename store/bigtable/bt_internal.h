@@ -70,7 +70,7 @@ void *bt_dup(const void *p, size_t n);
 
 /* Note why the current call failed, for cs_last_error(): STATUS (if not NULL, and not OK or with a
  * message) as "ENDPOINT: CODE: message" (the address the call went to, gRPC's status code name, the
- * service's words), else WHAT. Returns RC. */
+ * service's words), else WHAT; -ENOMEM without a status is no reason but itself (none). Returns RC. */
 int bt_fail(int rc, const btr_status *status, const char *what);
 /* STATUS as "ENDPOINT: CODE: message" in BUF (SIZE bytes); "" for an OK status without words. */
 void bt_status_text(const btr_status *status, char *buf, size_t size);
