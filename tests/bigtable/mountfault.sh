@@ -63,23 +63,11 @@ run() {
 		return 1
 	fi
 	mounts+=("$mnt")
-	python3 - "$mnt/t" "$key" >"$tmp/results" <<'PY'
+	python3 - "$mnt/t" "$key" "$(cd "$(dirname "${BASH_SOURCE[0]}")/../mount" && pwd)" >"$tmp/results" <<'PY'
 import errno, os, sys
 t, key = sys.argv[1], sys.argv[2]
-def op(name, f):
-    try:
-        r = f()
-        print(name, "ok" if r is None or r is True else "wrong")
-        return r is None or r is True
-    except OSError as e:
-        print(name, errno.errorcode.get(e.errno, str(e.errno)))
-        return False
-def write(path, data):
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
+sys.path.append(sys.argv[3])
+from faultops import op, write
 if op("mkdir_n", lambda: os.makedirs("%s/%s/cf" % (t, key))):
     op("write_new_row", lambda: write("%s/%s/cf/q" % (t, key), b"hello"))
 else:

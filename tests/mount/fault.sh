@@ -30,23 +30,11 @@ cc "$fixture" set t d cf:w=still@1000
 
 # The workload: one line per operation, "NAME ok" or "NAME ERRNO".
 workload() {
-	python3 - "$MNT/t" <<'PY'
+	python3 - "$MNT/t" "$(cd "$(dirname "$0")" && pwd)" <<'PY'
 import errno, os, sys
 t = sys.argv[1]
-def op(name, f):
-    try:
-        r = f()
-        print(name, "ok" if r is None or r is True else "wrong")
-        return r is None or r is True
-    except OSError as e:
-        print(name, errno.errorcode.get(e.errno, str(e.errno)))
-        return False
-def write(path, data):
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
+sys.path.append(sys.argv[2])
+from faultops import op, write
 op("write_x", lambda: write(t + "/a/cf/x", b"new1"))
 if op("mkdir_n", lambda: os.makedirs(t + "/n/cf")):
     op("write_new_row", lambda: write(t + "/n/cf/q", b"hello"))
