@@ -132,7 +132,7 @@ typedef struct cs_open_opts {
  * build has none, or its module is not installed; cs_last_error() says which).
  * Open the store in directory DIR. OPTS may be NULL (defaults, no CS_OPEN_CREATE).
  * Several processes may have one store open at once; writers are serialised. The first open after a
- * reboot gives the store back its last synced state if commits after it were lost (store/anchor.h).
+ * reboot gives the store back its last synced state if commits after it were lost (store/lmdb/anchor.h).
  * A writable open of a store on tmpfs or ramfs waits for a commit in progress in another process (it
  * sizes the data file under the writer lock), and installs cs_store_catch_faults()'s handlers: its
  * commits are written into a map of the file, which grows when a write faults past its end (SIGBUS).

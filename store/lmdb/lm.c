@@ -1,5 +1,5 @@
 /* lm.c — the LMDB backend (lm.h): opening a store, transactions, the write sequence dropped ranges
- * are judged by, and the backend table the seam (store/store.c) calls. */
+ * are judged by, and the commit path; its table for the seam is lm_backend.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* lm.h — the LMDB backend (store/lmdb/): the store and transaction structs every file of the backend
  * reaches its data through, the write checks and write sequence of a transaction (lm.c), and the
- * calls its backend table (lm_backend) holds. The seam (store/store.c, backend.h) is the only caller from
+ * calls its backend table (lm_backend.c) holds. The seam (store/store.c, backend.h) is the only caller from
  * outside this folder; each lm_X below implements cellstore.h's cs_X with the same contract, its handle
  * the backend's own.
  *

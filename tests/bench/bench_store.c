@@ -192,7 +192,7 @@ static void rm_tmpdir(char *dir)
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/lock.mdb", dir);
 	unlink(path);
-	snprintf(path, sizeof(path), "%s/anchor", dir); /* the store's (store/anchor.h) */
+	snprintf(path, sizeof(path), "%s/anchor", dir); /* the store's (store/lmdb/anchor.h) */
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/heat.spool", dir); /* the Key Visualizer's (store/keyviz/heatspool.h) */
 	unlink(path);

@@ -1,4 +1,4 @@
-/* fuzz_dump.c — the dump reader (cs_restore, store/restore.c; format in store/dump-format.md).
+/* fuzz_dump.c — the dump reader (cs_restore, store/lmdb/restore.c; format in store/dump-format.md).
  *
  * One store in a temporary directory serves every input; it holds a table "base" that no input may
  * change. Input: a flags byte, then either the dump stream as it is (flags bit 0 clear) or "framed":
@@ -84,7 +84,7 @@ static void remove_store(void)
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/lock.mdb", dir);
 	unlink(path);
-	snprintf(path, sizeof(path), "%s/anchor", dir); /* (store/anchor.h) */
+	snprintf(path, sizeof(path), "%s/anchor", dir); /* (store/lmdb/anchor.h) */
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/heat.spool", dir); /* (store/keyviz/heatspool.h) */
 	unlink(path);

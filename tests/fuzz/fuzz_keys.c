@@ -1,4 +1,4 @@
-/* fuzz_keys.c — the store's key encoding (store/keys.h): order, prefixes, parsing.
+/* fuzz_keys.c — the store's key encoding (store/lmdb/keys.h): order, prefixes, parsing.
  *
  * Input: two cells A and B (table id, row, family, qualifier, timestamp; B may share A's fields, as
  * a flags byte says), then arbitrary bytes. Properties:

@@ -6,7 +6,7 @@
 #    mdb_env_sync: every committed page and the meta page on disk before fsync returns);
 #  - write + close() without fsync: no sync during the close (commits are MDB_NOSYNC: a close survives a
 #    crash of the daemon, a power loss only once synced), then one after it (watch.c's 5 s tick; polled up to 60 s);
-#    and then the store's anchor (the synced snapshot's meta pages, store/anchor.h), after data.mdb;
+#    and then the store's anchor (the synced snapshot's meta pages, store/lmdb/anchor.h), after data.mdb;
 #  - rename() then fsync() of the directory (write, fsync, rename, fsync(dir), as careful programs do):
 #    data.mdb is fdatasync'd within the directory's fsync (the fsyncdir handler);
 #  - on a read-only mount, fsync() of a file and of a directory succeed (not EACCES).
