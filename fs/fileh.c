@@ -186,28 +186,20 @@ int fileh_truncate(struct fs *fs, struct fileh *h, uint64_t size)
 /* Forget the directories above cell ID held by the daemon: the store has them now. */
 static void pending_filled(struct fs *fs, const struct node_id *id)
 {
-	struct node_id d = { .kind = NODE_DIR, .table = id->table, .key = id->key };
+	struct node_id d = { .kind = NODE_DIR, .table = id->table, .key = id->key, .keyn = id->keyn };
 	cs_table_info *info;
 	cs_txn *txn;
-	uint8_t *k;
 
 	if (!fs->pending.count || req_txn(fs, &txn) || cs_table_info_get(txn, id->table, &info))
 		return;
-	/* the row's family directory, and the key directory row<delim>family it may have been made as */
+	/* the row's family directory, and the directory of the family's name it may have been made as before
+	 * the family was (a key directory row<delim>family). Not a key directory of that key made under its
+	 * escaped name (%4DD for MD) while the family was there: that one still waits for cells of its own. */
 	struct node_id f = { .kind = NODE_FAMILY, .table = id->table, .key = id->key, .keyn = id->keyn,
 			     .family = id->family };
 	pending_remove(&fs->pending, node_ino_of(&f));
-	if ((k = malloc(id->keyn + 1 + strlen(id->family)))) {
-		memcpy(k, id->key, id->keyn);
-		k[id->keyn] = (uint8_t)info->delim;
-		memcpy(k + id->keyn + 1, id->family, strlen(id->family));
-		d.key = k;
-		d.keyn = id->keyn + 1 + strlen(id->family);
-		pending_remove(&fs->pending, node_ino_of(&d));
-		free(k);
-	}
+	pending_remove_entry(&fs->pending, node_ino_of(&d), id->family);
 	/* every key directory above the row, and the row's own */
-	d.key = id->key;
 	for (size_t i = 0; i <= id->keyn; i++) {
 		if (i < id->keyn && id->key[i] != (uint8_t)info->delim)
 			continue;
