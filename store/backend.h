@@ -1,6 +1,6 @@
 /* backend.h — the seam between cellstore.h and the stores behind it: the table of calls every backend
- * fills (the LMDB store, store/lmdb/; Cloud Bigtable, store/bigtable/), and the table of backends
- * (backends.c) the seam (store.c) picks one from by the store's name.
+ * fills (the LMDB store, store/lmdb/; Cloud Bigtable, store/bigtable/), which the seam (store.c) picks
+ * by the store's name from the list of backends (backends.h).
  *
  * Every public call of the store takes a cs_store, cs_txn, cs_scan or cs_bulk. Each handle carries the
  * backend's own object (void *, the "impl"); store.c hands the call to the backend's function of the same
@@ -12,10 +12,10 @@
  * table whose functions disagree with its caps. The other functions marked "NULL:" are optional, with
  * the default named; the rest are required.
  *
- * A backend is built in (a line in backends.c, backends.h) or a shared module (loaded with dlopen by remote.c on
- * first use, so that a process that opens only local stores never loads its libraries) exporting one
- * symbol, CS_BACKEND_SYMBOL: a function returning its table, whose abi must equal CS_BACKEND_ABI (and
- * optionally CS_BACKEND_BIND_SYMBOL, below: what the host lends it). */
+ * A backend is built in (a line in backends.c, backends.h) or a shared module (loaded with dlopen by
+ * remote.c on first use, so that a process that opens only local stores never loads its libraries)
+ * exporting one symbol, CS_BACKEND_SYMBOL: a function returning its table, whose abi must equal
+ * CS_BACKEND_ABI (and optionally CS_BACKEND_BIND_SYMBOL, below: what the host lends it). */
 #ifndef CELLFS_BACKEND_H
 #define CELLFS_BACKEND_H
 
