@@ -13,21 +13,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export LC_ALL=C TZ=UTC
 
-# The module cellctl loads: $CELLFS_MODULE_DIR's, else the build tree's beside it (store/remote.c).
-if [ -n "${CELLFS_MODULE_DIR:-}" ]; then
-	module=$CELLFS_MODULE_DIR/cellstore-bigtable.so
-else
-	module=$(dirname "$cellctl")/../store/bigtable/cellstore-bigtable.so
-fi
-[ -f "$module" ] || { echo "FAIL: no module at $module"; exit 1; }
-mkdir "$tmp/unbound"
-found=$(python3 - "$module" "$tmp/unbound/cellstore-bigtable.so" <<'EOF'
-import sys
-data = open(sys.argv[1], 'rb').read()
-print(data.count(b'cs_backend_bind\0'))
-open(sys.argv[2], 'wb').write(data.replace(b'cs_backend_bind\0', b'cs_backend_bxnd\0'))
-EOF
-)
+found=$(unbound_module "$cellctl" "$tmp/unbound") || exit 1
 checks=$((checks + 1))
 [ "${found:-0}" -gt 0 ] || fail "the module has no cs_backend_bind: its allocations count in a fault state of its own"
 

@@ -69,6 +69,27 @@ mount_store() {
 	mounts+=("$mnt")
 }
 
+# unbound_module PROGRAM DIR: a copy of the module PROGRAM loads ($CELLFS_MODULE_DIR's, else the build
+# tree's beside it: store/remote.c) written into DIR with its cs_backend_bind symbol renamed, so a
+# program given CELLFS_MODULE_DIR=DIR loads it unbound (its allocations count in a fault state of its
+# own). Prints how many times the symbol's name was found; exits 1 without a module.
+unbound_module() {
+	local module
+	if [ -n "${CELLFS_MODULE_DIR:-}" ]; then
+		module=$CELLFS_MODULE_DIR/cellstore-bigtable.so
+	else
+		module=$(dirname "$1")/../store/bigtable/cellstore-bigtable.so
+	fi
+	[ -f "$module" ] || { echo "FAIL: no module at $module" >&2; exit 1; }
+	mkdir -p "$2"
+	python3 - "$module" "$2/cellstore-bigtable.so" <<'PY'
+import sys
+data = open(sys.argv[1], 'rb').read()
+print(data.count(b'cs_backend_bind\0'))
+open(sys.argv[2], 'wb').write(data.replace(b'cs_backend_bind\0', b'cs_backend_bxnd\0'))
+PY
+}
+
 finish() {
 	echo "$checks checks, $failures failures"
 	[ $failures -eq 0 ]

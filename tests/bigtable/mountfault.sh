@@ -24,18 +24,7 @@ max_runs=${BT_MOUNT_FAULT_RUNS:-16}
 if [ -z "${BT_MOUNT_FAULT_RUNS:-}" ] && ldd "$cellfs" 2>/dev/null | grep -q libasan; then
 	max_runs=6
 fi
-if [ -n "${CELLFS_MODULE_DIR:-}" ]; then
-	module=$CELLFS_MODULE_DIR/cellstore-bigtable.so
-else
-	module=$(dirname "$cellfs")/../store/bigtable/cellstore-bigtable.so
-fi
-[ -f "$module" ] || { echo "FAIL: no module at $module"; exit 1; }
-mkdir "$tmp/unbound"
-python3 - "$module" "$tmp/unbound/cellstore-bigtable.so" <<'EOF'
-import sys
-data = open(sys.argv[1], 'rb').read()
-open(sys.argv[2], 'wb').write(data.replace(b'cs_backend_bind\0', b'cs_backend_bxnd\0'))
-EOF
+unbound_module "$cellfs" "$tmp/unbound" >/dev/null || exit 1
 
 check "createtable t" ccb createtable t families=cf
 check "set t r1" ccb set t r1 cf:a=1@1000 cf:b=2@1000
